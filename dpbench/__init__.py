@@ -1,0 +1,17 @@
+"""dpbench: Numba-compiled benchmarking and verification of differentially private bandits.
+
+>>> import dpbench
+>>> result = dpbench.simulate("ldp_ucb_b", "bernoulli", horizon=100_000, reps=8, seed=1, eps=2.0)
+>>> result.mean[-1], result.ci95[:, -1]
+"""
+__version__ = "0.1.0"
+
+from . import environments, mechanisms, policies  # noqa: E402,F401  (registers components)
+from .engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS  # noqa: E402
+from .engine.result import SimulationResult  # noqa: E402
+from .engine.simulate import Interrupted, simulate  # noqa: E402
+from .mechanisms import sampler  # noqa: E402
+from .validation import InputError  # noqa: E402
+
+__all__ = ["simulate", "SimulationResult", "Interrupted", "InputError", "sampler",
+           "ALGORITHMS", "ENVIRONMENTS", "MECHANISMS", "__version__"]

@@ -1,0 +1,208 @@
+"""Named algorithms, environments and mechanisms, with their validated parameters.
+
+Each family module registers what it provides, e.g.::
+
+    register_algorithm(AlgorithmSpec(
+        name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
+        summary="UCB1 on CTB(eps) bits", source="seed 000, Agent 4, Thm 6",
+        params=(Param("eps", "privacy level", real(low=0, low_open=True)),),
+        build=lambda k, horizon, eps: Built(UCB1Index(2.0), CTB(eps, False))))
+
+The catalog validates user parameters (unknown names, ranges, types) in plain
+Python, so bad input is refused before anything is compiled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..validation import InputError, check_choice, check_int, check_real, check_vector
+
+
+class _Required:
+    def __repr__(self):
+        return "<required>"
+
+
+REQUIRED = _Required()
+
+
+# ----------------------------------------------------- parameter checkers
+def real(low=None, high=None, *, low_open=False, high_open=False, allow_inf=False):
+    def check(name, value):
+        return check_real(name, value, low=low, high=high, low_open=low_open,
+                          high_open=high_open, allow_inf=allow_inf)
+    check.describe = _describe_interval(low, high, low_open, high_open)
+    return check
+
+
+def integer(low=None, high=None):
+    def check(name, value):
+        return check_int(name, value, low=low, high=high)
+    check.describe = "integer" + _describe_interval(low, high, False, False)
+    return check
+
+
+def vector(low=None, high=None, min_len=1):
+    def check(name, value):
+        if isinstance(value, str):
+            from ..validation import parse_float_list
+            value = parse_float_list(name, value)
+        return check_vector(name, value, low=low, high=high, min_len=min_len)
+    check.describe = "list of numbers" + _describe_interval(low, high, False, False)
+    return check
+
+
+def choice(*options):
+    def check(name, value):
+        return check_choice(name, value, options)
+    check.describe = "one of " + ", ".join(options)
+    return check
+
+
+def flag():
+    def check(name, value):
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+            return value.lower() in ("true", "1", "yes")
+        raise InputError(f"{name} must be true or false (got {value!r})")
+    check.describe = "true/false"
+    return check
+
+
+def _describe_interval(low, high, low_open, high_open):
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" {'>' if low_open else '>='} {low:g}"
+    if low is None:
+        return f" {'<' if high_open else '<='} {high:g}"
+    return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    doc: str
+    check: Callable[[str, Any], Any]
+    default: Any = REQUIRED
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def describe(self) -> str:
+        rng = getattr(self.check, "describe", "")
+        dflt = "required" if self.required else f"default {self.default!r}"
+        return f"{self.name} ({rng}; {dflt}): {self.doc}"
+
+
+def validate_params(owner: str, params: tuple[Param, ...], given: dict) -> dict:
+    """Checked, defaulted parameter dict; unknown or missing names are errors."""
+    known = {p.name: p for p in params}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        allowed = ", ".join(sorted(known)) or "none"
+        raise InputError(f"unknown parameter {unknown[0]!r} for {owner}; allowed parameters: {allowed}")
+    out = {}
+    for p in params:
+        if p.name in given and given[p.name] is not None:
+            out[p.name] = p.check(p.name, given[p.name])
+        elif p.required:
+            raise InputError(f"{owner} needs parameter {p.name!r}: {p.describe()}")
+        else:
+            out[p.name] = p.default
+    return out
+
+
+# ----------------------------------------------------------------- specs
+@dataclass
+class Built:
+    """What an algorithm's ``build`` returns: the two engine components."""
+    policy: tuple
+    mechanism: tuple
+    warnings: list[str] = field(default_factory=list)
+    info: dict = field(default_factory=dict)   # derived quantities worth recording (start phases, ...)
+
+
+@dataclass
+class Instance:
+    """A built environment: the engine component, true means and the reward range."""
+    env: tuple
+    means: np.ndarray
+    reward_low: float
+    reward_high: float
+    name: str = ""
+    params: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        return int(self.means.shape[0])
+
+    @property
+    def gaps(self) -> np.ndarray:
+        return float(self.means.max()) - self.means
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    name: str
+    label: str
+    family: str
+    summary: str
+    source: str
+    params: tuple[Param, ...]
+    build: Callable[..., Built]          # build(instance, horizon, **params) -> Built
+    rewards: str = "unit"                 # "unit": rewards must lie in [0, 1]; "any"
+    privacy: str = "none"                # "none" | "local" | "central" | "shuffle"
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    build: Callable[..., Instance]       # build(**params) -> Instance
+
+
+@dataclass(frozen=True)
+class MechanismSpec:
+    """A stand-alone privacy mechanism sampler ``sample(x, n, seed, **params)``."""
+    name: str
+    summary: str
+    source: str
+    params: tuple[Param, ...]
+    sampler: Callable[..., np.ndarray]
+    claimed: Callable[[dict], tuple[float, float]]   # params -> (eps, delta) claimed
+    input_low: float = 0.0
+    input_high: float = 1.0
+
+
+class _Registry(dict):
+    def __init__(self, what: str):
+        super().__init__()
+        self.what = what
+
+    def add(self, spec):
+        if spec.name in self:
+            raise ValueError(f"{self.what} {spec.name!r} registered twice")
+        self[spec.name] = spec
+        return spec
+
+    def get_spec(self, name):
+        if not isinstance(name, str) or name not in self:
+            raise InputError(f"unknown {self.what} {name!r}; allowed values: {', '.join(sorted(self))}")
+        return self[name]
+
+
+ALGORITHMS = _Registry("policy")
+ENVIRONMENTS = _Registry("environment")
+MECHANISMS = _Registry("mechanism")
+
+register_algorithm = ALGORITHMS.add
+register_environment = ENVIRONMENTS.add
+register_mechanism = MECHANISMS.add

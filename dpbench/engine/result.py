@@ -1,0 +1,187 @@
+"""SimulationResult: per-repetition regret curves with their summary and metadata."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import platform
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+
+def package_versions() -> dict:
+    import numba
+    import scipy
+
+    from .. import __version__
+    return {"dpbench": __version__, "numba": numba.__version__, "numpy": np.__version__,
+            "scipy": scipy.__version__, "python": sys.version.split()[0],
+            "platform": platform.platform()}
+
+
+def log_checkpoints(horizon: int, per_decade: int = 20) -> np.ndarray:
+    """Log-spaced pull counts in [1, horizon], always containing every power of ten
+    up to ``horizon`` and ``horizon`` itself."""
+    n = max(2, int(math.ceil(per_decade * math.log10(max(horizon, 10)))) + 1)
+    grid = np.unique(np.round(np.logspace(0, math.log10(horizon), n)).astype(np.int64))
+    powers = 10 ** np.arange(0, int(math.log10(horizon)) + 1, dtype=np.int64)
+    grid = np.union1d(grid, powers[powers <= horizon])
+    return np.union1d(grid, [horizon]).astype(np.int64)
+
+
+@dataclass
+class SimulationResult:
+    """Regret of one (policy, environment, parameters) configuration over R repetitions.
+
+    ``regret[r, c]`` is the pseudo-regret of repetition ``first_rep + r`` after
+    ``checkpoints[c]`` pulls; ``pulls[r, a]`` the final pull count of arm a.
+    """
+    policy: str
+    label: str
+    environment: str
+    params: dict
+    env_params: dict
+    horizon: int
+    seed: int
+    first_rep: int
+    checkpoints: np.ndarray
+    regret: np.ndarray
+    pulls: np.ndarray
+    means: np.ndarray
+    seconds: float = math.nan
+    compile_seconds: float = math.nan
+    threads: int = 1
+    trace: np.ndarray | None = None
+    warnings: list = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+    metadata: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------ summary
+    @property
+    def reps(self) -> int:
+        return int(self.regret.shape[0])
+
+    @property
+    def final_regrets(self) -> np.ndarray:
+        return self.regret[:, -1]
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.regret.mean(axis=0)
+
+    @property
+    def stderr(self) -> np.ndarray:
+        if self.reps < 2:
+            return np.full(self.regret.shape[1], np.nan)
+        return self.regret.std(axis=0, ddof=1) / math.sqrt(self.reps)
+
+    @property
+    def ci95(self) -> np.ndarray:
+        """(2, C) Student-t 95% confidence band of the mean regret."""
+        half = stats.t.ppf(0.975, max(self.reps - 1, 1)) * self.stderr
+        return np.vstack([self.mean - half, self.mean + half])
+
+    @property
+    def pulls_per_second(self) -> float:
+        return self.reps * self.horizon / self.seconds if self.seconds > 0 else math.nan
+
+    def regret_at(self, t: int) -> np.ndarray:
+        """Per-repetition regret after ``t`` pulls (``t`` must be a checkpoint)."""
+        idx = np.searchsorted(self.checkpoints, t)
+        if idx >= self.checkpoints.size or self.checkpoints[idx] != t:
+            raise ValueError(f"{t} is not a checkpoint of this result")
+        return self.regret[:, idx]
+
+    def summary(self) -> dict:
+        final = self.final_regrets
+        return {
+            "policy": self.policy, "label": self.label, "environment": self.environment,
+            "params": self.params, "env_params": self.env_params, "horizon": self.horizon,
+            "reps": self.reps, "seed": self.seed, "first_rep": self.first_rep,
+            "mean_final_regret": float(final.mean()),
+            "stderr_final_regret": float(self.stderr[-1]),
+            "ci95_final_regret": [float(v) for v in self.ci95[:, -1]],
+            "final_regrets": final.tolist(),
+            "mean_pulls": self.pulls.mean(axis=0).tolist(),
+            "pulls_per_second": self.pulls_per_second,
+            "seconds": self.seconds, "compile_seconds": self.compile_seconds,
+            "threads": self.threads, "warnings": list(self.warnings), "info": self.info,
+            "metadata": self.metadata,
+        }
+
+    # -------------------------------------------------------------- I/O
+    _ARRAYS = ("checkpoints", "regret", "pulls", "means")
+
+    def save(self, stem) -> Path:
+        """Write ``stem.npz`` (arrays) and ``stem.json`` (everything else); return the JSON path."""
+        stem = Path(stem)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        arrays = {k: getattr(self, k) for k in self._ARRAYS}
+        if self.trace is not None:
+            arrays["trace"] = self.trace
+        tmp = stem.with_name(stem.name + ".tmp.npz")
+        np.savez_compressed(tmp, **arrays)
+        tmp.replace(stem.with_suffix(".npz"))
+        meta = {k: getattr(self, k) for k in ("policy", "label", "environment", "params", "env_params",
+                                               "horizon", "seed", "first_rep", "seconds",
+                                               "compile_seconds", "threads", "warnings", "info",
+                                               "metadata")}
+        meta["summary"] = {k: v for k, v in self.summary().items() if k != "final_regrets"}
+        path = stem.with_suffix(".json")
+        tmpj = stem.with_name(stem.name + ".tmp.json")
+        tmpj.write_text(json.dumps(_jsonable(meta), indent=1))
+        tmpj.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, stem) -> "SimulationResult":
+        stem = Path(stem)
+        meta = json.loads(stem.with_suffix(".json").read_text())
+        meta.pop("summary", None)
+        with np.load(stem.with_suffix(".npz")) as data:
+            arrays = {k: data[k] for k in data.files}
+        return cls(**meta, **arrays)
+
+    @classmethod
+    def concat(cls, parts: list["SimulationResult"]) -> "SimulationResult":
+        """Join results of consecutive repetition ranges of one configuration."""
+        parts = sorted(parts, key=lambda p: p.first_rep)
+        head = parts[0]
+        for prev, nxt in zip(parts, parts[1:]):
+            if nxt.first_rep != prev.first_rep + prev.reps:
+                raise ValueError("repetition ranges are not contiguous")
+            if (nxt.policy, nxt.params, nxt.env_params, nxt.horizon, nxt.seed) != \
+                    (head.policy, head.params, head.env_params, head.horizon, head.seed):
+                raise ValueError("cannot join results of different configurations")
+        traces = [p.trace for p in parts]
+        return cls(
+            policy=head.policy, label=head.label, environment=head.environment, params=head.params,
+            env_params=head.env_params, horizon=head.horizon, seed=head.seed, first_rep=head.first_rep,
+            checkpoints=head.checkpoints, regret=np.vstack([p.regret for p in parts]),
+            pulls=np.vstack([p.pulls for p in parts]), means=head.means,
+            seconds=sum(p.seconds for p in parts), compile_seconds=sum(p.compile_seconds for p in parts),
+            threads=head.threads,
+            trace=None if any(t is None for t in traces) else np.vstack(traces),
+            warnings=head.warnings, info=head.info, metadata=head.metadata)
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.floating, np.integer, np.bool_)):
+        return obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

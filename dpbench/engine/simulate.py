@@ -1,0 +1,206 @@
+"""``simulate``: validate, build the components, run the compiled loop, wrap the result.
+
+Everything a user can get wrong is checked in :func:`prepare` (plain Python)
+before numba compiles or runs anything.  Repetitions run in chunks so that a
+progress bar advances, Ctrl-C keeps every finished repetition
+(:class:`Interrupted` carries them), and a run can be split across processes:
+repetition r always uses seed ``rep_seeds(seed, r, 1)``, whatever the chunking.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from ..randomness import rep_seeds
+from ..validation import InputError, check_int
+from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, Instance, validate_params
+from .kernel import simulate_kernel
+from .result import SimulationResult, log_checkpoints, now_iso, package_versions
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; ``partial`` holds the repetitions that finished (or None)."""
+
+    def __init__(self, partial):
+        super().__init__("interrupted")
+        self.partial = partial
+
+
+@dataclass
+class Plan:
+    """A validated, built configuration, ready to run."""
+    spec: AlgorithmSpec
+    instance: Instance
+    built: Built
+    params: dict
+    horizon: int
+    seed: int
+    checkpoints: np.ndarray
+    warnings: list = field(default_factory=list)
+
+
+def build_environment(env, env_params: dict | None = None) -> Instance:
+    if isinstance(env, Instance):
+        if env_params:
+            raise InputError(f"environment parameters {sorted(env_params)} given with an already built environment")
+        return env
+    spec = ENVIRONMENTS.get_spec(env)
+    return spec.build(**validate_params(f"environment {spec.name!r}", spec.params, env_params or {}))
+
+
+def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=None,
+            checkpoints=None, **params) -> Plan:
+    """Validate and build everything; raises :class:`InputError` on bad input."""
+    spec = ALGORITHMS.get_spec(policy)
+    params = dict(params)
+    env_params = dict(env_params or {})
+    if isinstance(env, str):
+        env_spec = ENVIRONMENTS.get_spec(env)
+        for p in env_spec.params:
+            if p.name in params:
+                env_params[p.name] = params.pop(p.name)
+    instance = build_environment(env, env_params)
+    if instance.k < 2:
+        raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
+    horizon = check_int("horizon", horizon, low=instance.k)
+    seed = check_int("seed", seed, low=0)
+    checked = validate_params(f"policy {spec.name!r}", spec.params, params)
+    if spec.rewards == "unit" and (instance.reward_low < 0.0 or instance.reward_high > 1.0):
+        raise InputError(
+            f"policy {spec.name!r} needs rewards in [0, 1] (its mechanism is bounded), but environment "
+            f"{instance.name!r} has rewards in [{instance.reward_low:g}, {instance.reward_high:g}]; "
+            f"use a sigmoid variant (e.g. ldp_ucb_ls/ldp_ucb_bs) or a bounded environment")
+    built = spec.build(instance, horizon, **checked)
+    if checkpoints is None:
+        grid = log_checkpoints(horizon)
+    else:
+        grid = np.unique(np.asarray(checkpoints, dtype=np.int64))
+        if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
+            raise InputError(f"checkpoints must lie in [1, horizon={horizon}]")
+        grid = np.union1d(grid, [horizon]).astype(np.int64)
+    return Plan(spec, instance, built, checked, horizon, seed, grid, list(built.warnings))
+
+
+_WARMED: set = set()
+
+
+def _types_key(plan: Plan):
+    return numba.typeof((plan.built.policy, plan.built.mechanism, plan.instance.env))
+
+
+def _run_chunk(plan: Plan, first: int, count: int, trace: bool):
+    seeds = rep_seeds(plan.seed, first, count)
+    n_check = plan.checkpoints.shape[0]
+    regret = np.zeros((count, n_check))
+    pulls = np.zeros((count, plan.instance.k), dtype=np.int64)
+    out_trace = np.zeros((count, plan.horizon if trace else 0), dtype=np.int64)
+    simulate_kernel(plan.built.policy, plan.built.mechanism, plan.instance.env,
+                    plan.instance.gaps, np.int64(plan.horizon), seeds, plan.checkpoints,
+                    regret, pulls, out_trace)
+    return regret, pulls, (out_trace if trace else None)
+
+
+def compile_plan(plan: Plan) -> float:
+    """Compile (or load from the disk cache) the kernel for this plan; return seconds spent."""
+    key = _types_key(plan)
+    if key in _WARMED:
+        return 0.0
+    t0 = time.perf_counter()
+    tiny = Plan(plan.spec, plan.instance, plan.built, plan.params, plan.instance.k, plan.seed,
+                np.array([plan.instance.k], dtype=np.int64))
+    _run_chunk(tiny, 0, 1, False)
+    _WARMED.add(key)
+    return time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def numba_threads(threads):
+    if threads is None:
+        yield numba.get_num_threads()
+        return
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield threads
+    finally:
+        numba.set_num_threads(previous)
+
+
+def check_threads(threads):
+    if threads is None:
+        return None
+    return check_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)
+
+
+def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progress=False,
+             trace=False, desc=None) -> SimulationResult:
+    reps = check_int("reps", reps, low=1)
+    first_rep = check_int("first_rep", first_rep, low=0)
+    threads = check_threads(threads)
+    with numba_threads(threads) as n_threads:
+        compile_seconds = compile_plan(plan)
+        chunk = max(1, 2 * n_threads)
+        regrets, pulls, traces = [], [], []
+        done = 0
+        seconds = 0.0
+        bar = _progress_bar(reps, desc or plan.spec.label, progress)
+        try:
+            while done < reps:
+                count = min(chunk, reps - done)
+                t0 = time.perf_counter()
+                r, p, tr = _run_chunk(plan, first_rep + done, count, trace)
+                seconds += time.perf_counter() - t0
+                regrets.append(r), pulls.append(p), traces.append(tr)
+                done += count
+                bar.update(count)
+        except KeyboardInterrupt:
+            bar.close()
+            partial = _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds,
+                              n_threads, trace) if done else None
+            raise Interrupted(partial) from None
+        bar.close()
+    return _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, n_threads, trace)
+
+
+def _progress_bar(total, desc, enabled):
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, unit="rep", disable=not enabled, leave=False)
+
+
+def _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, threads, trace):
+    return SimulationResult(
+        policy=plan.spec.name, label=plan.spec.label, environment=plan.instance.name,
+        params=plan.params, env_params=plan.instance.params, horizon=plan.horizon, seed=plan.seed,
+        first_rep=first_rep, checkpoints=plan.checkpoints.copy(), regret=np.vstack(regrets),
+        pulls=np.vstack(pulls), means=plan.instance.means.copy(), seconds=seconds,
+        compile_seconds=compile_seconds, threads=threads,
+        trace=np.vstack(traces) if trace else None, warnings=list(plan.warnings),
+        info={**plan.built.info, **plan.instance.info},
+        metadata={"versions": package_versions(), "created": now_iso(),
+                  "seeding": "repetition r uses SeedSequence(seed, spawn_key=(r,)) -> uint32",
+                  "regret": "pseudo-regret: sum of gaps of the pulled arms"})
+
+
+def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, env_params=None,
+             checkpoints=None, threads=None, progress=False, trace=False, first_rep=0,
+             **params) -> SimulationResult:
+    """Run ``reps`` repetitions of ``policy`` on ``env`` for ``horizon`` pulls.
+
+    ``env`` is an environment name (its parameters, e.g. ``means``, may be
+    passed among ``params`` or in ``env_params``) or an :class:`Instance`.
+    ``params`` are the policy's parameters (``dpbench list`` names them).
+    Returns a :class:`SimulationResult`; raises :class:`InputError` on bad
+    input before compiling anything.
+
+    >>> r = simulate("ldp_ucb_b", "bernoulli", horizon=10_000, reps=4, seed=1, eps=2.0)
+    """
+    if reps is None:
+        raise InputError("reps must be an integer >= 1 (got None)")
+    check_int("reps", reps, low=1)
+    check_threads(threads)
+    plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints, **params)
+    return run_plan(plan, reps, first_rep=first_rep, threads=threads, progress=progress, trace=trace)

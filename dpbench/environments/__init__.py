@@ -1,0 +1,4 @@
+"""Reward environments (engine components + catalog entries)."""
+from . import stochastic_arms
+from .stochastic_arms import (TWENTY_ARM_MEANS, BernoulliArms, GaussianArms, MixedArms, bernoulli,
+                              beta, gaussian, mixture, paper_mixed, two_point, uniform)

@@ -1,0 +1,178 @@
+"""HeLDP-UCB-L/B/LS/BS: UCB under heterogeneous local privacy (seed 001, Agents 2 and 4).
+
+Each round tau = t + 1 (1-based, reconstruction R16) the curator returns
+(eps_tau, x_tau); the agent keeps only responses with eps_tau >= eps_min
+(discarded pulls still count in the regret).  Per arm it keeps
+N_a (accepted count), s_a (sum of accepted responses; g-debiased bits for B) and
+A_a = sum eps^-2 (L) or B_a = sum beta(eps) (B).  With L = log tau^4 = 4 log tau:
+
+* HeLDP-UCB-L (Agent 2, Thm 7): if F = {a : A_a <= L / eps_min^2} is non-empty,
+  pull an arm of F (``forced_choice='random'``: uniform on F, as the authors'
+  code, one uniform per forced round; ``'lowest'``: the first), else argmax
+  s_a/N_a + sqrt(L / (2 N_a)) + sqrt(8 A_a L) / N_a.
+* HeLDP-UCB-B (Agent 4, Thm 10): argmax s_a/N_a + sqrt(B_a L / 2) / N_a, unpulled
+  arms (N_a = 0, index +inf) first in index order (reconstruction R12).
+* -LS / -BS: the same behind the sigmoid curators (Cor. 13; definitions from v000, as
+  the v001 supplement is absent).
+
+Privacy levels: ``eps_dist`` = fixed (HoLDP; eps_min defaults to eps),
+discrete (default U{0, 0.2, 1, 2, 100}) or truncated_gaussian (default
+clip(N(1, 1), 0, 100)).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, real, register_algorithm,
+                              vector)
+from ..engine.components import implements, init_state, select, update
+from ..mechanisms.ldp_curators import HeteroCTB, HeteroCTL, bernoulli_factor, debias
+from ..mechanisms.privacy_levels import level_statistics, make_levels
+from ..validation import InputError
+
+
+class HeteroLaplaceUCB(NamedTuple):
+    eps_min: float
+    random_forced: bool
+
+
+@implements(init_state, HeteroLaplaceUCB)
+def _init_l(policy, k, horizon):
+    return np.zeros(k), np.zeros(k), np.zeros(k)        # N, s, A
+
+
+@implements(select, HeteroLaplaceUCB)
+def _select_l(policy, state, t):
+    n, s, a_sum = state
+    k = n.shape[0]
+    big_l = 4.0 * math.log(t + 1.0)
+    threshold = big_l / (policy.eps_min * policy.eps_min)
+    n_forced = 0
+    first = -1
+    for a in range(k):
+        if a_sum[a] <= threshold:
+            if first < 0:
+                first = a
+            n_forced += 1
+    if n_forced > 0:
+        if not policy.random_forced:
+            return first, 1
+        j = int(rng.uniform() * n_forced)
+        for a in range(k):
+            if a_sum[a] <= threshold:
+                if j == 0:
+                    return a, 1
+                j -= 1
+        return first, 1
+    best = -math.inf
+    arm = 0
+    for a in range(k):
+        u = s[a] / n[a] + math.sqrt(big_l / (2.0 * n[a])) + math.sqrt(8.0 * a_sum[a] * big_l) / n[a]
+        if u > best:
+            best = u
+            arm = a
+    return arm, 1
+
+
+@implements(update, HeteroLaplaceUCB)
+def _update_l(policy, state, arm, m, value, level, t):
+    if level >= policy.eps_min:
+        n, s, a_sum = state
+        n[arm] += 1.0
+        s[arm] += value
+        a_sum[arm] += 1.0 / (level * level)
+
+
+class HeteroBernoulliUCB(NamedTuple):
+    eps_min: float
+
+
+@implements(init_state, HeteroBernoulliUCB)
+def _init_b(policy, k, horizon):
+    return np.zeros(k), np.zeros(k), np.zeros(k)        # N, s (debiased), B
+
+
+@implements(select, HeteroBernoulliUCB)
+def _select_b(policy, state, t):
+    n, s, b_sum = state
+    k = n.shape[0]
+    half_l = 2.0 * math.log(t + 1.0)                     # L / 2
+    best = -math.inf
+    arm = 0
+    for a in range(k):
+        if n[a] == 0.0:
+            return a, 1
+        u = s[a] / n[a] + math.sqrt(b_sum[a] * half_l) / n[a]
+        if u > best:
+            best = u
+            arm = a
+    return arm, 1
+
+
+@implements(update, HeteroBernoulliUCB)
+def _update_b(policy, state, arm, m, value, level, t):
+    if level >= policy.eps_min:
+        n, s, b_sum = state
+        n[arm] += 1.0
+        s[arm] += debias(value, level)
+        b_sum[arm] += bernoulli_factor(level)
+
+
+# ----------------------------------------------------------------- catalog
+_LEVEL_PARAMS = (
+    Param("eps_dist", "distribution of the users' privacy levels",
+          choice("fixed", "discrete", "truncated_gaussian"), "fixed"),
+    Param("eps", "the common level when eps_dist=fixed", real(0.0, low_open=True), None),
+    Param("eps_min", "privacy threshold: responses with eps_t < eps_min are discarded "
+          "(default: eps when eps_dist=fixed)", real(0.0, low_open=True), None),
+    Param("eps_values", "support of eps_dist=discrete (uniform)", vector(0.0), None),
+    Param("eps_mu", "mean of eps_dist=truncated_gaussian", real(), 1.0),
+    Param("eps_sd", "sd of eps_dist=truncated_gaussian", real(0.0, low_open=True), 1.0),
+    Param("eps_lo", "lower clip of eps_dist=truncated_gaussian", real(0.0), 0.0),
+    Param("eps_hi", "upper clip of eps_dist=truncated_gaussian", real(0.0, low_open=True), 100.0),
+)
+
+
+def _levels(eps_dist, eps, eps_min, eps_values, eps_mu, eps_sd, eps_lo, eps_hi):
+    if eps_dist == "fixed" and eps is None:
+        raise InputError("eps must be given (a finite real number > 0) when eps_dist=fixed")
+    levels = make_levels(eps_dist, eps=eps, values=eps_values, mu=eps_mu, sd=eps_sd, lo=eps_lo, hi=eps_hi)
+    if eps_min is None:
+        if eps_dist != "fixed":
+            raise InputError(f"eps_min must be given (a finite real number > 0) when eps_dist={eps_dist}")
+        eps_min = eps
+    stats = level_statistics(levels, eps_min)   # refuses an eps_min that rejects everyone
+    return levels, eps_min, {k: float(v) for k, v in stats.items()}
+
+
+def _build_l(sigmoid):
+    def build(instance, horizon, forced_choice, **level_params):
+        levels, eps_min, info = _levels(**level_params)
+        policy = HeteroLaplaceUCB(eps_min, forced_choice == "random")
+        return Built(policy, HeteroCTL.of(levels, sigmoid), info=info)
+    return build
+
+
+def _build_b(sigmoid):
+    def build(instance, horizon, **level_params):
+        levels, eps_min, info = _levels(**level_params)
+        return Built(HeteroBernoulliUCB(eps_min), HeteroCTB.of(levels, sigmoid), info=info)
+    return build
+
+
+_FORCED = Param("forced_choice", "which arm of the forced-exploration set to pull",
+                choice("random", "lowest"), "random")
+
+for _name, _label, _builder, _params, _rewards, _src in (
+        ("heldp_ucb_l", "HeLDP-UCB-L", _build_l(False), _LEVEL_PARAMS + (_FORCED,), "unit", "seed 001 Agent 2, Thm 7"),
+        ("heldp_ucb_b", "HeLDP-UCB-B", _build_b(False), _LEVEL_PARAMS, "unit", "seed 001 Agent 4, Thm 10"),
+        ("heldp_ucb_ls", "HeLDP-UCB-LS", _build_l(True), _LEVEL_PARAMS + (_FORCED,), "any", "seed 001 Cor. 13"),
+        ("heldp_ucb_bs", "HeLDP-UCB-BS", _build_b(True), _LEVEL_PARAMS, "any", "seed 001 Cor. 13")):
+    register_algorithm(AlgorithmSpec(
+        name=_name, label=_label, family="heldp_ucb",
+        summary=f"{_label}: heterogeneous-privacy UCB with threshold eps_min",
+        source=_src, params=_params, build=_builder, rewards=_rewards, privacy="local"))

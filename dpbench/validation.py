@@ -1,0 +1,117 @@
+"""Input checks shared by every public entry point.
+
+Every public function validates its arguments here *before* anything is
+compiled or run, and raises :class:`InputError` with a message that names the
+parameter, the allowed values and what was given.  The CLI turns an
+``InputError`` into ``dpbench: error: ...`` and exit status 2.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Iterable, Sequence
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad user input: the message names the parameter and the allowed range."""
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_real(name: str, value, *, low=None, high=None, low_open=False,
+               high_open=False, allow_inf=False) -> float:
+    """Return ``float(value)`` if it is a real number in the stated interval.
+
+    ``low``/``high`` of ``None`` mean unbounded on that side.  NaN is always
+    refused; infinities are refused unless ``allow_inf``.
+    """
+    if not _is_real(value):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"{name} must be a real number{_interval(low, high, low_open, high_open)} "
+                             f"(got {value!r})") from None
+    value = float(value)
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise InputError(f"{name} must be a finite real number{_interval(low, high, low_open, high_open)} "
+                         f"(got {value!r})")
+    bad = ((low is not None and (value < low or (low_open and value == low)))
+           or (high is not None and (value > high or (high_open and value == high))))
+    if bad:
+        raise InputError(f"{name} must be{_interval(low, high, low_open, high_open)} (got {value!r})")
+    return value
+
+
+def _interval(low, high, low_open, high_open) -> str:
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" {'>' if low_open else '>='} {low:g}"
+    if low is None:
+        return f" {'<' if high_open else '<='} {high:g}"
+    return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def check_int(name: str, value, *, low=None, high=None) -> int:
+    """Return ``int(value)`` if it is an integer (or integral float) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, np.floating)):
+        raise InputError(f"{name} must be an integer{_interval(low, high, False, False)} (got {value!r})")
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value) or value != int(value):
+            raise InputError(f"{name} must be an integer{_interval(low, high, False, False)} (got {value!r})")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InputError(f"{name} must be an integer{_interval(low, high, False, False)} (got {value})")
+    return value
+
+
+def check_eps(value, name: str = "eps") -> float:
+    """A privacy level: a finite real number > 0."""
+    return check_real(name, value, low=0.0, low_open=True)
+
+
+def check_delta(value, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """A privacy slack: in [0, 1) (or (0, 1) when the algorithm needs delta > 0)."""
+    return check_real(name, value, low=0.0, high=1.0, low_open=not allow_zero, high_open=True)
+
+
+def check_choice(name: str, value, choices: Iterable[str]) -> str:
+    choices = list(choices)
+    if value not in choices:
+        raise InputError(f"unknown {name} {value!r}; allowed values: {', '.join(sorted(choices))}")
+    return value
+
+
+def check_vector(name: str, values, *, low=None, high=None, min_len: int = 1,
+                 allow_inf: bool = False) -> np.ndarray:
+    """A 1-d array of finite reals, each within [low, high]."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a list of real numbers (got {values!r})") from None
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1 or arr.size < min_len:
+        raise InputError(f"{name} must be a list of at least {min_len} real number(s) (got shape {arr.shape})")
+    if np.isnan(arr).any() or (not allow_inf and np.isinf(arr).any()):
+        raise InputError(f"{name} must contain only finite numbers (got {values!r})")
+    if low is not None and (arr < low).any() or high is not None and (arr > high).any():
+        bad = arr[((arr < low) if low is not None else False) | ((arr > high) if high is not None else False)]
+        raise InputError(f"{name} must lie in [{low:g}, {high:g}] (got {bad[0]!r})"
+                         if low is not None and high is not None else
+                         f"{name} out of range (got {bad[0]!r})")
+    return arr
+
+
+def parse_float_list(name: str, text: str | Sequence) -> list[float]:
+    """Parse ``"0.9,0.8,0.7"`` (CLI form) or pass through a sequence."""
+    if isinstance(text, str):
+        try:
+            return [float(part) for part in text.split(",") if part.strip()]
+        except ValueError:
+            raise InputError(f"{name} must be a comma-separated list of numbers (got {text!r})") from None
+    return list(text)

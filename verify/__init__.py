@@ -1,0 +1,1 @@
+"""verify: empirical checks of the privacy and regret claims behind dpbench."""

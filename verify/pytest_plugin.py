@@ -1,0 +1,1 @@
+"""pytest plugin of dpbench/verify (registered through the ``pytest11`` entry point)."""
