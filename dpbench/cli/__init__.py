@@ -1,0 +1,53 @@
+"""The ``dpbench`` command line.
+
+Each subcommand lives in its own module of this package and exposes
+``register(subparsers)``, which adds its parser and sets ``func`` to a
+callable ``func(args) -> int`` (the exit status).  Bad input raises
+:class:`dpbench.InputError`; :func:`main` prints it as ``dpbench: error: ...``
+and exits with status 2, without a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..validation import InputError
+
+#: subcommand modules, in the order ``dpbench --help`` lists them
+COMMANDS = ["run", "simulate", "list_cmd"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):           # argparse usage errors: status 2, no traceback
+        self.print_usage(sys.stderr)
+        self.exit(2, f"dpbench: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dpbench", description="Benchmark and verify differentially private bandits.")
+    from .. import __version__
+    parser.add_argument("--version", action="version", version=f"dpbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as err:
+        print(f"dpbench: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpbench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
