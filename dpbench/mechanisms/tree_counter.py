@@ -1,0 +1,197 @@
+"""The (adaptive) tree-based private counter (binary mechanism) over a stream.
+
+Tao et al. (seed 003), Algorithm 2 and Lemma 2, after Dwork et al. 2010 and
+Chan, Shi & Song 2011.  Item t (1-based) of a stream sigma closes the p-sum
+alpha_i = sigma(t - 2^i + 1 .. t), i = number of trailing zeros of t; its
+noisy copy alpha_hat_i = alpha_i + Lap(scale_t) is drawn ONCE, when the p-sum
+is formed (note N2), and the release is
+
+    S_hat(t) = sum_{j : bit j of t is 1} alpha_hat_j        (popcount(t) noise terms)
+
+Each item lies in at most L = floor(log2 T) + 1 released p-sums (one per
+level), so with items in [-B_t, B_t], B_t non-decreasing (the *adaptive*
+version), and scale_t = 2 B_t / eps', the stream is (L eps')-DP.  The paper
+writes eps' = eps / log T; with the natural log that overspends by up to
+~1.6x (spec note N1, erratum 8), so the split is a choice (``TREE_EPS_SPLITS``):
+
+* ``"levels"`` eps' = eps / (floor(log2 T) + 1)   privacy-safe, the default
+* ``"log2"``   eps' = eps / log2 T
+* ``"ln"``     eps' = eps / ln T                  the paper's literal formula
+
+The counter is plain state arrays plus compiled functions, so a policy keeps
+one counter per arm as rows of two ``(rows, L)`` arrays:
+
+    psum, noisy = tree_new(k, horizon)           # in init_state
+    s_hat = tree_add(psum, noisy, arm, n, x, scale)   # item n of row ``arm``
+    s_hat = tree_release(noisy, arm, n)          # the current release, again
+    tree_reset(psum, noisy, arm)                 # start a new stream in a row
+
+``scale = 0`` disables the noise (no random draw): the releases are then the
+exact prefix sums, computed by the same p-sum additions.  Seed 003 uses it
+with per-item bounds (DP Robust UCB, ``policies/robust_ucb.py``); Tossou &
+Dimitrakakis' hybrid counter (seed 002) with a fixed scale per block.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.caching import cached_njit
+from ..validation import InputError, check_choice, check_eps, check_int, check_real, check_vector
+
+TREE_EPS_SPLITS = ("levels", "log2", "ln")
+
+
+# ------------------------------------------------------ compiled counter
+@cached_njit
+def tree_levels(horizon):
+    """L = floor(log2 horizon) + 1: levels enough for any stream of length <= horizon (N3)."""
+    levels = 0
+    n = horizon
+    while n > 0:
+        levels += 1
+        n >>= 1
+    return max(levels, 1)
+
+
+@cached_njit
+def tree_new(rows, horizon):
+    """Fresh state of ``rows`` independent counters: (p-sums, noisy p-sums), each (rows, L)."""
+    levels = tree_levels(horizon)
+    return np.zeros((rows, levels)), np.zeros((rows, levels))
+
+
+@cached_njit
+def tree_release(noisy, row, t):
+    """S_hat(t) = sum of the noisy p-sums at the set bits of t (lowest level first)."""
+    total = 0.0
+    j = 0
+    while t > 0:
+        if t & 1:
+            total += noisy[row, j]
+        t >>= 1
+        j += 1
+    return total
+
+
+@cached_njit
+def tree_add(psum, noisy, row, t, value, scale):
+    """Insert item number ``t`` (>= 1; items 1..t-1 already inserted) with ``value``
+    into counter ``row``; the new p-sum gets noise Lap(scale) (none if scale == 0).
+    Returns the release S_hat(t).  Algorithm 2, lines 6-13."""
+    levels = psum.shape[1]
+    i = 0
+    while (t >> i) & 1 == 0:
+        i += 1
+    if i >= levels:
+        raise ValueError("tree counter: stream longer than the horizon it was built for")
+    s = 0.0
+    for j in range(i):                 # alpha_i <- sum_{j<i} alpha_j + sigma(t)
+        s += psum[row, j]
+    s += value
+    for j in range(i):
+        psum[row, j] = 0.0
+        noisy[row, j] = 0.0
+    psum[row, i] = s
+    if scale > 0.0:
+        noisy[row, i] = s + rng.laplace(scale)
+    else:
+        noisy[row, i] = s
+    return tree_release(noisy, row, t)
+
+
+@cached_njit
+def tree_reset(psum, noisy, row):
+    """Forget counter ``row`` (a new stream starts at item 1)."""
+    for j in range(psum.shape[1]):
+        psum[row, j] = 0.0
+        noisy[row, j] = 0.0
+
+
+# ------------------------------------------------------ accounting
+def tree_level_eps(eps: float, horizon: int, split: str = "levels") -> float:
+    """eps' of one p-sum for a stream of length ``horizon`` (see module docstring)."""
+    eps = check_eps(eps)
+    horizon = check_int("horizon", horizon, low=2)
+    split = check_choice("tree_eps_split", split, TREE_EPS_SPLITS)
+    if split == "levels":
+        return eps / tree_levels(horizon)
+    if split == "log2":
+        return eps / math.log2(horizon)
+    return eps / math.log(horizon)
+
+
+def tree_privacy_loss(eps: float, horizon: int, split: str = "levels") -> float:
+    """Worst-case privacy loss of one item: (number of levels) * eps' (check B3).
+    At most ``eps`` for ``"levels"``; up to ~1.6 eps for the paper's ``"ln"``."""
+    return tree_levels(check_int("horizon", horizon, low=2)) * tree_level_eps(eps, horizon, split)
+
+
+def tree_error_bound_paper(bound: float, eps: float, horizon: int, delta: float) -> float:
+    """Lemma 2, eq. (3): |S_hat(t) - S(t)| <= (2 B_t / eps) ln^1.5 T ln(1/delta) w.p. >= 1 - delta.
+    Stated for any delta > 0, but false for large delta (spec check C5)."""
+    bound = check_real("bound", bound, low=0.0)
+    eps = check_eps(eps)
+    horizon = check_int("horizon", horizon, low=2)
+    delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    return 2.0 * bound / eps * math.log(horizon) ** 1.5 * math.log(1.0 / delta)
+
+
+def tree_error_bound(bound: float, eps: float, horizon: int, delta: float, split: str = "levels",
+                     t: int | None = None) -> float:
+    """A valid (1 - delta) bound on |S_hat(t) - S(t)| for the split actually used.
+
+    The error is a sum of n = popcount(t) (or L when t is None) Laplace
+    variables of scale at most b = 2 B_t / eps'.  It is the smaller of the
+    union bound n b ln(n/delta) and, when n > ln(2/delta), Chan-Shi-Song's
+    Corollary 2.9, b sqrt(8 n ln(2/delta)).
+    """
+    bound = check_real("bound", bound, low=0.0)
+    delta = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    b = 2.0 * bound / tree_level_eps(eps, horizon, split)
+    if t is None:
+        n = tree_levels(horizon)
+    else:
+        n = bin(check_int("t", t, low=1, high=horizon)).count("1")
+    best = n * b * math.log(n / delta)
+    if n > math.log(2.0 / delta):
+        best = min(best, b * math.sqrt(8.0 * n * math.log(2.0 / delta)))
+    return best
+
+
+# ------------------------------------------------------ stand-alone counter
+@cached_njit
+def _prefix_sums_kernel(stream, bounds, eps_level, seed, out):
+    np.random.seed(seed)
+    psum, noisy = tree_new(1, stream.shape[0])
+    for t in range(stream.shape[0]):
+        scale = 2.0 * bounds[t] / eps_level if eps_level > 0.0 else 0.0
+        out[t] = tree_add(psum, noisy, 0, t + 1, stream[t], scale)
+
+
+def tree_prefix_sums(stream, bounds=None, *, eps: float | None = 1.0, split: str = "levels",
+                     seed: int = 0) -> np.ndarray:
+    """All releases S_hat(1..T) of Algorithm 2 on ``stream`` (T = its length).
+
+    ``bounds[t]`` is the bound B_t of item t (non-decreasing; default: max |stream|
+    for every item); ``eps=None`` disables the noise (exact prefix sums).
+    """
+    x = check_vector("stream", stream)
+    T = x.shape[0]
+    if bounds is None:
+        b = np.full(T, float(np.abs(x).max()))
+    else:
+        b = check_vector("bounds", bounds, low=0.0)
+        if b.shape != x.shape:
+            raise InputError(f"bounds must have the stream's length {T} (got {b.shape[0]})")
+        if (np.diff(b) < 0).any():
+            raise InputError("bounds must be non-decreasing (Algorithm 2 needs B_t non-decreasing)")
+        if (np.abs(x) > b).any():
+            i = int(np.argmax(np.abs(x) > b))
+            raise InputError(f"stream item {i + 1} = {x[i]!r} exceeds its bound {b[i]!r}")
+    eps_level = 0.0 if eps is None else tree_level_eps(eps, max(T, 2), split)
+    out = np.empty(T)
+    _prefix_sums_kernel(x, b, eps_level, rng.stream_seed(seed), out)
+    return out
