@@ -4,16 +4,18 @@ A *component* is a ``typing.NamedTuple`` class holding its parameters
 (scalars and arrays).  Its behaviour is a handful of plain Python functions
 registered against *verbs*:
 
-=============  ===================================================  ==========
-verb           signature                                            component
-=============  ===================================================  ==========
-``init_state`` ``init_state(policy, k, horizon) -> state``          policy
-``select``     ``select(policy, state, t) -> (arm, m)``             policy
-``update``     ``update(policy, state, arm, m, value, level, t)``   policy
-``respond``    ``respond(mech, env, arm, m) -> (value, level)``     mechanism
-``draw``       ``draw(env, arm) -> float``                          environment
-``draw_sum``   ``draw_sum(env, arm, m) -> float``                   environment
-=============  ===================================================  ==========
+=====================  ========================================================  =========
+verb                   signature                                                 component
+=====================  ========================================================  =========
+``init_state``         ``init_state(policy, k, horizon) -> state``               policy
+``select``             ``select(policy, state, t) -> (arm, m)``                  policy
+``update``             ``update(policy, state, arm, m, value, level, t)``        policy
+``broadcast``          ``broadcast(policy, state) -> float`` (optional)          policy
+``respond``            ``respond(mech, env, arm, m) -> (value, level)``          mechanism
+``respond_broadcast``  ``respond_broadcast(mech, env, arm, m, public)`` (opt.)   mechanism
+``draw``               ``draw(env, arm) -> float``                               environment
+``draw_sum``           ``draw_sum(env, arm, m) -> float``                        environment
+=====================  ========================================================  =========
 
 ``t`` is the number of pulls completed before this decision.  ``select``
 returns an arm and how many consecutive pulls ``m >= 1`` of it to make (1 for
@@ -22,6 +24,13 @@ curator of the LDP papers: it pulls the arm ``m`` times in ``env``, privatises
 and returns the (summed) private response plus the privacy level of the user
 (``level``; the fixed epsilon, a per-user epsilon for HeLDP, or 0 for
 non-private mechanisms).  A policy only ever sees ``respond``'s output.
+
+``broadcast`` is the public parameter the learner announces to the users of
+the next pulls before they respond, e.g. the truncation bound B_tau that LDP
+users apply before adding noise (seed 003 Alg. 4).  The loop calls
+``respond_broadcast(mech, env, arm, m, broadcast(policy, state))``; by default
+a policy broadcasts 0.0 and a mechanism ignores it and calls ``respond``, so
+components that need neither define neither (no cost: both inline away).
 
 The verbs below are ``numba.extending.overload`` stubs: inside compiled code
 ``select(policy, ...)`` resolves to the function registered for
@@ -101,6 +110,16 @@ def respond(mech, env, arm, m):
     return implementation("respond", type(mech))(mech, env, arm, m)
 
 
+def broadcast(policy, state):
+    """Public parameter announced to the users of the next pulls (default 0.0)."""
+    return implementation("broadcast", type(policy))(policy, state)
+
+
+def respond_broadcast(mech, env, arm, m, public):
+    """``respond`` given the learner's broadcast ``public`` (default: ignore it)."""
+    return implementation("respond_broadcast", type(mech))(mech, env, arm, m, public)
+
+
 def draw(env, arm):
     """One reward of ``arm``."""
     return implementation("draw", type(env))(env, arm)
@@ -118,7 +137,16 @@ def _default_draw_sum(env, arm, m):
     return total
 
 
-_DEFAULTS = {"draw_sum": _default_draw_sum}
+def _default_broadcast(policy, state):
+    return 0.0
+
+
+def _default_respond_broadcast(mech, env, arm, m, public):
+    return respond(mech, env, arm, m)
+
+
+_DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast,
+             "respond_broadcast": _default_respond_broadcast}
 
 
 @overload(init_state)
@@ -139,6 +167,16 @@ def _ol_update(policy, state, arm, m, value, level, t):
 @overload(respond)
 def _ol_respond(mech, env, arm, m):
     return _resolve("respond", mech)
+
+
+@overload(broadcast)
+def _ol_broadcast(policy, state):
+    return _resolve("broadcast", policy)
+
+
+@overload(respond_broadcast)
+def _ol_respond_broadcast(mech, env, arm, m, public):
+    return _resolve("respond_broadcast", mech)
 
 
 @overload(draw)

@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from .caching import cached_njit
-from .components import init_state, respond, select, update
+from .components import broadcast, init_state, respond_broadcast, select, update
 
 
 @cached_njit(parallel=True)
@@ -47,7 +47,7 @@ def simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
             while c < n_check and checkpoints[c] <= t + m:
                 out_regret[r, c] = regret + (checkpoints[c] - t) * gap
                 c += 1
-            value, level = respond(mech, env, arm, m)
+            value, level = respond_broadcast(mech, env, arm, m, broadcast(policy, state))
             update(policy, state, arm, m, value, level, t)
             if record:
                 for j in range(m):
