@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import ldp_curators, privacy_levels
+from . import perturbations  # seed 002 perturbation laws
 from ..engine.catalog import MECHANISMS, validate_params
 
 
