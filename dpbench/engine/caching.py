@@ -5,11 +5,12 @@ numba invalidates a function's on-disk cache only when the file that
 engine loop inlines every policy, mechanism and environment), so editing a
 component would silently reuse a stale compiled kernel.  ``cached_njit``
 folds a hash of every source file of ``dpbench`` and ``verify`` that contains
-compiled code (any file importing numba) into the cache's source stamp: any
-such edit recompiles, nothing else does.
+compiled code (any file mentioning numba, ``cached_njit`` or ``@implements``,
+i.e. compiled functions and engine components) into the cache's source stamp:
+any such edit recompiles, nothing else does.
 
-Rule for contributors: a constant read by compiled code must live in a file
-that imports numba, so that it is part of the hash.
+Rule for contributors: a constant read by compiled code must live in such a
+file, so that it is part of the hash.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def compiled_sources_hash() -> str:
             continue
         for path in sorted(root.rglob("*.py")):
             data = path.read_bytes()
-            if b"numba" in data:
+            if b"numba" in data or b"cached_njit" in data or b"@implements" in data:
                 digest.update(str(path.relative_to(root.parent)).encode())
                 digest.update(data)
     return digest.hexdigest()
