@@ -123,16 +123,16 @@ class SimulationResult:
         arrays = {k: getattr(self, k) for k in self._ARRAYS}
         if self.trace is not None:
             arrays["trace"] = self.trace
-        tmp = stem.with_name(stem.name + ".tmp.npz")
+        tmp = with_ext(stem, ".tmp.npz")
         np.savez_compressed(tmp, **arrays)
-        tmp.replace(stem.with_suffix(".npz"))
+        tmp.replace(with_ext(stem, ".npz"))
         meta = {k: getattr(self, k) for k in ("policy", "label", "environment", "params", "env_params",
                                                "horizon", "seed", "first_rep", "seconds",
                                                "compile_seconds", "threads", "warnings", "info",
                                                "metadata")}
         meta["summary"] = {k: v for k, v in self.summary().items() if k != "final_regrets"}
-        path = stem.with_suffix(".json")
-        tmpj = stem.with_name(stem.name + ".tmp.json")
+        path = with_ext(stem, ".json")
+        tmpj = with_ext(stem, ".tmp.json")
         tmpj.write_text(json.dumps(_jsonable(meta), indent=1))
         tmpj.replace(path)
         return path
@@ -140,9 +140,9 @@ class SimulationResult:
     @classmethod
     def load(cls, stem) -> "SimulationResult":
         stem = Path(stem)
-        meta = json.loads(stem.with_suffix(".json").read_text())
+        meta = json.loads(with_ext(stem, ".json").read_text())
         meta.pop("summary", None)
-        with np.load(stem.with_suffix(".npz")) as data:
+        with np.load(with_ext(stem, ".npz")) as data:
             arrays = {k: data[k] for k in data.files}
         return cls(**meta, **arrays)
 
@@ -181,6 +181,12 @@ def _jsonable(obj):
     if isinstance(obj, float) and not math.isfinite(obj):
         return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
     return obj
+
+
+def with_ext(stem, ext: str) -> Path:
+    """``stem`` + ``ext`` (unlike ``Path.with_suffix``, safe for stems containing dots)."""
+    stem = Path(stem)
+    return stem.parent / (stem.name + ext)
 
 
 def now_iso() -> str:

@@ -1,0 +1,50 @@
+"""``dpbench list``: every policy, environment, mechanism and experiment."""
+from __future__ import annotations
+
+import json
+
+
+def register(sub):
+    p = sub.add_parser("list", help="list policies, environments, mechanisms and experiments")
+    p.add_argument("what", nargs="?", default="all",
+                   choices=["all", "policies", "environments", "mechanisms", "experiments"])
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list each parameter")
+    p.set_defaults(func=_run)
+
+
+def catalog() -> dict:
+    from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS
+    from ..experiments import experiment_names, load_experiment
+
+    def params(spec):
+        return [p.describe() for p in spec.params]
+    return {
+        "policies": [{"name": s.name, "label": s.label, "summary": s.summary, "source": s.source,
+                      "privacy": s.privacy, "params": params(s)} for s in ALGORITHMS.values()],
+        "environments": [{"name": s.name, "summary": s.summary, "params": params(s)}
+                         for s in ENVIRONMENTS.values()],
+        "mechanisms": [{"name": s.name, "summary": s.summary, "source": s.source, "params": params(s)}
+                       for s in MECHANISMS.values()],
+        "experiments": [{"name": n, "summary": load_experiment(n).title} for n in experiment_names()],
+    }
+
+
+def _run(args) -> int:
+    data = catalog()
+    if args.what != "all":
+        data = {args.what: data[args.what]}
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    for section, items in data.items():
+        print(f"{section}:")
+        width = max((len(i["name"]) for i in items), default=0)
+        for item in items:
+            extra = f"  [{item['source']}]" if item.get("source") else ""
+            print(f"  {item['name']:<{width}}  {item['summary']}{extra}")
+            if args.verbose:
+                for p in item.get("params", []):
+                    print(f"  {'':<{width}}    - {p}")
+        print()
+    return 0

@@ -1,0 +1,165 @@
+"""Figure, privacy-cost table and metadata of an experiment run."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..engine.result import SimulationResult, _jsonable, now_iso, package_versions
+
+BOOTSTRAP = 2000
+
+
+def _fmt_t(t: int) -> str:
+    exp = math.log10(t)
+    return f"1e{int(exp)}" if exp == int(exp) else f"{t:,}"
+
+
+def _ratio_ci(num: np.ndarray, den: np.ndarray, seed: int = 0):
+    """Percentile bootstrap 95% CI of mean(num)/mean(den), resampling repetitions of each."""
+    if num.size < 2 or den.size < 2 or den.mean() == 0:
+        return math.nan, math.nan
+    gen = np.random.default_rng(seed)
+    a = num[gen.integers(0, num.size, (BOOTSTRAP, num.size))].mean(axis=1)
+    b = den[gen.integers(0, den.size, (BOOTSTRAP, den.size))].mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.quantile(a / b, [0.025, 0.975])
+    return float(q[0]), float(q[1])
+
+
+def table_horizons(exp, horizon: int, checkpoints: np.ndarray) -> list[int]:
+    wanted = [t for t in exp.ratio_horizons if t <= horizon] + [horizon]
+    return sorted({t for t in wanted if t in set(checkpoints.tolist())})
+
+
+def ratio_table(exp, results: dict[str, SimulationResult], runs, horizon: int) -> list[dict]:
+    """One row per run: mean regret +- s.e. at each table horizon and, where the experiment
+    names a baseline, the privacy-cost ratio rho = R_run / R_baseline with a bootstrap CI."""
+    keys = list(results)
+    if not keys:
+        return []
+    horizons = table_horizons(exp, horizon, results[keys[0]].checkpoints)
+    baselines = {}
+    if exp.baseline:
+        for run, key in zip(runs, keys):
+            if run.label == exp.baseline:
+                baselines[run.panel] = results[key]
+        if len(baselines) == 1:
+            only = next(iter(baselines.values()))
+            baselines = {run.panel: only for run in runs}
+    rows = []
+    for run, key in zip(runs, keys):
+        res = results[key]
+        row = {"panel": run.panel, "label": run.label, "policy": run.policy, "params": run.params,
+               "reps": res.reps, "horizons": {}}
+        base = baselines.get(run.panel)
+        for t in horizons:
+            vals = res.regret_at(t)
+            cell = {"mean": float(vals.mean()),
+                    "stderr": float(vals.std(ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else math.nan}
+            if base is not None and base is not res:
+                bvals = base.regret_at(t)
+                cell["ratio"] = float(vals.mean() / bvals.mean()) if bvals.mean() > 0 else math.nan
+                cell["ratio_ci95"] = list(_ratio_ci(vals, bvals))
+            row["horizons"][t] = cell
+        if res.info:
+            row["info"] = res.info
+        rows.append(row)
+    return rows
+
+
+def markdown_table(exp, rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    horizons = list(rows[0]["horizons"])
+    has_ratio = any("ratio" in c for r in rows for c in r["horizons"].values())
+    head = ["panel"] if any(r["panel"] for r in rows) else []
+    head += ["run"] + [f"regret T={_fmt_t(t)}" for t in horizons]
+    if has_ratio:
+        head += [f"rho T={_fmt_t(t)} [95% CI]" for t in horizons]
+    head += list(exp.table_info)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["panel"]] if head[0] == "panel" else []
+        cells.append(r["label"])
+        for t in horizons:
+            c = r["horizons"][t]
+            se = "" if math.isnan(c["stderr"]) else f" ± {c['stderr']:.3g}"
+            cells.append(f"{c['mean']:.4g}{se}")
+        if has_ratio:
+            for t in horizons:
+                c = r["horizons"][t]
+                if "ratio" in c:
+                    lo, hi = c["ratio_ci95"]
+                    cells.append(f"{c['ratio']:.3g} [{lo:.3g}, {hi:.3g}]")
+                else:
+                    cells.append("baseline" if r["label"] == exp.baseline else "")
+        for key in exp.table_info:
+            value = r.get("info", {}).get(key)
+            cells.append("" if value is None else f"{value:.4g}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, title: str | None = None):
+    """Mean pseudo-regret with its 95% band, log time axis, one subplot per panel."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = list(dict.fromkeys(run.panel for run in runs))
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        for run, key in zip(runs, results):
+            if run.panel != panel:
+                continue
+            res = results[key]
+            t = res.checkpoints
+            lo, hi = res.ci95
+            line, = ax.plot(t, res.mean, label=run.label, lw=1.6)
+            if res.reps > 1:
+                ax.fill_between(t, np.maximum(lo, 0), hi, color=line.get_color(), alpha=0.2, lw=0)
+        ax.set_xscale("log")
+        if exp.yscale == "log":
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=1)
+        ax.set_xlabel("t (pulls)")
+        ax.set_ylabel("pseudo-regret")
+        if panel:
+            ax.set_title(panel, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    reps = next(iter(results.values())).reps if results else 0
+    fig.suptitle(title or f"{exp.title}\nmean over {reps} repetitions, 95% band", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_outputs(exp, config, results, runs, rows, out_dir: Path) -> Path:
+    figure = plot_regret(exp, results, runs, out_dir / "regret.png")
+    md = markdown_table(exp, rows)
+    (out_dir / "table.md").write_text(f"# {exp.title}\n\n{exp.source}\n\n{md}\n")
+    with open(out_dir / "table.csv", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["panel", "label", "policy", "horizon", "mean_regret", "stderr", "ratio",
+                         "ratio_ci_low", "ratio_ci_high"])
+        for r in rows:
+            for t, c in r["horizons"].items():
+                lo, hi = c.get("ratio_ci95", (None, None))
+                writer.writerow([r["panel"], r["label"], r["policy"], t, c["mean"], c["stderr"],
+                                 c.get("ratio"), lo, hi])
+    summary = {"config": config, "created": now_iso(), "versions": package_versions(),
+               "table": rows,
+               "runs": {k: {kk: vv for kk, vv in v.summary().items() if kk != "metadata"}
+                        for k, v in results.items()}}
+    (out_dir / "experiment.json").write_text(json.dumps(_jsonable(summary), indent=1))
+    return figure

@@ -1,0 +1,35 @@
+"""The documented command lines."""
+import json
+
+from dpbench.cli import main
+
+
+def test_simulate_json_fields(capsys):
+    assert main(["simulate", "--policy", "ldp_ucb_b", "--rewards", "bernoulli", "--means", "0.9,0.8,0.7",
+                 "--eps", "1", "--horizon", "5000", "--reps", "4", "--seed", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("mean_final_regret", "stderr_final_regret", "final_regrets", "pulls_per_second",
+                "seconds", "compile_seconds"):
+        assert key in out
+    assert len(out["final_regrets"]) == 4 and out["params"] == {"eps": 1.0}
+
+
+def test_simulate_set_passes_other_parameters(capsys):
+    assert main(["simulate", "--policy", "heldp_ucb_l", "--set", "eps_dist=discrete", "--eps-min", "1",
+                 "--set", "forced_choice=lowest", "--horizon", "3000", "--reps", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["forced_choice"] == "lowest" and out["info"]["p0"] == 0.6
+
+
+def test_list_names_everything(capsys):
+    assert main(["list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    names = {s: {i["name"] for i in items} for s, items in data.items()}
+    assert {"ucb1", "ldp_ucb_l", "ldp_ucb_b", "ldp_ucb_ls", "ldp_ucb_bs", "heldp_ucb_l",
+            "heldp_ucb_b", "heldp_ucb_ls", "heldp_ucb_bs", "ucb1_sigmoid"} <= names["policies"]
+    assert {"bernoulli", "beta", "two_point", "uniform", "gaussian", "mixed", "mixture"} <= names["environments"]
+    assert {"ctl", "ctb", "ctl_s", "ctb_s"} <= names["mechanisms"]
+    assert "seed000_fig1a" in names["experiments"]
+    assert main(["list", "policies", "-v"]) == 0
+    text = capsys.readouterr().out
+    assert "ldp_ucb_b" in text and "eps (" in text and "environments:" not in text

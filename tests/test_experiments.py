@@ -1,0 +1,56 @@
+"""Shipped experiments validate; the runner writes outputs, reuses and resumes runs."""
+import json
+
+import numpy as np
+import pytest
+
+from dpbench.cli import main
+from dpbench.experiments import experiment_names, load_experiment, plan_runs, run_experiment
+from dpbench.experiments import runner
+from dpbench.engine.simulate import Interrupted, run_plan
+
+
+@pytest.mark.parametrize("name", experiment_names())
+def test_every_shipped_experiment_is_valid(name):
+    exp = load_experiment(name)
+    assert exp.name == name and exp.runs
+    plan_runs(exp, exp.horizon, exp.seed)          # validation only: no compilation
+
+
+def test_run_writes_figure_table_and_results(tmp_path, capsys):
+    assert main(["run", "seed000_fig1a", "--horizon", "3000", "--reps", "3", "--out", str(tmp_path),
+                 "--no-progress", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    d = tmp_path / "seed000_fig1a"
+    for name in ("regret.png", "table.md", "table.csv", "experiment.json"):
+        assert (d / name).stat().st_size > 0
+    assert len(list((d / "runs").glob("*.npz"))) == 3
+    rows = {r["label"]: r for r in out["table"]}
+    assert "ratio" in rows["LDP-UCB-L"]["horizons"]["3000"]
+    meta = json.loads((d / "experiment.json").read_text())
+    assert meta["config"]["seed"] == 2000011 and "numba" in meta["versions"]
+
+
+def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
+    clean = run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "clean", progress=False,
+                           log=lambda m: None)
+    calls = {"n": 0}
+
+    def flaky(plan, reps, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:                      # third run: finish 2 repetitions, then "Ctrl-C"
+            raise Interrupted(run_plan(plan, 2, **kw))
+        return run_plan(plan, reps, **kw)
+
+    monkeypatch.setattr(runner, "run_plan", flaky)
+    with pytest.raises(Interrupted):
+        run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
+                       log=lambda m: None)
+    monkeypatch.setattr(runner, "run_plan", run_plan)
+    messages = []
+    resumed = run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
+                             log=messages.append)
+    assert sum("reusing" in m for m in messages) == 2
+    assert sum("resuming after 2" in m for m in messages) == 1
+    for key in clean.results:
+        assert np.array_equal(clean.results[key].regret, resumed.results[key].regret)
