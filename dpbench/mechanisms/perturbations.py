@@ -80,17 +80,28 @@ def gauss_sample(mean, n, v):
     return rng.normal(mean, math.sqrt(v / n))
 
 
-def gauss_start_phase(eps: float, delta: float) -> float:
-    """N_G* = min{1/(4 pi delta^2), (1/eps^2) ln(e/(4 pi delta^2))} (Alg. 1; spec §5.1, [M]).
+#: N_G* readings (spec §9 R8): the spec's, and the two alternatives it lists.
+GAUSS_START_RULES = ("spec", "log_without_e", "prefactor_4")
+
+
+def gauss_start_phase(eps: float, delta: float, rule: str = "spec") -> float:
+    """N_G* of Algorithm 1 (spec §5.1, [M]) under reading ``rule``:
+
+    * ``spec``           min{1/(4 pi delta^2), (1/eps^2) ln(e/(4 pi delta^2))}   (7.68 at (1, 0.01))
+    * ``log_without_e``  min{1/(4 pi delta^2), (1/eps^2) ln(1/(4 pi delta^2))}
+    * ``prefactor_4``    min{1/(4 pi delta^2), (4/eps^2) ln(e/(4 pi delta^2))}
 
     eps = 0 leaves the delta branch (Fig. 6a); delta = 0 gives inf (Gauss needs delta > 0).
-    At (1, 0.01): 7.68.
     """
+    if rule not in GAUSS_START_RULES:
+        raise InputError(f"unknown start_rule {rule!r}; allowed values: {', '.join(GAUSS_START_RULES)}")
     if delta <= 0.0:
         return math.inf
     q = 4.0 * math.pi * delta * delta
     by_delta = 1.0 / q
-    by_eps = math.inf if eps == 0.0 else (1.0 - math.log(q)) / (eps * eps)
+    log_term = -math.log(q) if rule == "log_without_e" else 1.0 - math.log(q)
+    factor = 4.0 if rule == "prefactor_4" else 1.0
+    by_eps = math.inf if eps == 0.0 else factor * log_term / (eps * eps)
     return min(by_delta, by_eps)
 
 
@@ -214,14 +225,22 @@ def beta_shapes(r, n, extra_k):
     return r + 1.0 + k, n - r + 1.0 + k
 
 
-def beta_start_phase(eps: float, delta: float) -> float:
-    """N_B* = max{min{40e/(9 pi delta^2), (8000/(81 eps^2)) ln(50e/(9 pi delta^2))}, 1000e/(9 pi)}
-    (Alg. 2; spec §5.2: structure [M], log argument [L]).  At (1, 0.01): 1064.7."""
+#: N_B* readings (spec §9 R9): the log argument 50e/(9 pi delta^2) [L], or 40e/(9 pi delta^2).
+BETA_START_RULES = ("spec", "log_40e")
+
+
+def beta_start_phase(eps: float, delta: float, rule: str = "spec") -> float:
+    """N_B* = max{min{40e/(9 pi delta^2), (8000/(81 eps^2)) ln(c e/(9 pi delta^2))}, 1000e/(9 pi)}
+    with c = 50 (``spec``; structure [M], log argument [L]) or c = 40 (``log_40e``)
+    (Alg. 2; spec §5.2).  At (1, 0.01): 1064.7."""
+    if rule not in BETA_START_RULES:
+        raise InputError(f"unknown start_rule {rule!r}; allowed values: {', '.join(BETA_START_RULES)}")
     if delta <= 0.0:
         return math.inf
     nd = 9.0 * math.pi * delta * delta
     by_delta = 40.0 * math.e / nd
-    by_eps = math.inf if eps == 0.0 else 8000.0 / (81.0 * eps * eps) * math.log(50.0 * math.e / nd)
+    c = 40.0 if rule == "log_40e" else 50.0
+    by_eps = math.inf if eps == 0.0 else 8000.0 / (81.0 * eps * eps) * math.log(c * math.e / nd)
     return max(min(by_delta, by_eps), 1000.0 * math.e / (9.0 * math.pi))
 
 

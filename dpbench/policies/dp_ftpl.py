@@ -1,0 +1,248 @@
+"""DP-FTPL-Gauss, DP-FTPL-Beta and DP-FTPL-New (seed 002, Wang & Zhu, Algorithms 1-3).
+
+Follow-the-perturbed-leader under (eps, delta)-DP of Definition 1 (per-step
+output i(t); neighbouring histories differ in one observed reward).  Each step
+draws one theta_i per arm, in arm order, from a law of the arm's own history
+(``mechanisms/perturbations.py``) and pulls the argmax (ties: lowest index).
+Lemma 8 turns CDF inequalities between the law and its neighbour into privacy.
+
+* DP-FTPL-Gauss (Alg. 1, Thm 11): start phase of ceil(N_G*) pulls per arm, arm by
+  arm, then theta_i ~ N(R_i/N_i, v/N_i); v = 2 by default (spec §5.1: the privacy
+  proof needs 2, the regret proof uses 1; ``v`` is a parameter).
+* DP-FTPL-Beta (Alg. 2, Thm 13): start phase of ceil(N_B*) pulls per arm, then
+  theta_i ~ Beta(R_i + 1 + k_i, N_i - R_i + 1 + k_i), k_i = floor(N_i/8) + 1.
+* DP-FTPL-New (Alg. 3, Thm 16): one pull per arm, then theta_i ~ Lemma 15 law
+  centred at x0_i = R_i/N_i + sqrt(ln T/N_i) + d(N_i, T) with Fact 4's
+  d = ln((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta))/(N_i eps).  eps = 0
+  (uniform law) and delta = 0 (Laplace) are allowed, not both.
+
+A start phase is deterministic, so it is one batched ``select`` per arm (its
+rewards are one binomial draw on Bernoulli arms).  Rewards in [0, 1] that are
+not bits go through the Bernoulli trick (``mechanisms/bernoulli_trick.py``).
+The start-phase readings of the spec's ambiguity register (R8, R9) are
+``start_rule`` choices; ``start_pulls`` overrides the length outright (e.g.
+1: no start phase, the negative control of spec check C9).
+
+The components are reused by the non-private references in ``thompson.py``
+(Beta-Bernoulli TS = DP-FTPL-Beta without k and start phase; Gaussian TS =
+DP-FTPL-Gauss with v = 1 and one pull per arm).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, flag, integer, real,
+                              register_algorithm)
+from ..engine.components import implements, init_state, select, update
+from ..mechanisms.bernoulli_trick import bernoulli_observations
+from ..mechanisms.perturbations import (BETA_START_RULES, GAUSS_START_RULES, GAUSS_VARIANCE,
+                                        beta_shapes, beta_start_phase, gauss_start_phase,
+                                        lemma15_c, lemma15_draw, lemma15_tail_radius)
+from ..validation import InputError
+
+
+# ============================================================ DP-FTPL-Gauss
+class FTPLGauss(NamedTuple):
+    start: int        # start-phase pulls per arm (>= 1, so that N_i >= 1 afterwards)
+    v: float          # theta_i ~ N(R_i/N_i, v/N_i)
+
+
+@implements(init_state, FTPLGauss)
+def _gauss_init(policy, k, horizon):
+    # R_i (ones), N_i (pulls), R_i/N_i, sqrt(v/N_i)
+    return np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k)
+
+
+@implements(select, FTPLGauss)
+def _gauss_select(policy, state, t):
+    ones, pulls, mean, sd = state
+    k = pulls.shape[0]
+    if t < k * policy.start:                       # start phase: arm by arm
+        return t // policy.start, policy.start - t % policy.start
+    best = -math.inf
+    arm = 0
+    for a in range(k):
+        theta = rng.normal(mean[a], sd[a])
+        if theta > best:
+            best = theta
+            arm = a
+    return arm, 1
+
+
+@implements(update, FTPLGauss)
+def _gauss_update(policy, state, arm, m, value, level, t):
+    ones, pulls, mean, sd = state
+    ones[arm] += value
+    pulls[arm] += m
+    mean[arm] = ones[arm] / pulls[arm]
+    sd[arm] = math.sqrt(policy.v / pulls[arm])
+
+
+# ============================================================= DP-FTPL-Beta
+class FTPLBeta(NamedTuple):
+    start: int        # start-phase pulls per arm
+    extra_k: bool     # add k_i = floor(N_i/8) + 1 pseudo-ones and pseudo-zeros (Alg. 2)
+
+
+@implements(init_state, FTPLBeta)
+def _beta_init(policy, k, horizon):
+    return np.zeros(k), np.zeros(k)                # R_i, N_i
+
+
+@implements(select, FTPLBeta)
+def _beta_select(policy, state, t):
+    ones, pulls = state
+    k = pulls.shape[0]
+    if t < k * policy.start:
+        return t // policy.start, policy.start - t % policy.start
+    best = -math.inf
+    arm = 0
+    for a in range(k):
+        shape_a, shape_b = beta_shapes(ones[a], pulls[a], policy.extra_k)
+        theta = rng.beta(shape_a, shape_b)
+        if theta > best:
+            best = theta
+            arm = a
+    return arm, 1
+
+
+@implements(update, FTPLBeta)
+def _beta_update(policy, state, arm, m, value, level, t):
+    ones, pulls = state
+    ones[arm] += value
+    pulls[arm] += m
+
+
+# ============================================================== DP-FTPL-New
+class FTPLNew(NamedTuple):
+    eps: float
+    delta: float
+    c: float              # delta / (e^eps - 1), the Lemma 15 edge constant (inf at eps = 0)
+    log_horizon: float    # ln T
+    tail: float           # 1/T: Fact 4's tail mass, fixing the centre shift d
+
+
+@implements(init_state, FTPLNew)
+def _new_init(policy, k, horizon):
+    return np.zeros(k), np.zeros(k), np.zeros(k)   # R_i, N_i, x0_i
+
+
+@implements(select, FTPLNew)
+def _new_select(policy, state, t):
+    ones, pulls, centre = state
+    k = pulls.shape[0]
+    if t < k:                                      # one initial pull per arm
+        return t, 1
+    best = -math.inf
+    arm = 0
+    for a in range(k):
+        theta = lemma15_draw(centre[a], pulls[a], policy.eps, policy.delta, policy.c)
+        if theta > best:
+            best = theta
+            arm = a
+    return arm, 1
+
+
+@implements(update, FTPLNew)
+def _new_update(policy, state, arm, m, value, level, t):
+    ones, pulls, centre = state
+    ones[arm] += value
+    pulls[arm] += m
+    n = pulls[arm]
+    centre[arm] = (ones[arm] / n + math.sqrt(policy.log_horizon / n)
+                   + lemma15_tail_radius(n, policy.tail, policy.eps, policy.delta))
+
+
+# ================================================================== builders
+def start_phase_pulls(n_star: float, horizon: int, floor: int = 1) -> int:
+    """Pulls per arm of a start phase 'while N_i < N*': ceil(N*), at least ``floor``,
+    capped at the horizon (a longer phase is cut by T anyway)."""
+    if math.isinf(n_star) or n_star >= horizon:
+        return int(horizon)
+    return max(floor, int(math.ceil(n_star)))
+
+
+def _start_info(name, n_star, start, instance, horizon):
+    k = instance.k
+    steps = k * start
+    info = {"start_phase_formula": n_star, "start_pulls_per_arm": start,
+            "start_phase_steps": min(steps, horizon),
+            "start_phase_regret": float(np.sum(instance.gaps) * start)}
+    warnings = []
+    if steps >= horizon:
+        warnings.append(f"{name}: the start phase ({k} arms x {start} pulls = {steps} steps) "
+                        f"does not end within the horizon T = {horizon}; the whole run is start phase")
+    return info, warnings
+
+
+def _check_not_both_zero(eps, delta):
+    if eps == 0.0 and delta == 0.0:
+        raise InputError("eps and delta cannot both be 0 (got eps = 0, delta = 0); "
+                         "use eps > 0 or delta > 0")
+
+
+def build_gauss(instance, horizon, eps, delta, v=GAUSS_VARIANCE, start_rule="spec", start_pulls=None):
+    n_star = gauss_start_phase(eps, delta, start_rule)
+    start = start_phase_pulls(n_star, horizon) if start_pulls is None else start_pulls
+    info, warnings = _start_info("DP-FTPL-Gauss", n_star, start, instance, horizon)
+    info.update(v=v, start_rule=start_rule)
+    return Built(FTPLGauss(int(start), float(v)), bernoulli_observations(instance), warnings, info)
+
+
+def build_beta(instance, horizon, eps, delta, start_rule="spec", start_pulls=None, extra_k=True):
+    n_star = beta_start_phase(eps, delta, start_rule)
+    start = start_phase_pulls(n_star, horizon) if start_pulls is None else start_pulls
+    info, warnings = _start_info("DP-FTPL-Beta", n_star, start, instance, horizon)
+    info.update(start_rule=start_rule, extra_k=bool(extra_k))
+    return Built(FTPLBeta(int(start), bool(extra_k)), bernoulli_observations(instance), warnings, info)
+
+
+def build_new(instance, horizon, eps, delta):
+    _check_not_both_zero(eps, delta)
+    tail = 1.0 / horizon
+    radius = lemma15_tail_radius(1.0, tail, eps, delta)
+    info = {"centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
+            "extra_regret_per_arm_bound": 4.0 * radius}
+    return Built(FTPLNew(float(eps), float(delta), float(lemma15_c(eps, delta)), math.log(horizon), tail),
+                 bernoulli_observations(instance), [], info)
+
+
+_EPS = Param("eps", "privacy level eps >= 0 (eps = 0 leaves only delta, as in Fig. 6a)", real(0.0))
+_DELTA_POS = Param("delta", "privacy slack delta in (0, 1) (these algorithms need delta > 0)",
+                   real(0.0, 1.0, low_open=True, high_open=True))
+_DELTA = Param("delta", "privacy slack delta in [0, 1) (delta = 0: Laplace perturbation)",
+               real(0.0, 1.0, high_open=True), 0.0)
+_START = "start-phase pulls per arm, overriding the formula (e.g. 1 = no start phase: negative control)"
+
+register_algorithm(AlgorithmSpec(
+    name="dp_ftpl_gauss", label="DP-FTPL-Gauss", family="dp_ftpl",
+    summary="FTPL with Gaussian N(R/N, v/N) perturbation after a start phase of ceil(N_G*) pulls per arm",
+    source="seed 002 Alg. 1, Thm 11",
+    params=(_EPS, _DELTA_POS,
+            Param("v", "variance factor v of N(R/N, v/N): 2 (privacy proof) or 1 (regret proof)",
+                  real(0.0, low_open=True), GAUSS_VARIANCE),
+            Param("start_rule", "reading of N_G* (spec R8)", choice(*GAUSS_START_RULES), "spec"),
+            Param("start_pulls", _START, integer(1), None)),
+    build=build_gauss, rewards="unit", privacy="central"))
+
+register_algorithm(AlgorithmSpec(
+    name="dp_ftpl_beta", label="DP-FTPL-Beta", family="dp_ftpl",
+    summary="FTPL with Beta(R+1+k, N-R+1+k) perturbation after a start phase of ceil(N_B*) pulls per arm",
+    source="seed 002 Alg. 2, Thm 13",
+    params=(_EPS, _DELTA_POS,
+            Param("start_rule", "reading of N_B* (spec R9)", choice(*BETA_START_RULES), "spec"),
+            Param("start_pulls", _START, integer(0), None),
+            Param("extra_k", "add k = floor(N/8) + 1 pseudo-counts (False: Fig. 2(d-f) negative control)",
+                  flag(), True)),
+    build=build_beta, rewards="unit", privacy="central"))
+
+register_algorithm(AlgorithmSpec(
+    name="dp_ftpl_new", label="DP-FTPL-New", family="dp_ftpl",
+    summary="FTPL with the Lemma 15 truncated-Laplace perturbation, centre shifted by sqrt(ln T/N) + d",
+    source="seed 002 Alg. 3, Thm 16",
+    params=(Param("eps", "privacy level eps >= 0 (not both eps and delta 0)", real(0.0)), _DELTA),
+    build=build_new, rewards="unit", privacy="central"))

@@ -1,0 +1,171 @@
+"""Plain-Python references for seed 002 (spec seed_002.md §5, Algorithms 1-4; Thompson sampling).
+
+Written from the spec's pseudo-code and formulas, not from ``dpbench.policies``.
+Randomness goes through ``dpbench.randomness`` in the engine's documented order:
+per step, theta_1..theta_N in arm order, then the pulled arm's reward
+(``rng.bernoulli(mu)``).  A start phase of m > 1 pulls of one arm draws its
+reward sum as one ``rng.binomial(m, mu)`` (the engine's batch draw; same law as m
+Bernoulli pulls), cut at the horizon like every loop here.  GDP-Elim-New draws
+its phase-end thetas after the phase's last reward.
+"""
+import math
+
+import numpy as np
+
+from dpbench import randomness as rng
+
+
+class _Run:
+    """Arm sequence, horizon accounting and Bernoulli rewards of one run."""
+
+    def __init__(self, seed, means, horizon):
+        np.random.seed(seed)
+        self.means, self.horizon, self.arms = means, horizon, []
+
+    @property
+    def t(self):
+        return len(self.arms)
+
+    @property
+    def done(self):
+        return self.t >= self.horizon
+
+    def pull(self, arm, m=1):
+        """Pull ``arm`` m times (cut at T); return (reward sum, pulls made)."""
+        m = min(m, self.horizon - self.t)
+        reward = rng.bernoulli(self.means[arm]) if m == 1 else rng.binomial(m, self.means[arm])
+        self.arms += [arm] * m
+        return reward, m
+
+
+def _start_phase(run, ones, pulls, per_arm):
+    for i in range(len(run.means)):
+        if per_arm > 0 and not run.done:
+            x, m = run.pull(i, per_arm)
+            ones[i] += x
+            pulls[i] += m
+
+
+def _ftpl(run, ones, pulls, sample):
+    while not run.done:
+        thetas = [sample(i) for i in range(len(run.means))]
+        i = int(np.argmax(thetas))                   # first maximum: lowest index on ties
+        x, _ = run.pull(i)
+        ones[i] += x
+        pulls[i] += 1
+
+
+def dp_ftpl_gauss(seed, means, horizon, eps, delta, v=2.0, start=None):
+    """Algorithm 1: while N_i < N_G* pull arm i; then theta_i ~ N(R_i/N_i, v/N_i)."""
+    if start is None:
+        n_star = min(1 / (4 * math.pi * delta ** 2),
+                     math.log(math.e / (4 * math.pi * delta ** 2)) / eps ** 2 if eps > 0 else math.inf)
+        start = max(1, math.ceil(n_star))
+    run = _Run(seed, means, horizon)
+    k = len(means)
+    ones, pulls = [0.0] * k, [0.0] * k
+    _start_phase(run, ones, pulls, start)
+    _ftpl(run, ones, pulls, lambda i: rng.normal(ones[i] / pulls[i], math.sqrt(v / pulls[i])))
+    return run.arms
+
+
+def dp_ftpl_beta(seed, means, horizon, eps, delta, extra_k=True, start=None):
+    """Algorithm 2: while N_i < N_B* pull arm i; then theta_i ~ Beta(a_i + k_i, b_i + k_i),
+    a_i = R_i + 1, b_i = N_i - R_i + 1, k_i = floor(N_i/8) + 1."""
+    if start is None:
+        d2 = 9 * math.pi * delta ** 2
+        n_star = max(min(40 * math.e / d2,
+                         8000 / (81 * eps ** 2) * math.log(50 * math.e / d2) if eps > 0 else math.inf),
+                     1000 * math.e / (9 * math.pi))
+        start = math.ceil(n_star)
+    run = _Run(seed, means, horizon)
+    k = len(means)
+    ones, pulls = [0.0] * k, [0.0] * k
+    _start_phase(run, ones, pulls, start)
+
+    def sample(i):
+        kk = (pulls[i] // 8 + 1) if extra_k else 0
+        return rng.beta(ones[i] + 1 + kk, pulls[i] - ones[i] + 1 + kk)
+    _ftpl(run, ones, pulls, sample)
+    return run.arms
+
+
+def thompson(seed, means, horizon):
+    """Beta-Bernoulli Thompson sampling: theta_i ~ Beta(R_i + 1, N_i - R_i + 1)."""
+    return dp_ftpl_beta(seed, means, horizon, 1.0, 0.5, extra_k=False, start=0)
+
+
+def gaussian_thompson(seed, means, horizon):
+    """Gaussian Thompson sampling: pull each arm once, then theta_i ~ N(R_i/N_i, 1/N_i)."""
+    return dp_ftpl_gauss(seed, means, horizon, 1.0, 0.5, v=1.0, start=1)
+
+
+def lemma15_sample(x0, n, eps, delta):
+    """Spec §4.4: u ~ U(0,1), m = min(u, 1-u), c = delta/(e^eps - 1),
+    D = ln(1 + (1/2 - m)/(m + c))/(N eps), theta = x0 -/+ D; eps = 0: x0 + (u - 1/2)/(N delta)."""
+    u = rng.uniform()
+    while u == 0.0:
+        u = rng.uniform()
+    if eps == 0:
+        return x0 + (u - 0.5) / (n * delta)
+    c = delta / math.expm1(eps)
+    m = min(u, 1 - u)
+    d = math.log1p((0.5 - m) / (m + c)) / (n * eps)
+    return x0 - d if u < 0.5 else x0 + d
+
+
+def dp_ftpl_new(seed, means, horizon, eps, delta):
+    """Algorithm 3: one pull per arm; theta_i ~ Lemma 15 law at x0_i = R_i/N_i + sqrt(ln T/N_i)
+    + (1/(N_i eps)) ln((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta)) ((T-2)/(2 T N_i delta) at eps = 0)."""
+    run = _Run(seed, means, horizon)
+    k = len(means)
+    ones, pulls = [0.0] * k, [0.0] * k
+    _start_phase(run, ones, pulls, 1)
+    T = horizon
+
+    def centre(i):
+        n = pulls[i]
+        if eps > 0:
+            em1 = math.expm1(eps)
+            d = math.log((T * em1 + 2 * T * delta) / (2 * em1 + 2 * T * delta)) / (n * eps)
+        else:
+            d = (T - 2) / (2 * T * n * delta)
+        return ones[i] / n + math.sqrt(math.log(T) / n) + d
+    _ftpl(run, ones, pulls, lambda i: lemma15_sample(centre(i), pulls[i], eps, delta))
+    return run.arms
+
+
+def gdp_elim_new(seed, means, horizon, eps, delta, order="round_robin"):
+    """Algorithm 4: phase k pulls every arm N(k) times (round robin or arm blocks), then
+    theta_i ~ Lemma 15 law at (eps, delta/2), x0 = this phase's mean, N = N(k); exploit i
+    forever if theta_i > max_{j != i} theta_j + Delta(k)."""
+    run = _Run(seed, means, horizon)
+    k = len(means)
+    T = horizon
+    phase = 0
+    while not run.done:
+        phase += 1
+        gap = 2.0 ** -phase
+        if eps > 0:
+            em1 = math.expm1(eps)
+            priv = 4 / (eps * gap) * math.log((T ** 2 * em1 + T ** 2 * delta) / (2 * em1 + T ** 2 * delta))
+        else:
+            priv = 4 / gap * (T ** 2 - 2) / (T ** 2 * delta)
+        n_k = math.ceil(max(32 * math.log(T) / gap ** 2, priv))
+        sums = [0.0] * k
+        if order == "round_robin":
+            for _ in range(n_k):
+                for i in range(k):
+                    if not run.done:
+                        sums[i] += run.pull(i)[0]
+        else:
+            for i in range(k):
+                if not run.done:
+                    sums[i] += run.pull(i, n_k)[0]
+        if run.done:
+            break
+        thetas = [lemma15_sample(sums[i] / n_k, n_k, eps, delta / 2) for i in range(k)]
+        best = int(np.argmax(thetas))
+        if thetas[best] > max(thetas[j] for j in range(k) if j != best) + gap:
+            run.arms += [best] * (T - run.t)
+    return run.arms
