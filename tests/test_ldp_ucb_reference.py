@@ -28,6 +28,20 @@ def test_seed000_agents_match_reference(policy, ref, kwargs):
     assert np.array_equal(ours, theirs)
 
 
+@pytest.mark.parametrize("policy,env,ref,kwargs", [
+    ("ucb1_sigmoid", "gaussian", "seed000.ucb1", {"law": "gaussian", "sigmoid": True}),
+    ("ldp_ucb_bs", "gaussian", "seed000.ucb1", {"law": "gaussian", "sigmoid": True, "curator": "ctb", "eps": 0.5}),
+    ("ldp_ucb_ls", "gaussian", "seed000.ldp_ucb_l", {"law": "gaussian", "sigmoid": True, "eps": 0.5}),
+    ("ldp_ucb_l", "mixed", "seed000.ldp_ucb_l", {"law": "mixed", "eps": 2.0}),
+])
+def test_sigmoid_and_mixed_variants_match_reference(policy, env, ref, kwargs):
+    means = [0.9, 0.8, 0.7, 0.6, 0.5]
+    params = {k: v for k, v in kwargs.items() if k == "eps"}
+    ours = dpbench.simulate(policy, env, T, REPS, SEED, means=means, trace=True, **params).trace
+    theirs = run_reference(ref, rep_seeds(SEED, 0, REPS), means=means, horizon=T, **kwargs)
+    assert np.array_equal(ours, theirs)
+
+
 @pytest.mark.parametrize("policy,variant,params,dist,values", [
     ("heldp_ucb_l", "L", {"eps_dist": "discrete", "eps_min": 1.0}, "discrete", [0.0, 0.2, 1.0, 2.0, 100.0]),
     ("heldp_ucb_l", "L", {"eps": 0.5}, "fixed", [0.5]),
@@ -39,6 +53,16 @@ def test_heldp_agents_match_reference(policy, variant, params, dist, values):
     eps_min = params.get("eps_min", params.get("eps"))
     theirs = run_reference("seed000.heldp_ucb", rep_seeds(SEED, 0, REPS), means=MEANS, horizon=T,
                            variant=variant, eps_min=eps_min, dist=dist, values=values)
+    assert np.array_equal(ours, theirs)
+
+
+def test_heldp_sigmoid_variant_matches_reference():
+    means = [0.9, 0.8, 0.7, 0.6, 0.5]
+    ours = dpbench.simulate("heldp_ucb_bs", "gaussian", T, REPS, SEED, means=means, trace=True,
+                            eps_dist="discrete", eps_min=1.0).trace
+    theirs = run_reference("seed000.heldp_ucb", rep_seeds(SEED, 0, REPS), means=means, horizon=T,
+                           variant="B", eps_min=1.0, dist="discrete", values=[0.0, 0.2, 1.0, 2.0, 100.0],
+                           law="gaussian", sigmoid=True)
     assert np.array_equal(ours, theirs)
 
 

@@ -10,7 +10,19 @@ import numpy as np
 
 from dpbench import randomness as rng
 
-LAWS = {"bernoulli": lambda mu: rng.bernoulli(mu)}
+def reward(law, mu):
+    """One reward: Bernoulli(mu), N(mu, 1), or the paper's mixed instance (spec §1.5)."""
+    if law == "bernoulli":
+        return rng.bernoulli(mu)
+    if law == "gaussian":
+        return rng.normal(mu, 1.0)
+    if mu in (0.9, 0.6):
+        return rng.bernoulli(mu)
+    if mu == 0.8:
+        return rng.beta(4.0, 1.0)
+    if mu == 0.7:
+        return 1.0 if rng.uniform() < 0.5 else 0.4
+    return rng.uniform()                                    # mu = 0.5: U[0, 1]
 
 
 def _sigmoid(x):
@@ -22,9 +34,9 @@ def _ctb_bit(r, eps):
     return rng.bernoulli(0.5 + (r - 0.5) * math.tanh(eps / 2))
 
 
-def ucb1(seed, means, horizon, curator="none", eps=None):
-    """A0 / A2: pull each arm once, then argmax mean + sqrt(2 log t / N), t = completed pulls.
-    ``curator``: none (raw rewards) | ctb (LDP-UCB-B)."""
+def ucb1(seed, means, horizon, curator="none", eps=None, law="bernoulli", sigmoid=False):
+    """A0 / A2 / A4: pull each arm once, then argmax mean + sqrt(2 log t / N), t = completed
+    pulls.  ``curator``: none (raw rewards) | ctb (LDP-UCB-B); ``sigmoid``: map rewards by s."""
     np.random.seed(seed)
     k = len(means)
     s, n, arms = [0.0] * k, [0] * k, []
@@ -34,7 +46,9 @@ def ucb1(seed, means, horizon, curator="none", eps=None):
         else:
             idx = [s[i] / n[i] + math.sqrt(2 * math.log(t) / n[i]) for i in range(k)]
             a = int(np.argmax(idx))
-        r = rng.bernoulli(means[a])
+        r = reward(law, means[a])
+        if sigmoid:
+            r = _sigmoid(r)
         x = r if curator == "none" else _ctb_bit(r, eps)
         s[a] += x
         n[a] += 1
@@ -42,7 +56,7 @@ def ucb1(seed, means, horizon, curator="none", eps=None):
     return arms
 
 
-def ldp_ucb_l(seed, means, horizon, eps):
+def ldp_ucb_l(seed, means, horizon, eps, law="bernoulli", sigmoid=False):
     """Agent 2: forced exploration while N_a <= 4 log(t+1), else the Laplace UCB (R1)."""
     np.random.seed(seed)
     k = len(means)
@@ -58,7 +72,9 @@ def ldp_ucb_l(seed, means, horizon, eps):
                 idx = [s[i] / n[i] + math.sqrt(2 * math.log(t) / n[i])
                        + math.sqrt(32 * math.log(t) / (eps ** 2 * n[i])) for i in range(k)]
                 a = int(np.argmax(idx))
-        r = rng.bernoulli(means[a])
+        r = reward(law, means[a])
+        if sigmoid:
+            r = _sigmoid(r)
         s[a] += r + rng.laplace(1 / eps)
         n[a] += 1
         arms.append(a)
@@ -73,7 +89,8 @@ def _draw_level(dist, values, mu=1.0, sd=1.0, lo=0.0, hi=100.0):
     return min(max(mu + sd * np.random.standard_normal(), lo), hi)
 
 
-def heldp_ucb(seed, means, horizon, variant, eps_min, dist, values, forced_choice="random"):
+def heldp_ucb(seed, means, horizon, variant, eps_min, dist, values, forced_choice="random",
+              law="bernoulli", sigmoid=False):
     """Agents 2 (variant 'L') and 4 (variant 'B') of seed 001, rounds tau = 1..T."""
     np.random.seed(seed)
     k = len(means)
@@ -98,7 +115,9 @@ def heldp_ucb(seed, means, horizon, variant, eps_min, dist, values, forced_choic
                 a = int(np.argmax(idx))
         e = _draw_level(dist, values)
         if e > 0:
-            r = rng.bernoulli(means[a])
+            r = reward(law, means[a])
+            if sigmoid:
+                r = _sigmoid(r)
             if variant == "L":
                 x = r + rng.laplace(1 / e)
             else:
