@@ -12,7 +12,7 @@ import numba
 import numpy as np
 import pytest
 
-from dpbench.engine.simulate import _run_chunk, compile_plan, numba_threads, prepare
+from dpbench.engine.simulate import numba_threads
 from dpbench.engine.caching import cached_njit
 from dpbench import randomness as rng
 from numba import prange
@@ -20,33 +20,22 @@ from numba import prange
 T = 1_000_000
 
 
-def _bench(benchmark, policy, threads, reps, **params):
-    if threads > numba.config.NUMBA_NUM_THREADS:
-        pytest.skip(f"needs {threads} threads")
-    plan = prepare(policy, "bernoulli", T, 1, **params)
-    compile_plan(plan)
-    with numba_threads(threads):
-        benchmark.pedantic(_run_chunk, args=(plan, 0, reps, False), rounds=5, warmup_rounds=1)
-    benchmark.extra_info["pulls_per_second"] = reps * T / benchmark.stats.stats.mean
-    benchmark.extra_info["threads"] = threads
-
-
 @pytest.mark.benchmark(group="engine: UCB1, 20 arms, T=1e6")
 @pytest.mark.parametrize("threads", [1, 2])
-def test_ucb1(benchmark, threads):
-    _bench(benchmark, "ucb1", threads, reps=2 * threads)
+def test_ucb1(bench_policy, threads):
+    bench_policy("ucb1", horizon=T, reps=2 * threads, threads=threads)
 
 
 @pytest.mark.benchmark(group="engine: LDP-UCB-B eps=2, 20 arms, T=1e6")
 @pytest.mark.parametrize("threads", [1, 2])
-def test_ldp_ucb_b(benchmark, threads):
-    _bench(benchmark, "ldp_ucb_b", threads, reps=2 * threads, eps=2.0)
+def test_ldp_ucb_b(bench_policy, threads):
+    bench_policy("ldp_ucb_b", horizon=T, reps=2 * threads, threads=threads, eps=2.0)
 
 
 @pytest.mark.benchmark(group="engine: LDP-UCB-L eps=2, 20 arms, T=1e6")
 @pytest.mark.parametrize("threads", [1, 2])
-def test_ldp_ucb_l(benchmark, threads):
-    _bench(benchmark, "ldp_ucb_l", threads, reps=2 * threads, eps=2.0)
+def test_ldp_ucb_l(bench_policy, threads):
+    bench_policy("ldp_ucb_l", horizon=T, reps=2 * threads, threads=threads, eps=2.0)
 
 
 @cached_njit(parallel=True)
