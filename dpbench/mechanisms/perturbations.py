@@ -19,7 +19,8 @@ Stable API (the Lemma 8/9 checks and the audits build on it):
   ``gauss_cdf/gauss_sf/gauss_pdf/gauss_sample``, ``beta_cdf/beta_sf/beta_pdf/beta_sample``
   (regularised incomplete beta, ~1e-14 relative, stable for shapes up to 1e7),
   ``beta_shapes`` (Algorithm 2's parameters), ``lemma15_cdf/sf/pdf/sample``,
-  ``lemma15_width`` (A), ``lemma15_tail_radius`` (the d of Fact 4);
+  ``lemma15_width`` (A), ``lemma15_tail_radius`` (the d of Fact 4), and the
+  sampler's parts ``open_uniform``, ``lemma15_c``, ``lemma15_from_uniform`` (quantile);
 * start phases ``gauss_start_phase`` (N_G*) and ``beta_start_phase`` (N_B*);
 * vectorised law objects ``GaussianLaw``, ``BetaLaw``, ``Lemma15Law`` with
   ``cdf/sf/pdf(x)`` (array in, array out), ``sample(size, seed)``, ``support()``,
@@ -319,7 +320,7 @@ def lemma15_tail_radius(n, tail, eps, delta):
 
 
 @cached_njit
-def _open_uniform():
+def open_uniform():
     """U(0, 1): ``randomness.uniform`` redrawn on the (probability 2^-53) value 0."""
     u = rng.uniform()
     while u == 0.0:
@@ -328,16 +329,22 @@ def _open_uniform():
 
 
 @cached_njit
-def lemma15_draw(x0, n, eps, delta, c):
-    """One theta by inversion of one uniform, given c = ``lemma15_c(eps, delta)``
-    (the policies precompute it): D = ln(1 + (1/2 - m)/(m + c))/(n eps), m = min(u, 1-u),
-    theta = x0 -+ D (spec §4.4); x0 + (u - 1/2)/(n delta) at eps = 0."""
-    u = _open_uniform()
+def lemma15_from_uniform(u, x0, n, eps, delta, c):
+    """The Lemma 15 quantile at u in (0, 1), given c = ``lemma15_c(eps, delta)`` (the
+    policies precompute it): D = ln(1 + (1/2 - m)/(m + c))/(n eps), m = min(u, 1-u),
+    theta = x0 - D if u < 1/2 else x0 + D (spec §4.4); x0 + (u - 1/2)/(n delta) at eps = 0.
+    Never above x0 when u < 1/2 (floating-point subtraction of D >= 0 is monotone)."""
     if eps == 0.0:
         return x0 + (u - 0.5) / (n * delta)
     m = u if u < 0.5 else 1.0 - u
     d = math.log1p((0.5 - m) / (m + c)) / (n * eps)
     return x0 - d if u < 0.5 else x0 + d
+
+
+@cached_njit
+def lemma15_draw(x0, n, eps, delta, c):
+    """One theta by inversion of one uniform in (0, 1) (see ``lemma15_from_uniform``)."""
+    return lemma15_from_uniform(open_uniform(), x0, n, eps, delta, c)
 
 
 @cached_njit

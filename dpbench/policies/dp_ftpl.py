@@ -41,7 +41,8 @@ from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
 from ..mechanisms.perturbations import (BETA_START_RULES, GAUSS_START_RULES, GAUSS_VARIANCE,
                                         beta_shapes, beta_start_phase, gauss_start_phase,
-                                        lemma15_c, lemma15_draw, lemma15_tail_radius)
+                                        lemma15_c, lemma15_from_uniform, lemma15_tail_radius,
+                                        open_uniform)
 from ..validation import InputError
 
 
@@ -140,7 +141,10 @@ def _new_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        theta = lemma15_draw(centre[a], pulls[a], policy.eps, policy.delta, policy.c)
+        u = open_uniform()
+        if u < 0.5 and centre[a] <= best:          # theta_a <= x0_a <= best: cannot win, skip
+            continue                               # the log (exact: the stream is unchanged)
+        theta = lemma15_from_uniform(u, centre[a], pulls[a], policy.eps, policy.delta, policy.c)
         if theta > best:
             best = theta
             arm = a
