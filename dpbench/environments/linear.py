@@ -1,0 +1,202 @@
+"""Stochastic linear bandit environments with finite action sets (seed 004, Sec. 2 and 6).
+
+The reward of action a is r = <a, theta*> + eta.  Assumption 1 of the paper asks
+for ||a|| <= 1, ||theta*|| <= 1, 1-sub-Gaussian noise and |r| <= 1; the paper does
+not say which law it simulated.  ``LinearArms`` offers:
+
+* ``noise="rademacher"`` (default, spec §8.3 [PROPOSED DEFAULT]): r in {-1, +1} with
+  P(r = +1) = (1 + mu_a)/2, mu_a = <a, theta*>.  Bounded in [-1, 1] (so the Laplace
+  sensitivity is Delta_r = 2), mean exact, 1-sub-Gaussian; a batch of m pulls is one
+  draw, 2 Binomial(m, (1 + mu_a)/2) - m.
+* ``noise="gaussian"``: r = mu_a + N(0, sigma^2), a batch is one normal draw.  The
+  rewards are unbounded, so no Laplace calibration is private; the private policies
+  warn.
+
+The engine's arms are the action indices; gaps are max_b mu_b - mu_a (pseudo-regret,
+eq. 1).  Catalog names:
+
+* ``linear_sphere``: K actions and theta* uniform on the unit sphere S^{d-1}, drawn
+  once from ``instance_seed`` (the paper's Sec. 6 data; the paper does not say whether
+  it re-drew the instance per run, so one fixed instance per seed is used);
+* ``linear``: explicit ``actions`` (K x d) and ``theta``;
+* ``linear_sphere_net``: the continuous unit sphere replaced by a zeta-net (Lemma 1):
+  the exact circle net for d = 2, a greedy net of a random pool otherwise.  Regret is
+  measured against the best net action; the continuous optimum is ||theta*||, and
+  ``info["discretization_gap"]`` is the extra per-round regret to it (<= zeta).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.catalog import (EnvironmentSpec, Instance, Param, choice, integer, real,
+                              register_environment)
+from ..engine.components import draw, draw_sum, implements
+from ..policies.optimal_design import check_actions, greedy_net, net_sphere_2d
+from ..validation import InputError, check_real
+
+RADEMACHER, GAUSSIAN = 0, 1
+NOISES = {"rademacher": RADEMACHER, "gaussian": GAUSSIAN}
+_NORM_SLACK = 1e-9
+
+
+class LinearArms(NamedTuple):
+    """K actions (rows of ``actions``) with mean rewards ``means`` = actions @ theta*."""
+    actions: np.ndarray      # (K, d), C-contiguous
+    means: np.ndarray        # (K,)
+    noise: int               # RADEMACHER | GAUSSIAN
+    sigma: float             # Gaussian noise standard deviation (unused for Rademacher)
+
+
+@implements(draw, LinearArms)
+def _linear_draw(env, arm):
+    mu = env.means[arm]
+    if env.noise == RADEMACHER:
+        return 2.0 * rng.bernoulli(0.5 * (1.0 + mu)) - 1.0
+    return rng.normal(mu, env.sigma)
+
+
+@implements(draw_sum, LinearArms)
+def _linear_draw_sum(env, arm, m):
+    mu = env.means[arm]
+    if env.noise == RADEMACHER:
+        if m == 1:
+            return 2.0 * rng.bernoulli(0.5 * (1.0 + mu)) - 1.0
+        return 2.0 * rng.binomial(m, 0.5 * (1.0 + mu)) - m
+    return rng.normal(m * mu, math.sqrt(m) * env.sigma)
+
+
+# ------------------------------------------------------------ builders
+def unit_sphere(k: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(actions (k x d), theta (d)) uniform on S^{d-1}, from numpy Generator(seed)."""
+    gen = np.random.default_rng(seed)
+    actions = gen.standard_normal((k, d))
+    actions /= np.linalg.norm(actions, axis=1, keepdims=True)
+    theta = gen.standard_normal(d)
+    theta /= np.linalg.norm(theta)
+    return np.ascontiguousarray(actions), theta
+
+
+def _parse_matrix(name, value):
+    if isinstance(value, str):
+        try:
+            value = [[float(v) for v in row.split(",") if v.strip()]
+                     for row in value.split(";") if row.strip()]
+        except ValueError:
+            raise InputError(f"{name} must be rows of numbers like '1,0;0,1' (got {value!r})") from None
+        if len({len(r) for r in value}) > 1:
+            raise InputError(f"{name}: every row must have the same length (got {value!r})")
+    return value
+
+
+def _parse_vector(name, value):
+    if isinstance(value, str):
+        try:
+            value = [float(v) for v in value.split(",") if v.strip()]
+        except ValueError:
+            raise InputError(f"{name} must be numbers like '0.6,0.8' (got {value!r})") from None
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a vector of real numbers (got {value!r})") from None
+
+
+def linear(actions, theta, noise: str = "rademacher", sigma: float = 1.0, *, name="linear",
+           params=None, info=None) -> Instance:
+    """A linear bandit with the given actions (K x d) and parameter theta (d)."""
+    x = check_actions(_parse_matrix("actions", actions))
+    k, d = x.shape
+    if k < 2:
+        raise InputError(f"actions: a bandit needs at least 2 actions (got {k})")
+    th = _parse_vector("theta", theta)
+    if th.ndim != 1 or th.shape[0] != d:
+        raise InputError(f"theta must be a vector of length d = {d} (the actions' dimension); "
+                         f"got shape {th.shape}")
+    if not np.isfinite(th).all():
+        raise InputError(f"theta must contain only finite numbers (got {th.tolist()})")
+    norms = np.linalg.norm(x, axis=1)
+    if norms.max() > 1.0 + _NORM_SLACK:
+        raise InputError(f"actions must have Euclidean norm <= 1 (Assumption 1); action "
+                         f"{int(norms.argmax())} has norm {norms.max():.6g}")
+    if np.linalg.norm(th) > 1.0 + _NORM_SLACK:
+        raise InputError(f"theta must have Euclidean norm <= 1 (Assumption 1); got {np.linalg.norm(th):.6g}")
+    if noise not in NOISES:
+        raise InputError(f"unknown noise {noise!r}; allowed values: {', '.join(NOISES)}")
+    sigma = check_real("sigma", sigma, low=0.0, low_open=True)
+    means = np.clip(x @ th, -1.0, 1.0)
+    if noise == "rademacher":
+        low, high = -1.0, 1.0
+    else:
+        low, high = -math.inf, math.inf
+    env = LinearArms(x, means, NOISES[noise], float(sigma))
+    params = dict(params or {"actions": x.tolist(), "theta": th.tolist()})
+    params.update(noise=noise, sigma=float(sigma))
+    info = dict(info or {})
+    info.update(k=k, d=d, theta=th.tolist(), reward_model=noise)
+    return Instance(env, means.copy(), low, high, name, params, info)
+
+
+def linear_sphere(k: int = 10, d: int = 2, instance_seed: int = 0, noise: str = "rademacher",
+                  sigma: float = 1.0) -> Instance:
+    """K actions and theta* uniform on the unit sphere S^{d-1} (paper Sec. 6)."""
+    actions, theta = unit_sphere(k, d, instance_seed)
+    params = {"k": k, "d": d, "instance_seed": instance_seed}
+    info = {"instance": f"K={k} actions and theta* uniform on S^{d - 1}, numpy Generator({instance_seed})",
+            "proposed_defaults": ["reward law: Rademacher r in {-1,+1}, P(+1) = (1 + <a,theta>)/2 "
+                                  "(paper silent; spec §8.3)",
+                                  "one fixed instance per instance_seed (paper silent)"]}
+    return linear(actions, theta, noise, sigma, name="linear_sphere", params=params, info=info)
+
+
+def linear_sphere_net(d: int = 2, zeta: float = 0.01, pool: int = 100_000, instance_seed: int = 0,
+                      noise: str = "rademacher", sigma: float = 1.0) -> Instance:
+    """The continuous unit sphere replaced by a zeta-net (Lemma 1): the circle net for
+    d = 2, a greedy net of ``pool`` uniform points otherwise; theta* uniform on S^{d-1}."""
+    gen = np.random.default_rng(instance_seed)
+    theta = gen.standard_normal(d)
+    theta /= np.linalg.norm(theta)
+    if d == 2:
+        actions = net_sphere_2d(zeta)
+        how = f"circle net, M = ceil(pi / arcsin(zeta/2)) = {actions.shape[0]} points"
+    else:
+        cloud = gen.standard_normal((pool, d))
+        cloud /= np.linalg.norm(cloud, axis=1, keepdims=True)
+        actions = np.ascontiguousarray(cloud[greedy_net(cloud, zeta)])
+        how = f"greedy zeta-net of {pool} uniform points: {actions.shape[0]} points"
+    means = actions @ theta
+    params = {"d": d, "zeta": zeta, "pool": pool, "instance_seed": instance_seed}
+    info = {"zeta": zeta, "net": how, "discretization_gap": float(1.0 - means.max()),
+            "continuous_optimum": 1.0}
+    return linear(actions, theta, noise, sigma, name="linear_sphere_net", params=params, info=info)
+
+
+_NOISE = Param("noise", "reward law: rademacher (bounded in [-1,1], the default) or gaussian",
+               choice(*NOISES), "rademacher")
+_SIGMA = Param("sigma", "standard deviation of gaussian noise", real(0.0, low_open=True), 1.0)
+
+
+def _matrix(name, value):
+    return _parse_matrix(name, value)
+
+
+register_environment(EnvironmentSpec(
+    "linear_sphere", "linear bandit: K actions and theta* uniform on the unit sphere (seed 004 Sec. 6)",
+    (Param("k", "number of actions K", integer(2), 10),
+     Param("d", "dimension d", integer(1), 2),
+     Param("instance_seed", "seed of the random instance", integer(0), 0),
+     _NOISE, _SIGMA), linear_sphere))
+register_environment(EnvironmentSpec(
+    "linear", "linear bandit with explicit actions (K x d, rows ';'-separated) and theta",
+    (Param("actions", "K x d action matrix, e.g. '1,0;0,1;0.6,0.8'", _matrix),
+     Param("theta", "parameter theta* (length d), e.g. '0.6,0.8'", lambda n, v: _parse_vector(n, v).tolist()),
+     _NOISE, _SIGMA), linear))
+register_environment(EnvironmentSpec(
+    "linear_sphere_net", "linear bandit on a zeta-net of the unit sphere (seed 004 Lemma 1)",
+    (Param("d", "dimension d", integer(1), 2),
+     Param("zeta", "net resolution (the paper uses 1/T)", real(0.0, 2.0, low_open=True), 0.01),
+     Param("pool", "random pool size of the greedy net (d > 2)", integer(1), 100_000),
+     Param("instance_seed", "seed of theta* (and of the pool)", integer(0), 0),
+     _NOISE, _SIGMA), linear_sphere_net))
