@@ -1,0 +1,199 @@
+"""Local Laplace randomiser, shuffler and privacy amplification by shuffling (seed 004, Sec. 4-5).
+
+* Local randomiser (Algorithms 2 and 3): a client in [-1, 1] reports r + Laplace(s).
+  The paper uses s = 1/eps0 and calls it eps0-LDP; rewards in [-1, 1] differ by up to
+  Delta_r = 2, so that report is 2 eps0-LDP (ERRATUM E1).  ``noise_scale="calibrated"``
+  (default) uses s = Delta_r / eps0; ``"paper"`` keeps 1/eps0.
+  :class:`LaplaceRandomizer` is the engine component (a batch of m reports is the sum
+  of m rewards plus one Laplace-sum draw, Gamma(m, s) - Gamma(m, s)).
+* Amplification, eq. (10) (Feldman, McMillan & Talwar 2021, Thm 1 / 3.1):
+
+      f_{n,delta}(eps0) = log(1 + (e^eps0 - 1)/(e^eps0 + 1) *
+                              (8 sqrt(e^eps0 log(4/delta)) / sqrt(n) + 8 e^eps0 / n))
+
+  is the central epsilon of n shuffled eps0-LDP reports; Algorithm 3 gives every client
+  of batch i the level eps0^(i) = f^{-1}_{n_i,delta}(eps) (:func:`amplification_inverse`,
+  bisection).  FMT's theorem only holds for eps0 <= log(n / (16 log(2/delta))); the paper
+  applies eq. (10) without it, so small batches are uncovered and f^{-1}(eps) < eps there
+  (ERRATUM E5).  ``eps0_mode="safe"`` (default) uses
+  max(eps, min(f^{-1}(eps), log(n / (16 log(4/delta))))) (the stricter limit of the FMT
+  reference code), or eps when that limit is <= 0: always (eps, delta)-DP per batch;
+  ``"paper"`` uses f^{-1}(eps).
+* Shuffler (Sec. 5, spec §2.7): :func:`shuffle_batch` simulates one batch explicitly
+  (uniform permutation of the action multiset over the clients, Laplace reports,
+  un-permuted output in enumeration order) for audits; regret runs use the sums, which
+  the permutation does not change.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.caching import cached_njit
+from ..engine.catalog import MechanismSpec, Param, choice, real, register_mechanism
+from ..engine.components import draw_sum, implements, respond
+from ..validation import InputError, check_delta, check_eps, check_int, check_real
+
+REWARD_RANGE = 2.0           # rewards in [-1, 1] (Assumption 1): Delta_r
+NOISE_SCALES = ("calibrated", "paper")
+EPS0_MODES = ("safe", "paper")
+
+
+def laplace_scale(eps: float, noise_scale: str = "calibrated", reward_range: float = REWARD_RANGE) -> float:
+    """Laplace scale giving the claimed level eps: Delta_r / eps (calibrated) or 1 / eps (paper, E1)."""
+    return (reward_range if noise_scale == "calibrated" else 1.0) / eps
+
+
+# ------------------------------------------------------------ eq. (10)
+@cached_njit
+def amplification(eps0, n, delta):
+    """f_{n,delta}(eps0): central level of n shuffled eps0-LDP reports (eq. 10)."""
+    e = math.exp(min(eps0, 700.0))
+    frac = math.tanh(0.5 * eps0)                       # (e^eps0 - 1)/(e^eps0 + 1)
+    inner = 8.0 * math.sqrt(e * math.log(4.0 / delta)) / math.sqrt(n) + 8.0 * e / n
+    return math.log1p(frac * inner)
+
+
+@cached_njit
+def amplification_inverse(eps, n, delta):
+    """eps0 with f_{n,delta}(eps0) = eps (bisection; f is continuous, increasing, f(0) = 0)."""
+    if eps <= 0.0:
+        return 0.0
+    hi = 1.0
+    while amplification(hi, n, delta) < eps and hi < 1e3:
+        hi *= 2.0
+    lo = 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid == lo or mid == hi:
+            break
+        if amplification(mid, n, delta) < eps:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@cached_njit
+def fmt_limit(n, delta):
+    """log(n / (16 log(4/delta))): the largest eps0 the (strict) FMT bound covers."""
+    return math.log(n / (16.0 * math.log(4.0 / delta)))
+
+
+@cached_njit
+def batch_local_eps(eps, n, delta, safe):
+    """eps0^(i) of a batch of n clients (see module docstring for the two modes)."""
+    inverse = amplification_inverse(eps, n, delta)
+    if not safe:
+        return inverse
+    limit = fmt_limit(n, delta)
+    if limit <= 0.0:
+        return eps
+    return max(eps, min(inverse, limit))
+
+
+def local_eps(eps, n, delta, eps0_mode: str = "safe") -> float:
+    """Validated :func:`batch_local_eps`: the per-client level for a batch of n clients."""
+    eps = check_eps(eps)
+    n = check_int("n", n, low=1)
+    delta = check_delta(delta, allow_zero=False)
+    if eps0_mode not in EPS0_MODES:
+        raise InputError(f"unknown eps0_mode {eps0_mode!r}; allowed values: {', '.join(EPS0_MODES)}")
+    return float(batch_local_eps(eps, float(n), delta, eps0_mode == "safe"))
+
+
+def amplified_eps(eps0, n, delta) -> float:
+    """Validated :func:`amplification` (n may be fractional, as in the spec's tables)."""
+    eps0 = check_real("eps0", eps0, low=0.0)
+    n = check_real("n", n, low=1.0)
+    delta = check_delta(delta, allow_zero=False)
+    return float(amplification(eps0, n, delta))
+
+
+# ------------------------------------------------------------ engine component
+class LaplaceRandomizer(NamedTuple):
+    """Every client reports reward + Laplace(scale); ``eps`` is the level it claims."""
+    scale: float
+    eps: float
+
+
+@implements(respond, LaplaceRandomizer)
+def _laplace_randomizer_respond(mech, env, arm, m):
+    total = draw_sum(env, arm, m)
+    return total + rng.laplace_sum(m, mech.scale), mech.eps
+
+
+# ------------------------------------------------------------ shuffler (audit path)
+@cached_njit
+def _shuffle_batch_kernel(counts, client_rewards, scale, seed, slot_action, report, client_of_slot):
+    np.random.seed(seed)
+    n = slot_action.shape[0]
+    pos = 0
+    for a in range(counts.shape[0]):                   # enumeration a_1..a_n of the multiset
+        for _ in range(counts[a]):
+            slot_action[pos] = a
+            pos += 1
+    perm = np.arange(n)                                # client j plays slot perm[j]
+    for i in range(n - 1, 0, -1):                      # Fisher–Yates, one uniform per swap
+        j = int(rng.uniform() * (i + 1))
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+    for j in range(n):
+        slot = perm[j]
+        client_of_slot[slot] = j
+        report[slot] = client_rewards[j, slot_action[slot]] + rng.laplace(scale)
+
+
+def shuffle_batch(counts, client_rewards, scale, seed):
+    """One shuffled batch (Algorithm 3 lines 11-16).
+
+    counts[a]: plays of action a in the batch (n = sum); client_rewards[j, a]: the
+    reward client j would get from action a (n x K).  Returns (slot_action, report,
+    client_of_slot): what the server sees, the multiset in enumeration order with the
+    privatised rewards, and which client produced each slot (hidden from the server;
+    returned for tests)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.ndim != 1 or (counts < 0).any() or counts.sum() < 1:
+        raise InputError(f"counts must be non-negative integers with a positive sum (got {counts!r})")
+    n = int(counts.sum())
+    table = np.ascontiguousarray(client_rewards, dtype=np.float64)
+    if table.shape != (n, counts.size):
+        raise InputError(f"client_rewards must have shape (n, K) = ({n}, {counts.size}); got {table.shape}")
+    scale = check_real("scale", scale, low=0.0, low_open=True)
+    slot_action = np.empty(n, dtype=np.int64)
+    report = np.empty(n)
+    client_of_slot = np.empty(n, dtype=np.int64)
+    _shuffle_batch_kernel(counts, table, scale, rng.stream_seed(seed), slot_action, report, client_of_slot)
+    return slot_action, report, client_of_slot
+
+
+# ------------------------------------------------------------ stand-alone sampler
+@cached_njit
+def _sample_laplace_kernel(x, scale, seed, out):
+    np.random.seed(seed)
+    for i in range(out.shape[0]):
+        out[i] = x + rng.laplace(scale)
+
+
+def sample_laplace_pm1(x, n, seed, *, eps, noise_scale="calibrated"):
+    """n reports r + Laplace(s) of a reward x in [-1, 1] (s = 2/eps calibrated, 1/eps paper)."""
+    eps = check_eps(eps)
+    n = check_int("n", n, low=1)
+    x = check_real("x", x, low=-1.0, high=1.0)
+    if noise_scale not in NOISE_SCALES:
+        raise InputError(f"unknown noise_scale {noise_scale!r}; allowed values: {', '.join(NOISE_SCALES)}")
+    out = np.empty(n)
+    _sample_laplace_kernel(x, laplace_scale(eps, noise_scale), rng.stream_seed(seed), out)
+    return out
+
+
+register_mechanism(MechanismSpec(
+    "laplace_pm1", "r + Laplace(s) on rewards in [-1,1]; s = 2/eps (calibrated) or 1/eps (paper: "
+    "really 2 eps-LDP, erratum E1)", "seed 004 Algorithms 2-3, App. B.1",
+    (Param("eps", "claimed privacy level", real(0.0, low_open=True)),
+     Param("noise_scale", "calibrated (2/eps) or paper (1/eps)", choice(*NOISE_SCALES), "calibrated")),
+    sample_laplace_pm1, lambda p: (p["eps"], 0.0), -1.0, 1.0))
