@@ -2,3 +2,4 @@
 from . import stochastic_arms
 from .stochastic_arms import (TWENTY_ARM_MEANS, BernoulliArms, GaussianArms, MixedArms, bernoulli,
                               beta, gaussian, mixture, paper_mixed, two_point, uniform)
+from . import linear  # seed 004
