@@ -1,0 +1,636 @@
+"""Fits of regret curves, with honest uncertainty, and verdicts against the bounds registry.
+
+Every fit returns a :class:`Fit`: the estimate, its confidence interval, and
+``checks``: one :class:`Verdict` per bound (or prediction) it was compared
+with.  Statuses:
+
+* ``within`` / ``outside``      a number against an upper/lower bound (slope or value);
+* ``consistent`` / ``inconsistent``  an exponent against an order-only bound or a scaling law;
+* ``inconclusive``              the interval straddles the bound;
+* ``not applicable``            the fit or the bound does not apply, with the reason
+  (too few checkpoints or repetitions, a window that is not logarithmic, a
+  bound evaluated outside its hypotheses such as eps > 1).  Never a silent pass.
+
+Uncertainty respects the correlation along a regret curve: a curve's points
+share its repetitions, so an OLS standard error over checkpoints would be far too
+small.  Slopes are fitted per repetition (repetitions are independent) and the
+interval is a Student-t interval over those per-repetition fits
+(``ci="t"``, default) or a percentile bootstrap over repetitions
+(``ci="bootstrap"``).  Fits across separate runs (eps or gap sweeps) bootstrap
+the repetitions of every run independently.
+
+Inputs are ``SimulationResult`` objects (``checkpoints``, ``regret[R, C]``,
+``means``, ``params``, ``info``) or plain arrays ``(checkpoints, regret)``.
+
+Main entry points: :func:`log_regret_fit` (R(t) = a + C ln t, spec 000/001 F1),
+:func:`curve_exponent` (log-log exponent along a curve),
+:func:`power_law_fit` (exponent across runs), :func:`privacy_scaling` (C vs
+eps, F3), :func:`gap_scaling` (C vs Delta, F4), :func:`v_regression` (seed 001
+Fig. 2), :func:`ratio_at` (privacy-cost ratios, F2), :func:`check_values`
+(explicit bounds at the horizon or at every checkpoint).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import statsmodels.api as sm
+from scipy import stats
+
+from dpbench.validation import InputError, check_int, check_real
+
+from . import bounds as _bounds
+from .bounds.registry import ASYMPTOTIC, UPPER, Bound, Exponent
+
+WITHIN, OUTSIDE, INCONCLUSIVE = "within", "outside", "inconclusive"
+CONSISTENT, INCONSISTENT = "consistent", "inconsistent"
+NOT_APPLICABLE = "not applicable"
+
+
+@dataclass
+class Verdict:
+    status: str
+    reason: str = ""
+    bound: str | None = None                 # registry key, or a label of the prediction
+    evidence: dict = field(default_factory=dict)
+
+    def __str__(self):
+        head = f"{self.bound}: " if self.bound else ""
+        return f"{head}{self.status}" + (f" ({self.reason})" if self.reason else "")
+
+
+@dataclass
+class Fit:
+    kind: str
+    estimate: float | None
+    ci: tuple[float, float] | None
+    level: float
+    n_reps: int
+    n_points: int
+    verdict: Verdict                        # is the fit itself applicable?
+    checks: list[Verdict] = field(default_factory=list)
+    details: dict = field(default_factory=dict)
+
+    @property
+    def applicable(self) -> bool:
+        return self.verdict.status != NOT_APPLICABLE
+
+    @property
+    def bound_verdict(self) -> Verdict:
+        """One verdict over every applicable check: outside/inconsistent wins, then inconclusive."""
+        if not self.applicable:
+            return self.verdict
+        live = [c for c in self.checks if c.status != NOT_APPLICABLE]
+        if not live:
+            return Verdict(NOT_APPLICABLE, "no applicable bound or prediction")
+        for bad in (OUTSIDE, INCONSISTENT, INCONCLUSIVE):
+            hits = [c for c in live if c.status == bad]
+            if hits:
+                return Verdict(bad, "; ".join(str(c) for c in hits))
+        return Verdict(live[0].status if len({c.status for c in live}) == 1 else WITHIN,
+                       "; ".join(str(c) for c in live))
+
+    def __str__(self):
+        if not self.applicable:
+            return f"{self.kind}: not applicable ({self.verdict.reason})"
+        lo, hi = self.ci
+        return f"{self.kind}: {self.estimate:.4g} [{lo:.4g}, {hi:.4g}] ({self.level:.0%}, R={self.n_reps})"
+
+
+def _not_applicable(kind, reason, level=0.95, n_reps=0, n_points=0, **details) -> Fit:
+    return Fit(kind, None, None, level, n_reps, n_points, Verdict(NOT_APPLICABLE, reason), details=details)
+
+
+# ------------------------------------------------------------------ inputs
+@dataclass
+class Curves:
+    """Per-repetition regret curves: ``regret[r, c]`` after ``checkpoints[c]`` pulls."""
+    checkpoints: np.ndarray
+    regret: np.ndarray
+    result: object = None            # the SimulationResult, when there is one
+
+    @property
+    def reps(self) -> int:
+        return int(self.regret.shape[0])
+
+
+def as_curves(obj) -> Curves:
+    """A ``SimulationResult``, a ``Curves``, or ``(checkpoints, regret)`` arrays."""
+    if isinstance(obj, Curves):
+        return obj
+    if hasattr(obj, "checkpoints") and hasattr(obj, "regret"):
+        return Curves(np.asarray(obj.checkpoints, dtype=float), np.asarray(obj.regret, dtype=float), obj)
+    try:
+        checkpoints, regret = obj
+    except (TypeError, ValueError):
+        raise InputError("expected a SimulationResult or a pair (checkpoints, regret[R, C])") from None
+    checkpoints = np.asarray(checkpoints, dtype=float)
+    regret = np.atleast_2d(np.asarray(regret, dtype=float))
+    if checkpoints.ndim != 1 or regret.shape[1] != checkpoints.size:
+        raise InputError(f"regret must have shape (reps, {checkpoints.size}) to match the checkpoints "
+                         f"(got {regret.shape})")
+    if checkpoints.size and (np.any(np.diff(checkpoints) <= 0) or checkpoints[0] < 1):
+        raise InputError("checkpoints must be increasing pull counts >= 1")
+    if not np.all(np.isfinite(regret)):
+        raise InputError("regret contains non-finite values")
+    return Curves(checkpoints, regret)
+
+
+def _check_level(level):
+    return check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def _window(curves: Curves, window) -> tuple[float, float]:
+    horizon = float(curves.checkpoints[-1])
+    if window is None:
+        return horizon / 100.0, horizon
+    lo, hi = (float(w) for w in window)
+    if not (0 < lo < hi):
+        raise InputError(f"window must be (lo, hi) with 0 < lo < hi (got {window!r})")
+    return lo, hi
+
+
+def _slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """OLS slope of every row of y (R, n) on x (n,)."""
+    xc = x - x.mean()
+    return (y - y.mean(axis=1, keepdims=True)) @ xc / float(xc @ xc)
+
+
+def _interval(samples: np.ndarray, level: float, method: str, n_boot: int, seed: int):
+    """Mean of independent per-repetition estimates and its interval."""
+    est = float(samples.mean())
+    if method == "t":
+        se = float(samples.std(ddof=1) / math.sqrt(samples.size))
+        half = float(stats.t.ppf(0.5 + level / 2, samples.size - 1)) * se
+        return est, (est - half, est + half), se
+    if method == "bootstrap":
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, samples.size, size=(n_boot, samples.size))
+        boot = samples[idx].mean(axis=1)
+        a = (1 - level) / 2
+        return est, (float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a))), float(boot.std(ddof=1))
+    raise InputError(f"ci must be 't' or 'bootstrap' (got {method!r})")
+
+
+# --------------------------------------------------------- log-regret fit
+def log_regret_fit(result, *, window=None, bounds=None, ctx: Mapping | None = None, min_points: int = 5,
+                   min_reps: int = 3, agreement: float = 0.2, level: float = 0.95, ci: str = "t",
+                   n_boot: int = 2000, seed: int = 0) -> Fit:
+    """Fit R(t) = a + C ln t on a late window (default [T/100, T]).
+
+    The window is accepted as logarithmic only if the local slopes on its lower
+    and upper halves (in ln t) agree within ``agreement`` (relative, spec F1's
+    20%); otherwise the fit is *not applicable*.  C's interval comes from
+    per-repetition fits.  ``bounds`` (registry keys or :class:`Bound` objects;
+    default: every bound registered for the result's policy) are compared with C:
+    an upper bound's ln T coefficient must not lie below the interval, a lower
+    bound's not above it.
+    """
+    level = _check_level(level)
+    min_points = check_int("min_points", min_points, low=3)
+    min_reps = check_int("min_reps", min_reps, low=2)
+    agreement = check_real("agreement", agreement, low=0.0, low_open=True)
+    curves = as_curves(result)
+    lo, hi = _window(curves, window)
+    inside = (curves.checkpoints >= lo) & (curves.checkpoints <= hi)
+    n_points, reps = int(inside.sum()), curves.reps
+    kind = "log-regret slope C"
+    if reps < min_reps:
+        return _not_applicable(kind, f"{reps} repetition(s); an interval needs at least {min_reps}",
+                               level, reps, n_points)
+    if n_points < min_points:
+        return _not_applicable(kind, f"{n_points} checkpoint(s) in the window [{lo:g}, {hi:g}]; "
+                                     f"at least {min_points} needed", level, reps, n_points)
+    x = np.log(curves.checkpoints[inside])
+    y = curves.regret[:, inside]
+    per_rep = _slopes(x, y)
+    est, interval, se = _interval(per_rep, level, ci, n_boot, seed)
+    # local slopes on the two halves of the window (in ln t)
+    mid = 0.5 * (x[0] + x[-1])
+    halves = [x <= mid, x >= mid]
+    local = []
+    for h in halves:
+        if h.sum() < 3:
+            return _not_applicable(kind, f"too few checkpoints ({int(h.sum())}) in half of the window to test "
+                                         "that it is logarithmic", level, reps, n_points)
+        local.append(float(_slopes(x[h], y[:, h]).mean()))
+    s1, s2 = local
+    scale = max(abs(s1), abs(s2))
+    rel = abs(s2 - s1) / scale if scale > 0 else 0.0
+    ols = sm.OLS(y.mean(axis=0), sm.add_constant(x)).fit()
+    details = {"window": (lo, hi), "intercept": float(ols.params[0]), "r_squared": float(ols.rsquared),
+               "local_slopes": (s1, s2), "local_windows": ((float(np.exp(x[0])), float(np.exp(mid))),
+                                                           (float(np.exp(mid)), float(np.exp(x[-1])))),
+               "relative_difference": rel, "se": se, "per_rep": per_rep}
+    if rel > agreement:
+        return _not_applicable(
+            kind, f"window [{lo:g}, {hi:g}] is not logarithmic: local slopes {s1:.4g} on the lower half and "
+                  f"{s2:.4g} on the upper half differ by {rel:.0%} (> {agreement:.0%})",
+            level, reps, n_points, **details)
+    fit = Fit(kind, est, interval, level, reps, n_points, Verdict(WITHIN, "logarithmic window"),
+              details=details)
+    fit.checks = _slope_checks(fit, curves, bounds, ctx)
+    return fit
+
+
+def _resolve_bounds(bounds, curves: Curves, ctx) -> tuple[list[Bound], dict]:
+    result = curves.result
+    context = _bounds.context(result, **(ctx or {})) if result is not None else _bounds.context(None, **(ctx or {}))
+    if bounds is None:
+        bounds = _bounds.bounds_for(result.policy) if result is not None else []
+    out = []
+    for b in bounds:
+        out.append(_bounds.get(b) if isinstance(b, str) else b)
+    return out, context
+
+
+def _slope_checks(fit: Fit, curves: Curves, bounds, ctx) -> list[Verdict]:
+    chosen, context = _resolve_bounds(bounds, curves, ctx)
+    checks = []
+    lo, hi = fit.ci
+    for b in chosen:
+        if b.slope is None:
+            continue
+        ev = b.evaluate(context)
+        if not ev.applicable:
+            checks.append(Verdict(NOT_APPLICABLE, ev.reason, b.key))
+            continue
+        evidence = {"bound_slope": ev.slope, "estimate": fit.estimate, "ci": fit.ci, "side": b.side,
+                    "form": b.form}
+        if b.side == UPPER:
+            ok = lo <= ev.slope
+            text = (f"C = {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'<=' if ok else '>'} "
+                    f"upper-bound coefficient {ev.slope:.4g}")
+        else:
+            ok = hi >= ev.slope
+            text = (f"C = {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'>=' if ok else '<'} "
+                    f"lower-bound coefficient {ev.slope:.4g}"
+                    + ("" if ok or b.form != ASYMPTOTIC else " (asymptotic bound, finite-T slope)"))
+        checks.append(Verdict(WITHIN if ok else OUTSIDE, text, b.key, evidence))
+    return checks
+
+
+# ---------------------------------------------------------- explicit values
+def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 3.0) -> list[Verdict]:
+    """Mean regret against explicit bounds: at every checkpoint for algorithms that do not
+    know T (``anytime`` bounds), else at the horizon.
+
+    ``within``: mean + z SE <= an upper bound (>= a lower bound) everywhere checked;
+    ``outside``: mean - z SE > the upper bound (mean + z SE < the lower bound) somewhere;
+    ``inconclusive`` otherwise.  A vacuous upper bound (>= T x max gap) is reported as such.
+    """
+    curves = as_curves(result)
+    chosen, context = _resolve_bounds(bounds, curves, ctx)
+    reps = curves.reps
+    mean = curves.regret.mean(axis=0)
+    se = curves.regret.std(axis=0, ddof=1) / math.sqrt(reps) if reps > 1 else np.full_like(mean, np.nan)
+    out = []
+    for b in chosen:
+        if b.value is None:
+            continue
+        if reps < 2:
+            out.append(Verdict(NOT_APPLICABLE, f"{reps} repetition(s): no standard error", b.key))
+            continue
+        idx = np.arange(curves.checkpoints.size) if b.anytime else np.array([curves.checkpoints.size - 1])
+        idx = idx[curves.checkpoints[idx] >= max(2, context.get("K", 2))]
+        rows, reason = [], ""
+        for i in idx:
+            ev = b.evaluate(context, T=float(curves.checkpoints[i]))
+            if not ev.applicable:
+                reason = ev.reason
+                break
+            rows.append((float(curves.checkpoints[i]), ev.value, ev.vacuous, mean[i], se[i]))
+        if reason or not rows:
+            out.append(Verdict(NOT_APPLICABLE, reason or "no checkpoint to check", b.key))
+            continue
+        t, val, vac, m, s = (np.array(col) for col in zip(*rows))
+        if b.side == UPPER:
+            bad, good = m - z * s > val, m + z * s <= val
+        else:
+            bad, good = m + z * s < val, m - z * s >= val
+        last = -1
+        evidence = {"horizon": t[last], "bound": val[last], "mean": m[last], "se": s[last],
+                    "vacuous_fraction": float(vac.mean()), "checked": int(t.size)}
+        where = "every checkpoint" if b.anytime else "the horizon"
+        vac_note = f"; vacuous (>= T x max gap) at {int(vac.sum())}/{t.size} checkpoints" if vac.any() else ""
+        if bad.any():
+            i = int(np.argmax(bad))
+            out.append(Verdict(OUTSIDE, f"at t = {t[i]:g}: mean {m[i]:.4g} +- {z:g} SE {s[i]:.3g} "
+                                        f"vs {b.side} bound {val[i]:.4g}", b.key, evidence))
+        elif good.all():
+            out.append(Verdict(WITHIN, f"{where} ({t.size}); at T = {t[last]:g}: mean {m[last]:.4g} "
+                                       f"vs bound {val[last]:.4g}{vac_note}", b.key, evidence))
+        else:
+            out.append(Verdict(INCONCLUSIVE, f"the {z:g}-SE interval straddles the bound at some checkpoint"
+                                             f"{vac_note}", b.key, evidence))
+    return out
+
+
+# ----------------------------------------------------------- exponents
+def _exponent_check(est, ci, expected: Exponent | float, side: str | None, tolerance: float,
+                    label: str) -> Verdict:
+    lo, hi = ci
+    if isinstance(expected, Exponent):
+        value, limit = expected.value, expected.limit
+    else:
+        value, limit = float(expected), None
+    evidence = {"estimate": est, "ci": ci, "expected": value, "tolerance": tolerance, "side": side}
+    if side is None:                                            # a scaling law: the CI must reach it
+        ok = lo <= value + tolerance and hi >= value - tolerance
+        rel = "contains" if ok else "excludes"
+        return Verdict(CONSISTENT if ok else INCONSISTENT,
+                       f"exponent {est:.3g} [{lo:.3g}, {hi:.3g}] {rel} {value:.3g} +- {tolerance:g}", label, evidence)
+    grows = (limit == "infinity") == (side == UPPER)
+    ok = lo <= value + tolerance if grows else hi >= value - tolerance
+    sign = "<=" if grows else ">="
+    return Verdict(CONSISTENT if ok else INCONSISTENT,
+                   f"exponent {est:.3g} [{lo:.3g}, {hi:.3g}]: {side} bound needs {sign} {value:.3g} "
+                   f"(+- {tolerance:g}) as {getattr(expected, 'variable', 'x')} -> "
+                   f"{'0' if limit == 'zero' else 'infinity'}", label, evidence)
+
+
+def exponent_checks(fit: Fit, variable: str, *, bounds=(), ctx: Mapping | None = None,
+                    predicted: float | None = None, tolerance: float = 0.1,
+                    predicted_label: str = "prediction") -> list[Verdict]:
+    """Compare a fitted exponent in ``variable`` with order-only bounds and/or a prediction."""
+    if not fit.applicable:
+        return []
+    out = []
+    if predicted is not None:
+        out.append(_exponent_check(fit.estimate, fit.ci, predicted, None, tolerance, predicted_label))
+    for b in bounds:
+        b = _bounds.get(b) if isinstance(b, str) else b
+        ev = b.evaluate(_bounds.context(None, **(ctx or {})))
+        if not ev.applicable:
+            out.append(Verdict(NOT_APPLICABLE, ev.reason, b.key))
+            continue
+        hits = [e for e in ev.exponents if e.variable == variable]
+        if not hits:
+            out.append(Verdict(NOT_APPLICABLE, f"{b.key} states no exponent in {variable}", b.key))
+            continue
+        for e in hits:
+            v = _exponent_check(fit.estimate, fit.ci, e, b.side, tolerance, b.key)
+            v.evidence["quantity"] = e.quantity
+            out.append(v)
+    return out
+
+
+def curve_exponent(result, *, window=None, log_factor: float = 0.0, predicted: float | None = None,
+                   bounds=(), ctx: Mapping | None = None, tolerance: float = 0.1, min_points: int = 5,
+                   min_reps: int = 3, level: float = 0.95, ci: str = "t", n_boot: int = 2000,
+                   seed: int = 0) -> Fit:
+    """Log-log exponent of R(t) / (ln t)^log_factor against t on a window (default [T/100, T]),
+    fitted per repetition.  E.g. ``log_factor=0.5`` divides out the sqrt(log T) of a
+    sqrt(T log T) law.  Compared with ``predicted`` and with the ``T`` exponents of ``bounds``."""
+    level = _check_level(level)
+    curves = as_curves(result)
+    lo, hi = _window(curves, window)
+    inside = (curves.checkpoints >= lo) & (curves.checkpoints <= hi) & (curves.checkpoints > 1)
+    n_points, reps = int(inside.sum()), curves.reps
+    kind = "log-log exponent in T"
+    if reps < min_reps:
+        return _not_applicable(kind, f"{reps} repetition(s); at least {min_reps} needed", level, reps, n_points)
+    if n_points < min_points:
+        return _not_applicable(kind, f"{n_points} checkpoint(s) in [{lo:g}, {hi:g}]; at least {min_points} needed",
+                               level, reps, n_points)
+    t = curves.checkpoints[inside]
+    y = curves.regret[:, inside]
+    if np.any(y <= 0):
+        return _not_applicable(kind, "zero regret at a checkpoint of the window: no logarithm", level, reps, n_points)
+    ly = np.log(y) - log_factor * np.log(np.log(t))
+    per_rep = _slopes(np.log(t), ly)
+    est, interval, se = _interval(per_rep, level, ci, n_boot, seed)
+    fit = Fit(kind, est, interval, level, reps, n_points, Verdict(WITHIN, "fitted"),
+              details={"window": (lo, hi), "log_factor": log_factor, "se": se, "per_rep": per_rep})
+    fit.checks = exponent_checks(fit, "T", bounds=bounds, ctx=ctx, predicted=predicted, tolerance=tolerance)
+    return fit
+
+
+# ------------------------------------------------------- across-run fits
+def power_law_fit(xs: Sequence[float], samples: Sequence, *, variable: str = "x", predicted: float | None = None,
+                  bounds=(), ctx: Mapping | None = None, tolerance: float = 0.1, level: float = 0.95,
+                  n_boot: int = 2000, seed: int = 0, min_runs: int = 3, min_reps: int = 2,
+                  kind: str | None = None) -> Fit:
+    """Exponent of y against x from separate runs: slope of ln(mean y) on ln x.
+
+    ``samples[i]`` holds run i's independent per-repetition values of y (or is a
+    ``SimulationResult``, whose final regrets are used).  The interval is a
+    percentile bootstrap that resamples the repetitions of every run
+    independently; R^2 of the mean fit comes from statsmodels OLS.
+    """
+    level = _check_level(level)
+    kind = kind or f"exponent in {variable}"
+    xs = np.asarray(xs, dtype=float)
+    ys = [np.asarray(s.final_regrets if hasattr(s, "final_regrets") else s, dtype=float).ravel() for s in samples]
+    if xs.ndim != 1 or xs.size != len(ys):
+        raise InputError(f"xs and samples must have the same length (got {xs.size} and {len(ys)})")
+    if xs.size < min_runs:
+        return _not_applicable(kind, f"{xs.size} run(s); an exponent needs at least {min_runs}", level)
+    if np.any(xs <= 0) or np.unique(xs).size < xs.size:
+        return _not_applicable(kind, f"{variable} values must be distinct and > 0 (got {xs.tolist()})", level)
+    small = [i for i, y in enumerate(ys) if y.size < min_reps]
+    if small:
+        return _not_applicable(kind, f"run(s) at {variable} = {xs[small].tolist()} have fewer than {min_reps} "
+                                     "repetitions", level)
+    means = np.array([y.mean() for y in ys])
+    if np.any(means <= 0):
+        return _not_applicable(kind, f"mean <= 0 at {variable} = {xs[means <= 0].tolist()}: no logarithm", level)
+    lx = np.log(xs)
+    ols = sm.OLS(np.log(means), sm.add_constant(lx)).fit()
+    rng = np.random.default_rng(seed)
+    boot = np.empty(n_boot)
+    xc = lx - lx.mean()
+    denom = float(xc @ xc)
+    for b in range(n_boot):
+        m = np.array([y[rng.integers(0, y.size, y.size)].mean() for y in ys])
+        if np.any(m <= 0):
+            boot[b] = np.nan
+            continue
+        lm = np.log(m)
+        boot[b] = float((lm - lm.mean()) @ xc / denom)
+    boot = boot[np.isfinite(boot)]
+    a = (1 - level) / 2
+    interval = (float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)))
+    fit = Fit(kind, float(ols.params[1]), interval, level, int(min(y.size for y in ys)), int(xs.size),
+              Verdict(WITHIN, "fitted"),
+              details={"x": xs.tolist(), "mean": means.tolist(), "intercept": float(ols.params[0]),
+                       "r_squared": float(ols.rsquared), "boot_se": float(boot.std(ddof=1))})
+    fit.checks = exponent_checks(fit, variable, bounds=bounds, ctx=ctx, predicted=predicted, tolerance=tolerance)
+    return fit
+
+
+def _run_slopes(results: Mapping, window, min_reps, agreement) -> tuple[list, list, dict]:
+    xs, samples, excluded = [], [], {}
+    for x, res in sorted(results.items(), key=lambda kv: float(kv[0])):
+        fit = log_regret_fit(res, window=window, bounds=(), min_reps=min_reps, agreement=agreement)
+        if not fit.applicable:
+            excluded[float(x)] = fit.verdict.reason
+            continue
+        xs.append(float(x))
+        samples.append(fit.details["per_rep"])
+    return xs, samples, excluded
+
+
+def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, window=None,
+                    predicted: float | None = None, tolerance: float = 0.2, agreement: float = 0.2,
+                    min_reps: int = 3, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Fit:
+    """Slope of ln C on ln eps, C the log-regret slope of each run (spec 000/001 F3).
+
+    ``results`` maps eps -> SimulationResult.  Runs whose window is not
+    logarithmic are excluded (listed in ``details['excluded']``).  The predicted
+    slope is the local slope of the theory factor over the same eps values
+    (``factor`` = ``"beta"``, ``"F_L"`` or a function; it tends to -2 as eps -> 0),
+    or ``predicted`` if given.  Fit 2 of F3, C = k F(eps), is reported in
+    ``details`` (k, its R^2, and eps^2 C).
+    """
+    xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
+    fit = power_law_fit(xs, samples, variable="eps", tolerance=tolerance, level=level, n_boot=n_boot,
+                        seed=seed, kind="privacy scaling: d ln C / d ln eps")
+    fit.details["excluded"] = excluded
+    if not fit.applicable:
+        if excluded:
+            fit.verdict.reason += f"; excluded (not logarithmic): {excluded}"
+        return fit
+    fn = {"beta": lambda e: _bounds.seed000_001.beta(e), "F_L": lambda e: _bounds.seed000_001.F_L(e)}.get(
+        factor, factor) if factor is not None else None
+    label = "prediction"
+    if fn is not None:
+        fx = np.array([fn(e) for e in xs])
+        lx = np.log(xs)
+        local = float(np.polyfit(lx, np.log(fx), 1)[0])
+        c_mean = np.array([s.mean() for s in samples])
+        model = sm.OLS(c_mean, fx).fit()
+        fit.details.update({"factor_local_slope": local, "k": float(model.params[0]),
+                            "k_r_squared": float(model.rsquared), "eps2_C": (np.square(xs) * c_mean).tolist()})
+        if predicted is None:
+            predicted, label = local, f"local slope of {factor if isinstance(factor, str) else 'F'}(eps)"
+    if predicted is not None:
+        fit.checks = exponent_checks(fit, "eps", predicted=predicted, tolerance=tolerance, predicted_label=label)
+    return fit
+
+
+def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, tolerance: float = 0.2,
+                agreement: float = 0.2, min_reps: int = 3, level: float = 0.95, n_boot: int = 2000,
+                seed: int = 0) -> Fit:
+    """Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
+    -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult."""
+    xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
+    fit = power_law_fit(xs, samples, variable="gap", predicted=predicted, tolerance=tolerance, level=level,
+                        n_boot=n_boot, seed=seed, kind="gap scaling: d ln C / d ln Delta")
+    fit.details["excluded"] = excluded
+    if not fit.applicable and excluded:
+        fit.verdict.reason += f"; excluded (not logarithmic): {excluded}"
+    if fit.applicable:
+        fit.details["C_times_gap"] = [float(x * s.mean()) for x, s in zip(xs, samples)]
+    return fit
+
+
+# ------------------------------------------------------ seed 001 Figure 2
+def heldp_v(result, alternative: bool = False) -> float:
+    """V of a HeLDP run: V_L (or V_L' with ``alternative``) for L agents, V_B for B agents."""
+    info = getattr(result, "info", {}) or {}
+    policy = str(getattr(result, "policy", ""))
+    key = "V_B" if policy.endswith(("_b", "_bs")) else ("V_L_alt" if alternative else "V_L")
+    if key not in info:
+        raise InputError(f"result of {policy!r} carries no {key} in its info (not a HeLDP run?)")
+    return float(info[key])
+
+
+def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: float = 0.9977,
+                 level: float = 0.95, n_boot: int = 2000, seed: int = 0, min_runs: int = 3) -> Fit:
+    """Linear regression of final regret on V (seed 001 Fig. 2), with R^2 and its bootstrap interval.
+
+    ``results`` are HeLDP ``SimulationResult`` objects (each carries V_L, V_L' and V_B in
+    ``info``).  The pooled fit is the estimate; per-policy fits are in ``details``.
+    The check compares R^2 with the paper's ``paper_r2``.
+    """
+    level = _check_level(level)
+    kind = "regret ~ V: R^2"
+    results = list(results)
+    if len(results) < min_runs:
+        return _not_applicable(kind, f"{len(results)} run(s); a regression needs at least {min_runs}", level)
+    v = np.array([heldp_v(r, alternative) for r in results])
+    ys = [np.asarray(r.final_regrets, dtype=float) for r in results]
+    if min(y.size for y in ys) < 2:
+        return _not_applicable(kind, "every run needs at least 2 repetitions for an interval", level)
+
+    def r2(vals, yy):
+        return float(sm.OLS(yy, sm.add_constant(vals)).fit().rsquared)
+
+    means = np.array([y.mean() for y in ys])
+    model = sm.OLS(means, sm.add_constant(v)).fit()
+    rng = np.random.default_rng(seed)
+    boot = np.array([r2(v, np.array([y[rng.integers(0, y.size, y.size)].mean() for y in ys]))
+                     for _ in range(n_boot)])
+    a = (1 - level) / 2
+    interval = (float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)))
+    groups = {}
+    for r, vi, m in zip(results, v, means):
+        groups.setdefault(r.policy, []).append((vi, m))
+    per_group = {g: (r2(np.array([p[0] for p in pts]), np.array([p[1] for p in pts])) if len(pts) >= 3 else None)
+                 for g, pts in groups.items()}
+    fit = Fit(kind, float(model.rsquared), interval, level, int(min(y.size for y in ys)), len(results),
+              Verdict(WITHIN, "fitted"),
+              details={"slope": float(model.params[1]), "intercept": float(model.params[0]), "V": v.tolist(),
+                       "mean_regret": means.tolist(), "per_policy_r_squared": per_group,
+                       "alternative_V_L": alternative})
+    lo, hi = interval
+    ok = lo <= paper_r2 <= hi
+    fit.checks = [Verdict(CONSISTENT if ok else INCONSISTENT,
+                          f"R^2 = {fit.estimate:.4f} [{lo:.4f}, {hi:.4f}] {'contains' if ok else 'excludes'} "
+                          f"the paper's {paper_r2}", "seed001.fig2", {"paper": paper_r2})]
+    return fit
+
+
+# --------------------------------------------------------------- ratios
+def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.95, n_boot: int = 4000,
+             seed: int = 0) -> Fit:
+    """Ratio of mean regrets of two independent runs at checkpoint ``t`` (default: the common horizon),
+    with a percentile bootstrap over each run's repetitions (the privacy-cost ratio rho of F2)."""
+    level = _check_level(level)
+    a, b = as_curves(numerator), as_curves(denominator)
+    kind = "ratio of mean regrets"
+    if t is None:
+        t = int(min(a.checkpoints[-1], b.checkpoints[-1]))
+    cols = []
+    for c in (a, b):
+        hit = np.nonzero(c.checkpoints == t)[0]
+        if hit.size == 0:
+            return _not_applicable(kind, f"t = {t} is not a checkpoint of both runs", level)
+        cols.append(c.regret[:, hit[0]])
+    x, y = cols
+    if min(x.size, y.size) < 2:
+        return _not_applicable(kind, "each run needs at least 2 repetitions", level, min(x.size, y.size))
+    if y.mean() <= 0:
+        return _not_applicable(kind, f"denominator mean regret is {y.mean():g} at t = {t}", level)
+    rng = np.random.default_rng(seed)
+    bx = x[rng.integers(0, x.size, (n_boot, x.size))].mean(axis=1)
+    by = y[rng.integers(0, y.size, (n_boot, y.size))].mean(axis=1)
+    boot = bx / np.where(by > 0, by, np.nan)
+    boot = boot[np.isfinite(boot)]
+    al = (1 - level) / 2
+    return Fit(kind, float(x.mean() / y.mean()), (float(np.quantile(boot, al)), float(np.quantile(boot, 1 - al))),
+               level, int(min(x.size, y.size)), 1, Verdict(WITHIN, "fitted"),
+               details={"t": t, "numerator_mean": float(x.mean()), "denominator_mean": float(y.mean())})
+
+
+def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: float = 0.0) -> Verdict:
+    """A paper's number against a measured interval: consistent if the interval (widened by
+    ``relative_tolerance`` of the claim, for rounded claims) contains it."""
+    if not fit.applicable:
+        return Verdict(NOT_APPLICABLE, fit.verdict.reason, label)
+    lo, hi = fit.ci
+    pad = abs(claimed) * relative_tolerance
+    ok = lo - pad <= claimed <= hi + pad
+    return Verdict(CONSISTENT if ok else INCONSISTENT,
+                   f"measured {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'contains' if ok else 'excludes'} "
+                   f"{claimed:g}" + (f" (+- {relative_tolerance:.0%})" if pad else ""), label,
+                   {"claimed": claimed, "estimate": fit.estimate, "ci": fit.ci})
+
+
+__all__ = ["Fit", "Verdict", "Curves", "as_curves", "log_regret_fit", "check_values", "curve_exponent",
+           "power_law_fit", "privacy_scaling", "gap_scaling", "v_regression", "heldp_v", "ratio_at",
+           "claim_check", "exponent_checks", "WITHIN", "OUTSIDE", "INCONCLUSIVE", "CONSISTENT",
+           "INCONSISTENT", "NOT_APPLICABLE"]
