@@ -195,3 +195,56 @@ def tree_prefix_sums(stream, bounds=None, *, eps: float | None = 1.0, split: str
     out = np.empty(T)
     _prefix_sums_kernel(x, b, eps_level, rng.stream_seed(seed), out)
     return out
+
+
+# ------------------------------------------------------ hybrid mechanism
+# Added for the seed 002 baselines (DP-UCB, DP-UCB-BOUND of Tossou & Dimitrakakis 2016),
+# on top of the tree counter above; nothing above depends on it.
+@cached_njit
+def hybrid_new(rows, horizon):
+    """Fresh state of ``rows`` hybrid counters for streams of length <= ``horizon``:
+    (p-sums, noisy p-sums) of the current block's tree, and per row
+    [running sum + logarithmic-mechanism noise, its last release]."""
+    psum, noisy = tree_new(rows, horizon)
+    return psum, noisy, np.zeros((rows, 2))
+
+
+@cached_njit
+def hybrid_add(psum, noisy, logm, row, t, value, eps):
+    """Insert item ``t`` (>= 1) with |value| <= 1 into hybrid counter ``row``; return the
+    release S_hat(t).  Chan, Shi & Song 2011 (Sec. 4), as in Tossou & Dimitrakakis 2016:
+
+    * t = 2^j: logarithmic mechanism at eps/2: the running sum gets a fresh Lap(2/eps)
+      on top of the earlier ones and is released; a new block starts (tree reset);
+    * 2^j < t < 2^(j+1): that release plus a binary mechanism at eps/2 over the block's
+      items t - 2^j = 1 .. 2^j - 1 (j levels, Lap(2j/eps) per p-sum).
+
+    Every item enters one logarithmic increment and at most j p-sums: eps-DP in total.
+    Draws: one Laplace per item (the log step's, or the new p-sum's)."""
+    logm[row, 0] += value
+    if t & (t - 1) == 0:
+        logm[row, 0] += rng.laplace(2.0 / eps)
+        logm[row, 1] = logm[row, 0]
+        tree_reset(psum, noisy, row)
+        return logm[row, 1]
+    j = 0
+    while (t >> (j + 1)) > 0:
+        j += 1
+    return logm[row, 1] + tree_add(psum, noisy, row, t - (1 << j), value, 2.0 * j / eps)
+
+
+@cached_njit
+def _hybrid_prefix_sums_kernel(stream, eps, seed, out):
+    np.random.seed(seed)
+    psum, noisy, logm = hybrid_new(1, stream.shape[0])
+    for t in range(stream.shape[0]):
+        out[t] = hybrid_add(psum, noisy, logm, 0, t + 1, stream[t], eps)
+
+
+def hybrid_prefix_sums(stream, *, eps: float = 1.0, seed: int = 0) -> np.ndarray:
+    """All releases S_hat(1..T) of the eps-DP hybrid counter on ``stream`` (items in [-1, 1])."""
+    x = check_vector("stream", stream, low=-1.0, high=1.0)
+    eps = check_eps(eps)
+    out = np.empty(x.shape[0])
+    _hybrid_prefix_sums_kernel(x, eps, rng.stream_seed(seed), out)
+    return out

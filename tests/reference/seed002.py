@@ -169,3 +169,131 @@ def gdp_elim_new(seed, means, horizon, eps, delta, order="round_robin"):
         if thetas[best] > max(thetas[j] for j in range(k) if j != best) + gap:
             run.arms += [best] * (T - run.t)
     return run.arms
+
+
+# ---------------------------------------------------------------- baselines (spec §5.5)
+class _Binary:
+    """Binary (tree) mechanism of Chan, Shi & Song / Dwork et al. over one block: p-sums
+    alpha_i, noisy copies drawn once when formed, release = noisy p-sums at t's set bits."""
+
+    def __init__(self, bits, eps):
+        self.alpha, self.alpha_hat = [0.0] * (bits + 1), [0.0] * (bits + 1)
+        self.scale, self.t = bits / eps, 0
+
+    def add(self, x):
+        self.t += 1
+        i = (self.t & -self.t).bit_length() - 1
+        self.alpha[i] = sum(self.alpha[:i]) + x
+        for j in range(i):
+            self.alpha[j] = self.alpha_hat[j] = 0.0
+        self.alpha_hat[i] = self.alpha[i] + rng.laplace(self.scale)
+        return sum(self.alpha_hat[j] for j in range(len(self.alpha)) if (self.t >> j) & 1)
+
+
+class _Hybrid:
+    """Hybrid counter at eps: logarithmic mechanism at eps/2 (fresh Lap(2/eps) added to the
+    running sum at t = 2^j) plus a binary mechanism at eps/2 over each block 2^j < t < 2^(j+1)."""
+
+    def __init__(self, eps):
+        self.eps, self.t, self.beta, self.last, self.block = eps, 0, 0.0, 0.0, None
+
+    def add(self, x):
+        self.t += 1
+        self.beta += x
+        if self.t & (self.t - 1) == 0:
+            self.beta += rng.laplace(2 / self.eps)
+            self.last = self.beta
+            j = self.t.bit_length() - 1
+            self.block = _Binary(j, self.eps / 2)
+            return self.last
+        return self.last + self.block.add(x)
+
+
+def dp_ucb_bound(seed, means, horizon, eps, all_streams=False, bound=True):
+    """DP-UCB-BOUND (bound, own streams) and DP-UCB (no bound, every stream fed each step):
+    one pull per arm, then argmax S_hat/N + sqrt(2 ln t/N) [+ nu/N], t = completed pulls."""
+    run = _Run(seed, means, horizon)
+    k = len(means)
+    counters = [_Hybrid(eps) for _ in range(k)]
+    n, est = [0] * k, [0.0] * k
+    while not run.done:
+        t = run.t
+        if t < k:
+            a = t
+        else:
+            nu = math.sqrt(8) / eps * math.log(4 * t ** 4)
+            idx = []
+            for i in range(k):
+                u = est[i] + math.sqrt(2 * math.log(t) / n[i])
+                if bound:
+                    u += nu / n[i] if n[i] & (n[i] - 1) == 0 else nu * (math.log(n[i]) + 1) / n[i]
+                idx.append(u)
+            a = int(np.argmax(idx))
+        x, _ = run.pull(a)
+        n[a] += 1
+        if all_streams:
+            for i in range(k):
+                s = counters[i].add(x if i == a else 0.0)
+                if n[i] > 0:
+                    est[i] = s / n[i]
+        else:
+            est[a] = counters[a].add(x) / n[a]
+    return run.arms
+
+
+def dp_ucb(seed, means, horizon, eps):
+    return dp_ucb_bound(seed, means, horizon, eps, all_streams=True, bound=False)
+
+
+def dp_ucb_int(seed, means, horizon, eps, v=1.1):
+    """DP-UCB-INT: f = ceil(1/eps) round-robin rounds, then each step refresh the index of every
+    arm with N_a % f == 0: mean + Lap(1/N_a^(1-v/2)) + sqrt(2 ln t/N_a); pull the argmax."""
+    run = _Run(seed, means, horizon)
+    k = len(means)
+    f = math.ceil(1 / eps)
+    s, n, idx = [0.0] * k, [0] * k, [0.0] * k
+    while not run.done:
+        t = run.t
+        if t < k * f:
+            a = t % k
+        else:
+            for i in range(k):
+                if n[i] % f == 0:
+                    idx[i] = s[i] / n[i] + rng.laplace(1 / n[i] ** (1 - v / 2)) + math.sqrt(2 * math.log(t) / n[i])
+            a = int(np.argmax(idx))
+        x, _ = run.pull(a)
+        s[a] += x
+        n[a] += 1
+    return run.arms
+
+
+def dp_se(seed, means, horizon, eps, beta=None):
+    """DP-SE: epochs e over active set S, n_e = ceil(R_e) fresh pulls per arm (round robin),
+    noisy means + Lap(1/(eps n_e)), eliminate a if max - mu_a > 2(h_e + c_e)."""
+    run = _Run(seed, means, horizon)
+    beta = 1 / horizon if beta is None else beta
+    active = list(range(len(means)))
+    e = 0
+    while not run.done:
+        if len(active) == 1:
+            run.arms += [active[0]] * (horizon - run.t)
+            break
+        e += 1
+        size = len(active)
+        gap = 2.0 ** -e
+        r_e = max(32 * math.log(8 * size * e * e / beta) / gap ** 2,
+                  8 * math.log(4 * size * e * e / beta) / (eps * gap)) + 1
+        n_e = math.ceil(r_e)
+        sums = {a: 0.0 for a in active}
+        for _ in range(n_e):
+            for a in active:
+                if not run.done:
+                    sums[a] += run.pull(a)[0]
+        if run.done:
+            break
+        h = math.sqrt(math.log(8 * size * e * e / beta) / (2 * n_e))
+        c = math.log(4 * size * e * e / beta) / (eps * n_e)
+        noisy = {a: sums[a] / n_e + rng.laplace(1 / (eps * n_e)) for a in active}
+        top = max(noisy.values())
+        active = [a for a in active if top - noisy[a] <= 2 * (h + c)]
+    return run.arms

@@ -1,0 +1,112 @@
+"""DP-SE: differentially private successive elimination (Sajed & Sheffet, ICML 2019),
+the elimination baseline of seed 002's Figure 5 (eps-DP; spec seed_002.md §5.5 [EXT-M]).
+
+Epochs e = 1, 2, ... over the active set S (initially every arm), Delta_e = 2^-e and
+beta = 1/T (the regret version; ``beta`` is a parameter):
+
+    R_e = max{ 32 ln(8|S|e^2/beta)/Delta_e^2, 8 ln(4|S|e^2/beta)/(eps Delta_e) } + 1
+
+Every active arm is pulled n_e = ceil(R_e) times (round robin over S), then
+mu~_a = (mean of its n_e rewards of THIS epoch) + Lap(1/(eps n_e)) (each reward is
+used once: eps-DP); with h_e = sqrt(ln(8|S|e^2/beta)/(2 n_e)) and
+c_e = ln(4|S|e^2/beta)/(eps n_e), arm a is eliminated if
+max_b mu~_b - mu~_a > 2(h_e + c_e).  With one arm left it is pulled until T.
+[Reconstruction: the formulas use R_e, the pulls its ceiling n_e; h_e, c_e and the
+noise use n_e, the number of samples actually averaged.]
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
+from ..engine.caching import cached_njit
+from ..engine.components import implements, init_state, select, update
+from ..mechanisms.ldp_curators import Direct
+
+_REST_OF_HORIZON = 1 << 62
+
+
+@cached_njit
+def epoch_pulls(epoch, active, eps, beta):
+    """n_e = ceil(R_e) pulls per active arm in epoch ``epoch`` (1-based) with ``active`` arms."""
+    gap = 0.5 ** epoch
+    e2 = float(epoch) * float(epoch)
+    r = max(32.0 * math.log(8.0 * active * e2 / beta) / (gap * gap),
+            8.0 * math.log(4.0 * active * e2 / beta) / (eps * gap)) + 1.0
+    return int(math.ceil(r))
+
+
+class DPSE(NamedTuple):
+    eps: float
+    beta: float
+
+
+@implements(init_state, DPSE)
+def _init(policy, k, horizon):
+    active = np.arange(k)                       # S, its first n_active entries
+    # [epoch, n_active, pulls per arm this epoch, pulls done this epoch]
+    phase = np.array([1, k, epoch_pulls(1, k, policy.eps, policy.beta), 0], dtype=np.int64)
+    return np.zeros(k), active, phase
+
+
+@implements(select, DPSE)
+def _select(policy, state, t):
+    sums, active, phase = state
+    if phase[1] == 1:
+        return active[0], _REST_OF_HORIZON
+    return active[phase[3] % phase[1]], 1
+
+
+@implements(update, DPSE)
+def _update(policy, state, arm, m, value, level, t):
+    sums, active, phase = state
+    n_active = phase[1]
+    if n_active == 1:
+        return
+    sums[arm] += value
+    phase[3] += m
+    n_e = phase[2]
+    if phase[3] < n_active * n_e:
+        return
+    e2 = float(phase[0]) * float(phase[0])
+    h = math.sqrt(math.log(8.0 * n_active * e2 / policy.beta) / (2.0 * n_e))
+    c = math.log(4.0 * n_active * e2 / policy.beta) / (policy.eps * n_e)
+    scale = 1.0 / (policy.eps * n_e)
+    best = -math.inf
+    for j in range(n_active):                    # noisy means, in S's order, stored in sums
+        a = active[j]
+        sums[a] = sums[a] / n_e + rng.laplace(scale)
+        if sums[a] > best:
+            best = sums[a]
+    kept = 0
+    for j in range(n_active):
+        a = active[j]
+        if best - sums[a] <= 2.0 * (h + c):
+            active[kept] = a
+            kept += 1
+    for j in range(sums.shape[0]):
+        sums[j] = 0.0
+    phase[0] += 1
+    phase[1] = kept
+    phase[2] = epoch_pulls(phase[0], kept, policy.eps, policy.beta)
+    phase[3] = 0
+
+
+def _build(instance, horizon, eps, beta=None):
+    beta = 1.0 / horizon if beta is None else beta
+    return Built(DPSE(float(eps), float(beta)), Direct(False), [],
+                 {"beta": beta, "epoch_1_pulls_per_arm": epoch_pulls(1, instance.k, eps, beta)})
+
+
+register_algorithm(AlgorithmSpec(
+    name="dp_se", label="DP-SE", family="dp_ucb",
+    summary="eps-DP successive elimination: epochs of fresh samples, Laplace-noised means",
+    source="Sajed & Sheffet 2019; seed 002 Fig. 5 baseline (spec §5.5 [EXT-M])",
+    params=(Param("eps", "privacy level eps > 0", real(0.0, low_open=True)),
+            Param("beta", "failure probability (default 1/T)", real(0.0, 1.0, low_open=True, high_open=True),
+                  None)),
+    build=_build, rewards="unit", privacy="central"))
