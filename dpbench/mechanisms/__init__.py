@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from . import ldp_curators, privacy_levels
 from . import perturbations  # seed 002 perturbation laws
+from . import tree_counter, truncation  # seed 003
 from . import shuffle_amplification  # seed 004
 from ..engine.catalog import MECHANISMS, validate_params
 

@@ -1,0 +1,294 @@
+"""Robust successive elimination under central DP and LDP (Tao et al., seed 003).
+
+**DP Robust SE** (``dp_robust_se``, Algorithm 3, Theorems 3-4).  Epoch
+tau = 1, 2, ... with active set S (|S| = s at the epoch's start),
+D_tau = 2^-tau, L_tau = ln(4 s tau^2 / beta) and, with e = (1+v)/v,
+
+    R_tau = ceil(u^(1/v) (2c)^e L_tau / (eps D_tau^e) + 1)      pulls of every active arm
+    B_tau = (u R_tau eps / L_tau)^(1/(1+v))                       truncation (zeroing) threshold
+    err_tau = u^(1/(1+v)) (L_tau / (R_tau eps))^(v/(1+v))         (= D_tau / (2c) before the +1)
+
+Each active arm's epoch mean of truncated rewards gets Lap(2 B_tau / (R_tau eps));
+arm a is eliminated when max_b mu~_b - mu~_a > c err_tau.  Paper: c = 12.
+
+**LDP Robust SE** (``ldp_robust_se``, Algorithm 4, Theorem 6).  Every user
+reports trunc(x, B_tau) + Lap(2 B_tau / eps) (``mechanisms/truncation.py``,
+B_tau broadcast by the learner), L_tau = ln(8 s tau^2 / beta),
+
+    R_tau = ceil(u^(2/v) (2c)^(2e) L_tau / (eps^2 D_tau^(2e)) + L_tau)
+    B_tau = (u sqrt(R_tau) eps / sqrt(L_tau))^(1/(1+v))
+    err_tau = u^(1/(1+v)) (sqrt(L_tau) / (sqrt(R_tau) eps))^(v/(1+v))   (err_mode "sqrtR", proof eq. (24))
+           or u^(1/(1+v)) (sqrt(L_tau) / (R_tau eps))^(v/(1+v))         (err_mode "literal", the box; L1)
+
+and arm a is eliminated when max_b mu_b - mu_a > c err_tau.  Paper: c = 14;
+D_tau = 2^-tau by default (the proof's), 4^-tau with ``d_mode="4^-tau"`` (the box; L2).
+
+Modes (spec Sec. 5.5).  With the paper's c, R_1 alone exceeds T/K for every
+setting of the paper at T <= 1e7 (except Alg. 3, v = 0.9, T = 1e7), so the run
+is pure round-robin with regret (T/K) sum of gaps.  ``constants="scaled"``
+takes a smaller ``c`` in both R_tau and the threshold, which keeps
+c err_tau <= D_tau / 2 and every predicted exponent (only constants move).
+
+Numerics and engine use.  R_tau is computed in log space and capped at T
+before the integer cast (Alg. 4 with 4^-tau passes 2^63 at tau = 3): no
+overflow is possible.  An epoch's statistics do not depend on the order of
+its pulls, so an epoch is played as up to ``SWEEPS`` round-robin sweeps in
+which every active arm gets one batch of ~R_tau/SWEEPS consecutive pulls
+(``select`` returns ``(arm, m)``): the regret curve is the paper's round-robin
+one up to one sweep.  If T ends an epoch, its remaining pulls are split as
+round-robin would split them (first arms one more) and no release is made.
+Once one arm is left it is played to T in one batch.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.caching import cached_njit
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm
+from ..engine.components import broadcast, implements, init_state, select, update
+from ..environments.heavy_tailed import moment_bound
+from ..mechanisms.truncation import TruncatedLaplace
+from ..validation import check_choice, check_int, check_real
+from .robust_ucb import EPS_PARAM, PAPER_C, SCALED_C, U_PARAM, V_PARAM, constants_param, resolve_constant
+
+#: Round-robin sweeps per epoch (each active arm: one batch per sweep).
+SWEEPS = 64
+
+
+class RobustSE(NamedTuple):
+    local: bool         # False: Algorithm 3 (central), True: Algorithm 4 (LDP)
+    sqrt_err: bool      # Alg. 4 err_tau with sqrt(R_tau) (proof) or R_tau (box)
+    u: float
+    v: float
+    eps: float
+    beta: float
+    c: float            # elimination constant (paper 12 / 14)
+    base: float         # D_tau = base^-tau
+
+
+@cached_njit
+def epoch_parameters(local, sqrt_err, u, v, eps, beta, c, base, tau, n_active, horizon):
+    """(R_tau, B_tau, err_tau, L_tau) of epoch ``tau`` with ``n_active`` arms; R_tau capped at ``horizon``."""
+    e = (1.0 + v) / v
+    if local:
+        big_l = math.log(8.0 * n_active * tau * tau / beta)
+        log_r0 = (2.0 / v) * math.log(u) + 2.0 * e * math.log(2.0 * c) + math.log(big_l) \
+            - 2.0 * math.log(eps) + 2.0 * e * tau * math.log(base)
+        extra = big_l
+    else:
+        big_l = math.log(4.0 * n_active * tau * tau / beta)
+        log_r0 = (1.0 / v) * math.log(u) + e * math.log(2.0 * c) + math.log(big_l) \
+            - math.log(eps) + e * tau * math.log(base)
+        extra = 1.0
+    if log_r0 >= math.log(horizon):
+        r = horizon
+    else:
+        r = min(int(math.ceil(math.exp(log_r0) + extra)), horizon)
+    rf = float(r)
+    if local:
+        bound = (u * math.sqrt(rf) * eps / math.sqrt(big_l)) ** (1.0 / (1.0 + v))
+        denom = math.sqrt(rf) if sqrt_err else rf
+        err = u ** (1.0 / (1.0 + v)) * (math.sqrt(big_l) / (denom * eps)) ** (v / (1.0 + v))
+    else:
+        bound = (u * rf * eps / big_l) ** (1.0 / (1.0 + v))
+        err = u ** (1.0 / (1.0 + v)) * (big_l / (rf * eps)) ** (v / (1.0 + v))
+    return r, bound, err, big_l
+
+
+# state: ints  = [T, tau, R, n_active, chunk, sweep_cap, cursor, pending]
+#        reals = [B, err]
+_T, _TAU, _R, _NACT, _CHUNK, _CAP, _CUR, _PEND = 0, 1, 2, 3, 4, 5, 6, 7
+
+
+@cached_njit
+def _start_epoch(policy, ints, reals, active, target, done, sums, t):
+    k = active.shape[0]
+    ints[_TAU] += 1
+    n_act = ints[_NACT]
+    r, bound, err, _ = epoch_parameters(policy.local, policy.sqrt_err, policy.u, policy.v, policy.eps,
+                                        policy.beta, policy.c, policy.base, ints[_TAU], n_act, ints[_T])
+    ints[_R] = r
+    reals[0] = bound
+    reals[1] = err
+    remaining = ints[_T] - t
+    full = r <= remaining // n_act
+    q = remaining // n_act
+    extra = remaining - q * n_act
+    rank = 0
+    most = 0
+    for a in range(k):
+        done[a] = 0
+        sums[a] = 0.0
+        if active[a] == 1:
+            if full:
+                target[a] = r
+            else:                           # T ends this epoch: round-robin's split of the rest
+                target[a] = q + (1 if rank < extra else 0)
+            rank += 1
+            most = max(most, target[a])
+        else:
+            target[a] = 0
+    ints[_PEND] = r * n_act if full else remaining
+    ints[_CHUNK] = max(1, -(-most // SWEEPS))
+    ints[_CAP] = ints[_CHUNK]
+    ints[_CUR] = 0
+
+
+@implements(init_state, RobustSE)
+def _init(policy, k, horizon):
+    ints = np.zeros(8, dtype=np.int64)
+    ints[_T] = horizon
+    ints[_NACT] = k
+    reals = np.zeros(2)
+    active = np.ones(k, dtype=np.int64)
+    target = np.zeros(k, dtype=np.int64)
+    done = np.zeros(k, dtype=np.int64)
+    sums = np.zeros(k)
+    _start_epoch(policy, ints, reals, active, target, done, sums, 0)
+    return ints, reals, active, target, done, sums
+
+
+@implements(select, RobustSE)
+def _select(policy, state, t):
+    ints, reals, active, target, done, sums = state
+    k = active.shape[0]
+    if ints[_NACT] == 1:
+        for a in range(k):
+            if active[a] == 1:
+                return a, ints[_T] - t
+    while True:
+        for a in range(ints[_CUR], k):
+            stop = min(target[a], ints[_CAP])
+            if done[a] < stop:
+                ints[_CUR] = a + 1
+                return a, stop - done[a]
+        ints[_CAP] += ints[_CHUNK]          # next sweep
+        ints[_CUR] = 0
+
+
+@implements(broadcast, RobustSE)
+def _broadcast(policy, state):
+    return state[1][0]                      # B_tau: the users' truncation threshold
+
+
+@implements(update, RobustSE)
+def _update(policy, state, arm, m, value, level, t):
+    ints, reals, active, target, done, sums = state
+    if ints[_NACT] == 1:
+        return
+    sums[arm] += value
+    done[arm] += m
+    ints[_PEND] -= m
+    if ints[_PEND] > 0 or t + m >= ints[_T]:
+        return                              # epoch running, or cut by T (no release)
+    k = active.shape[0]
+    r = float(ints[_R])
+    best = -math.inf
+    for a in range(k):                      # private means, kept in sums[]
+        if active[a] == 1:
+            mean = sums[a] / r
+            if not policy.local:
+                mean += rng.laplace(2.0 * reals[0] / (r * policy.eps))
+            sums[a] = mean
+            best = max(best, mean)
+    threshold = policy.c * reals[1]
+    for a in range(k):
+        if active[a] == 1 and best - sums[a] > threshold:
+            active[a] = 0
+            ints[_NACT] -= 1
+    if ints[_NACT] > 1:
+        _start_epoch(policy, ints, reals, active, target, done, sums, t + m)
+
+
+# ---------------------------------------------------------------- catalog
+D_MODES = {"2^-tau": 2.0, "4^-tau": 4.0}
+ERR_MODES = ("sqrtR", "literal")
+
+
+def _beta(beta, horizon):
+    return 1.0 / horizon if beta is None else beta
+
+
+def _schedule_info(policy, k, horizon, mode):
+    r1, b1, err1, l1 = epoch_parameters(policy.local, policy.sqrt_err, policy.u, policy.v, policy.eps, policy.beta,
+                                        policy.c, policy.base, 1, k, 2 ** 62)
+    return {"mode": mode, "c": policy.c, "u": policy.u, "beta": policy.beta, "R_1": int(r1), "B_1": b1,
+            "err_1": err1, "L_1": l1, "K_R1_over_T": k * r1 / horizon, "stays_in_epoch_1": k * r1 >= horizon}
+
+
+def _warnings(name, info, instance, horizon):
+    if not info["stays_in_epoch_1"]:
+        return []
+    return [f"{name} ({info['mode']} constants, c={info['c']:g}): epoch 1 needs K R_1 = {info['K_R1_over_T']:.3g} T "
+            f"pulls, so the run is pure round-robin (regret (T/K) sum of gaps = "
+            f"{horizon / instance.k * float(instance.gaps.sum()):.6g})"]
+
+
+def _build_dprse(instance, horizon, v, u, eps, beta, constants, c):
+    u, moments = moment_bound(instance, v, u)
+    c = resolve_constant("dp_robust_se", constants, c, SCALED_C["dp_robust_se"])
+    policy = RobustSE(False, True, u, v, eps, _beta(beta, horizon), c, 2.0)
+    info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist()}
+    return Built(policy, TruncatedLaplace(0.0), warnings=_warnings("dp_robust_se", info, instance, horizon), info=info)
+
+
+def _build_ldprse(instance, horizon, v, u, eps, beta, constants, c, d_mode, err_mode):
+    u, moments = moment_bound(instance, v, u)
+    c = resolve_constant("ldp_robust_se", constants, c, SCALED_C["ldp_robust_se"])
+    policy = RobustSE(True, err_mode == "sqrtR", u, v, eps, _beta(beta, horizon), c, D_MODES[d_mode])
+    info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist(),
+            "d_mode": d_mode, "err_mode": err_mode}
+    return Built(policy, TruncatedLaplace(eps), warnings=_warnings("ldp_robust_se", info, instance, horizon),
+                 info=info)
+
+
+_BETA = Param("beta", "confidence parameter (default 1/T, as in the theorems)",
+              real(0.0, 1.0, low_open=True, high_open=True), None)
+
+register_algorithm(AlgorithmSpec(
+    name="dp_robust_se", label="DPRSE", family="robust_heavy_tailed",
+    summary="DP Robust Successive Elimination: epoch means of truncated rewards + Laplace, central eps-DP",
+    source="seed 003 Algorithm 3, Theorems 3-4",
+    params=(V_PARAM, U_PARAM, EPS_PARAM, _BETA) + constants_param(SCALED_C["dp_robust_se"], PAPER_C["dp_robust_se"]),
+    build=_build_dprse, rewards="any", privacy="central"))
+
+register_algorithm(AlgorithmSpec(
+    name="ldp_robust_se", label="LDPRSE", family="robust_heavy_tailed",
+    summary="LDP Robust Successive Elimination: users report trunc(x, B_tau) + Lap(2 B_tau / eps)",
+    source="seed 003 Algorithm 4, Theorem 6",
+    params=(V_PARAM, U_PARAM, EPS_PARAM, _BETA)
+    + constants_param(SCALED_C["ldp_robust_se"], PAPER_C["ldp_robust_se"])
+    + (Param("d_mode", "gap target D_tau: '2^-tau' (the proof's, default) or '4^-tau' (the algorithm box)",
+             choice(*D_MODES), "2^-tau"),
+       Param("err_mode", "err_tau with sqrt(R_tau) ('sqrtR', the proof's eq. (24), default) or R_tau "
+             "('literal', the box: eliminates the best arm w.h.p.)", choice(*ERR_MODES), "sqrtR")),
+    build=_build_ldprse, rewards="any", privacy="local"))
+
+
+# ---------------------------------------------------------------- schedule table
+def epoch_schedule(policy: str, *, v, u, eps, horizon, n_active, beta=None, c=None, d_mode="2^-tau",
+                   err_mode="sqrtR", epochs: int = 8) -> list[dict]:
+    """R_tau, B_tau, err_tau, L_tau, D_tau of epochs 1..``epochs`` for a fixed active-set size
+    (the "schedule envelope" of spec Sec. 3.8); ``c=None`` is the paper's constant."""
+    policy = check_choice("policy", policy, ("dp_robust_se", "ldp_robust_se"))
+    v = check_real("v", v, low=0.0, high=1.0, low_open=True)
+    u = check_real("u", u, low=0.0, low_open=True)
+    eps = check_real("eps", eps, low=0.0, low_open=True)
+    horizon = check_int("horizon", horizon, low=2)
+    n_active = check_int("n_active", n_active, low=1)
+    beta = _beta(None if beta is None else check_real("beta", beta, low=0.0, high=1.0, low_open=True,
+                                                         high_open=True), horizon)
+    c = PAPER_C[policy] if c is None else check_real("c", c, low=0.0, low_open=True)
+    local = policy == "ldp_robust_se"
+    base = D_MODES[check_choice("d_mode", d_mode, D_MODES)] if local else 2.0
+    sqrt_err = check_choice("err_mode", err_mode, ERR_MODES) == "sqrtR"
+    rows = []
+    for tau in range(1, epochs + 1):
+        r, b, err, big_l = epoch_parameters(local, sqrt_err, u, v, eps, beta, c, base, tau, n_active, horizon)
+        rows.append({"tau": tau, "R": int(r), "B": b, "err": err, "L": big_l, "D": base ** -tau})
+    return rows
+
