@@ -170,10 +170,13 @@ def start_phase_pulls(n_star: float, horizon: int, floor: int = 1) -> int:
     return max(floor, int(math.ceil(n_star)))
 
 
+_PER_STEP_DP = "(eps, delta)-DP of each step's arm given the history (seed 002 Def. 1)"
+
+
 def _start_info(name, n_star, start, instance, horizon):
     k = instance.k
     steps = k * start
-    info = {"start_phase_formula": n_star, "start_pulls_per_arm": start,
+    info = {"privacy_notion": _PER_STEP_DP, "start_phase_formula": n_star, "start_pulls_per_arm": start,
             "start_phase_steps": min(steps, horizon),
             "start_phase_regret": float(np.sum(instance.gaps) * start)}
     warnings = []
@@ -209,7 +212,8 @@ def build_new(instance, horizon, eps, delta):
     _check_not_both_zero(eps, delta)
     tail = 1.0 / horizon
     radius = lemma15_tail_radius(1.0, tail, eps, delta)
-    info = {"centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
+    info = {"privacy_notion": _PER_STEP_DP,
+            "centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
             "extra_regret_per_arm_bound": 4.0 * radius}
     return Built(FTPLNew(float(eps), float(delta), float(lemma15_c(eps, delta)), math.log(horizon), tail),
                  bernoulli_observations(instance), [], info)

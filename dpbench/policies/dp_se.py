@@ -99,7 +99,8 @@ def _update(policy, state, arm, m, value, level, t):
 def _build(instance, horizon, eps, beta=None):
     beta = 1.0 / horizon if beta is None else beta
     return Built(DPSE(float(eps), float(beta)), Direct(False), [],
-                 {"beta": beta, "epoch_1_pulls_per_arm": epoch_pulls(1, instance.k, eps, beta)})
+                 {"privacy_notion": "eps-DP: each reward enters one Laplace-noised epoch mean",
+                  "beta": beta, "epoch_1_pulls_per_arm": epoch_pulls(1, instance.k, eps, beta)})
 
 
 register_algorithm(AlgorithmSpec(

@@ -130,20 +130,23 @@ def _int_update(policy, state, arm, m, value, level, t):
 
 # ================================================================== catalog
 _EPS = (Param("eps", "privacy level eps > 0", real(0.0, low_open=True)),)
+_HYBRID_DP = "eps-DP: every reward enters one arm's eps-DP hybrid counter; the arms follow by post-processing"
 
 register_algorithm(AlgorithmSpec(
     name="dp_ucb_bound", label="DP-UCB-BOUND", family="dp_ucb",
     summary="UCB on hybrid-counter reward sums plus the counter's error bound (eps-DP)",
     source="Tossou & Dimitrakakis 2016 Alg. 1; seed 002 Fig. 5 baseline (spec §5.5 [EXT-M])",
     params=_EPS, rewards="unit", privacy="central",
-    build=lambda instance, horizon, eps: Built(HybridUCB(eps, True, False), Direct(False))))
+    build=lambda instance, horizon, eps: Built(HybridUCB(eps, True, False), Direct(False), [],
+                                               {"privacy_notion": _HYBRID_DP})))
 
 register_algorithm(AlgorithmSpec(
     name="dp_ucb", label="DP-UCB", family="dp_ucb",
     summary="UCB on hybrid-counter reward sums, every arm's stream fed each step (eps-DP)",
     source="Tossou & Dimitrakakis 2016 Alg. 2; seed 002 Fig. 5 baseline (spec §5.5 [EXT-L/M])",
     params=_EPS, rewards="unit", privacy="central",
-    build=lambda instance, horizon, eps: Built(HybridUCB(eps, False, True), Direct(False))))
+    build=lambda instance, horizon, eps: Built(HybridUCB(eps, False, True), Direct(False), [],
+                                               {"privacy_notion": _HYBRID_DP})))
 
 
 def _build_int(instance, horizon, eps, v=1.1):

@@ -138,7 +138,8 @@ def build(instance, horizon, eps, delta=0.0, order="round_robin"):
     while 2.0 * 0.5 ** k_star >= gap_min:
         k_star += 1
     steps_to_k_star = k * sum(phase_length(j, horizon, eps, delta) for j in range(1, k_star + 1))
-    info = {"phase_pulls": pulls.tolist(), "order": order, "exploit_phase_bound": k_star,
+    info = {"privacy_notion": "(eps, delta)-global DP of the whole action vector (seed 002 Def. 3)",
+            "phase_pulls": pulls.tolist(), "order": order, "exploit_phase_bound": k_star,
             "steps_through_exploit_phase_bound": steps_to_k_star}
     warnings = []
     if k * int(pulls[0]) >= horizon:
