@@ -1,5 +1,6 @@
 """Shipped experiments validate; the runner writes outputs, reuses and resumes runs."""
 import json
+import sqlite3
 
 import numpy as np
 import pytest
@@ -24,7 +25,8 @@ def test_run_writes_figure_table_and_results(tmp_path, capsys):
     d = tmp_path / "seed000_fig1a"
     for name in ("regret.png", "table.md", "table.csv", "experiment.json"):
         assert (d / name).stat().st_size > 0
-    assert len(list((d / "runs").glob("*.npz"))) == 3
+    with sqlite3.connect(d / "results.sqlite") as db:           # the result store: one row per run
+        assert db.execute("SELECT COUNT(*), SUM(reps) FROM summary").fetchone() == (3, 9)
     rows = {r["label"]: r for r in out["table"]}
     assert "ratio" in rows["LDP-UCB-L"]["horizons"]["3000"]
     meta = json.loads((d / "experiment.json").read_text())

@@ -3,26 +3,28 @@
 A file names a default size (``horizon``, ``reps``, ``seed``), an environment,
 and a list of runs (a policy and its parameters, optionally a ``panel``, a
 per-run ``environment`` and a ``sweep`` over parameter values).  The runner
-validates *every* run before it starts the first, saves each finished run at
-once (``runs/<slug>.npz`` + ``.json``), reuses saved runs of the same
-configuration, keeps the finished repetitions of an interrupted run and
-resumes from them, then writes the figure, the table and ``experiment.json``.
+validates *every* run before it starts the first, splits each run's
+repetitions into cells of ``cell_reps`` (file key or argument; default 10) and
+computes the cells the result store (``<out>/<name>/results.sqlite``,
+:mod:`dpbench.sweeps.store`) does not hold yet -- in this process with compiled
+threads, or on Dask (``scheduler='local'`` or an address,
+:mod:`dpbench.sweeps.dask_backend`) -- writing each cell as soon as it is
+done.  A rerun therefore reuses finished runs, resumes interrupted ones (also
+after SIGKILL) and gives the same arrays as an uninterrupted run.  Then it
+writes the figure, the table and ``experiment.json``.
 """
 from __future__ import annotations
 
 import copy
 import itertools
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from ..engine.result import SimulationResult, _jsonable, with_ext
+from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
-from ..validation import InputError, check_int
+from ..validation import InputError, check_int, check_real
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
@@ -139,75 +141,168 @@ class ExperimentRun:
     runs: list[RunSpec]
     table: list[dict] = field(default_factory=list)
     figure: Path | None = None
+    store: Path | None = None                             # the SQLite result store
+    cells: dict = field(default_factory=dict)             # total / stored / computed cell counts
 
 
-def _load_matching(stem: Path, plan: Plan):
-    """The result saved at ``stem`` if it has this plan's configuration, else None."""
-    json_path = with_ext(stem, ".json")
-    if not json_path.exists() or not with_ext(stem, ".npz").exists():
-        return None
-    try:
-        meta = json.loads(json_path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    same = (meta.get("policy") == plan.spec.name and meta.get("params") == _jsonable(plan.params)
-            and meta.get("env_params") == _jsonable(plan.instance.params)
-            and meta.get("horizon") == plan.horizon and meta.get("seed") == plan.seed
-            and meta.get("first_rep") == 0)
-    if not same:
-        return None
-    result = SimulationResult.load(stem)
-    return result if np.array_equal(result.checkpoints, plan.checkpoints) else None
+def run_key(run: RunSpec) -> str:
+    return f"{run.panel} / {run.label}" if run.panel else run.label
 
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
-                   progress=True, reuse=True, log=print) -> ExperimentRun:
-    """Run (or reuse) every run of experiment ``name``; write results, figure and table."""
-    exp = load_experiment(name)
+                   progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
+                   connect_timeout=10.0) -> ExperimentRun:
+    """Run (or reuse) every run of experiment ``name``; write results, figure and table.
+
+    ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
+    ``scheduler``: None/``'none'`` runs the cells here (``threads`` compiled
+    threads), ``'local'`` on an embedded Dask LocalCluster of ``workers``
+    processes, an address on that Dask cluster.  ``reuse=False`` discards the
+    stored results first.
+    """
+    from ..sweeps import dask_backend
+    from ..sweeps.grid import DEFAULT_CELL_REPS, Config
+    from ..sweeps.store import FILENAME, ResultStore
+
+    exp = name if isinstance(name, Experiment) else load_experiment(name)
     horizon = exp.horizon if horizon is None else check_int("horizon", horizon, low=2)
     reps = exp.reps if reps is None else check_int("reps", reps, low=1)
     seed = exp.seed if seed is None else check_int("seed", seed, low=0)
+    cell_reps = check_int("cell_reps", exp.raw.get("cell_reps", DEFAULT_CELL_REPS) if cell_reps is None
+                          else cell_reps, low=1)
     check_threads(threads)
+    scheduler = dask_backend.check_scheduler(scheduler)
+    if workers is not None:
+        if scheduler != dask_backend.LOCAL:
+            raise InputError("workers applies to scheduler 'local' only")
+        check_int("workers", workers, low=1)
+    check_real("connect_timeout", connect_timeout, low=0.0, low_open=True)
     plans = plan_runs(exp, horizon, seed)               # every run validated before any runs
     out_dir = Path(out) / exp.name
-    (out_dir / "runs").mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
-              "reps": reps, "seed": seed, "paper_horizon": exp.paper_horizon, "notes": exp.notes,
-              "file": exp.raw}
-    results: dict[str, SimulationResult] = {}
-    for i, (run, plan) in enumerate(plans):
-        key = f"{run.panel} / {run.label}" if run.panel else run.label
-        stem = out_dir / "runs" / run.slug
-        done = _load_matching(stem, plan) if reuse else None
-        if done is not None and done.reps == reps:
-            log(f"[{i + 1}/{len(plans)}] {key}: reusing saved result")
-            results[key] = done
+              "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
+              "notes": exp.notes, "file": exp.raw}
+    store_path = out_dir / FILENAME
+    if not reuse:
+        ResultStore.remove(store_path)
+    entries = [(run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
+    with ResultStore(store_path, exp.name) as store:
+        store.register(entries)
+        todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
+        if todo:
+            bar = _cell_bar(counts, exp.name, progress)
+            try:
+                if scheduler is None:
+                    _run_here(store, todo, threads, bar, log)
+                else:
+                    _run_on_dask(store, todo, scheduler, workers, connect_timeout, threads, bar, log)
+            finally:
+                bar.close()
+        if store.damaged:
+            log(f"warning: {len(store.damaged)} damaged cells in {store_path} failed their checksum "
+                "and were recomputed")
+        results = {}
+        for key, _, _, cfg, _ in entries:
+            results[key] = store.load_result(cfg.config_id, reps)
+            results[key].metadata["experiment"] = exp.name
+    from .outputs import ratio_table, write_outputs
+    runs = [r for r, _ in plans]
+    table = ratio_table(exp, results, runs, horizon)
+    figure = write_outputs(exp, config, results, runs, table, out_dir)
+    return ExperimentRun(exp, config, out_dir, results, runs, table, figure, store_path, counts)
+
+
+def _missing_cells(store, entries, reps, cell_reps, log):
+    """The cells still to compute, one log line per run, and the cell counts."""
+    from ..sweeps.grid import Cell, missing_ranges
+    from ..sweeps.store import code_stamp
+
+    todo, seen = [], {}
+    counts = {"total": 0, "stored": 0, "computed": 0}
+    for i, (key, _, _, cfg, plan) in enumerate(entries):
+        cid = cfg.config_id
+        where = f"[{i + 1}/{len(entries)}] {key}"
+        if cid in seen:
+            log(f"{where}: same configuration as {seen[cid]!r}")
             continue
-        partial_stem = out_dir / "runs" / (run.slug + ".partial")
-        partial = _load_matching(partial_stem, plan) if reuse else None
-        first = partial.reps if partial is not None and partial.reps < reps else 0
-        if first:
-            log(f"[{i + 1}/{len(plans)}] {key}: resuming after {first} saved repetitions")
+        seen[cid] = key
+        have = store.coverage(cid, reps)
+        stale = [s for s in store.code_stamps(cid) if s != code_stamp()]
+        if have.all():
+            log(f"{where}: reusing saved result")
+        elif have.any():
+            log(f"{where}: resuming after {int(have.sum())} saved repetitions")
         else:
-            partial = None
-            log(f"[{i + 1}/{len(plans)}] {key}")
+            log(where)
+        if stale:
+            log(f"{where}: note: stored cells were computed by other dpbench sources "
+                f"(stamp {', '.join(stale)}, now {code_stamp()}); --force recomputes them")
+        missing = missing_ranges(have, cell_reps)
+        todo.extend((key, Cell(cid, first, count), cfg, plan) for first, count in missing)
+        counts["stored"] += sum(bool(have[a:a + cell_reps].all()) for a in range(0, reps, cell_reps))
+    counts["computed"] = len(todo)
+    counts["total"] = counts["stored"] + counts["computed"]
+    return todo, counts
+
+
+def _cell_bar(counts, desc, enabled):
+    from tqdm.auto import tqdm
+    return tqdm(total=counts["total"], initial=counts["stored"], desc=desc, unit="cell",
+                disable=not enabled, leave=False)
+
+
+def _run_here(store, todo, threads, bar, log):
+    """Compute cells one after another in this process (compiled threads over repetitions)."""
+    import socket
+    host = socket.gethostname()
+    for key, cell, _, plan in todo:
         try:
-            fresh = run_plan(plan, reps - first, first_rep=first, threads=threads, progress=progress,
-                             desc=key)
+            res = run_plan(plan, cell.reps, first_rep=cell.first_rep, threads=threads, progress=False,
+                           desc=key)
         except Interrupted as stop:
             if stop.partial is not None:
-                merged = stop.partial if partial is None else SimulationResult.concat([partial, stop.partial])
-                merged.save(partial_stem)
-                log(f"interrupted: kept {merged.reps} finished repetitions of {key!r} in {partial_stem}; "
+                part = stop.partial
+                store.write_cell(cell.config_id, part.first_rep, part.regret, part.pulls,
+                                 seconds=part.seconds, compile_seconds=part.compile_seconds,
+                                 threads=part.threads, host=host)
+                log(f"interrupted: kept {part.reps} finished repetitions of {key!r} in {store.path}; "
                     "rerun the same command to resume")
             raise
-        result = fresh if partial is None else SimulationResult.concat([partial, fresh])
-        result.metadata["experiment"] = exp.name
-        result.save(stem)
-        for ext in (".json", ".npz"):
-            with_ext(partial_stem, ext).unlink(missing_ok=True)
-        results[key] = result
-    from .outputs import ratio_table, write_outputs
-    table = ratio_table(exp, results, [r for r, _ in plans], horizon)
-    figure = write_outputs(exp, config, results, [r for r, _ in plans], table, out_dir)
-    return ExperimentRun(exp, config, out_dir, results, [r for r, _ in plans], table, figure)
+        store.write_cell(cell.config_id, cell.first_rep, res.regret, res.pulls, seconds=res.seconds,
+                         compile_seconds=res.compile_seconds, threads=res.threads, host=host)
+        bar.update(1)
+
+
+def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
+    """Compute cells on Dask; the client writes each to the store as it completes."""
+    from .. import __version__
+    from ..sweeps import dask_backend
+    from ..sweeps.store import code_stamp
+
+    tasks = [{"config": cfg.describe(), "config_id": cell.config_id, "first_rep": cell.first_rep,
+              "reps": cell.reps, "threads": threads, "dpbench": __version__, "run": key}
+             for key, cell, cfg, _ in todo]
+    done = 0
+    other_stamps = set()
+
+    def write(task, out):
+        nonlocal done
+        store.write_cell(task["config_id"], task["first_rep"], out["regret"], out["pulls"],
+                         seconds=out["seconds"], compile_seconds=out["compile_seconds"],
+                         threads=out["threads"], worker=out["worker"], host=out["host"],
+                         stamp=out["code_stamp"])
+        if out["code_stamp"] != code_stamp() and out["code_stamp"] not in other_stamps:
+            other_stamps.add(out["code_stamp"])
+            log(f"note: worker {out['worker']} on {out['host']} ran other dpbench sources (stamp "
+                f"{out['code_stamp']}, here {code_stamp()}); the store records each cell's stamp")
+        done += 1
+        bar.update(1)
+
+    with dask_backend.connect(scheduler, workers=workers, timeout=timeout) as client:
+        try:
+            dask_backend.run_cells(client, tasks, write)
+        except KeyboardInterrupt:
+            log(f"interrupted: {done} of {len(tasks)} cells finished and stored in {store.path}; "
+                "rerun the same command to resume")
+            raise Interrupted(None) from None

@@ -1,0 +1,217 @@
+"""Sweep cells: configurations, their ids, and the repetition ranges still to compute.
+
+A sweep is a grid of *cells*.  A cell is one :class:`Config` (policy,
+environment, parameters, horizon, master seed, checkpoints) times one range of
+repetitions ``[first_rep, first_rep + reps)``.  Repetition r of a config is
+seeded with ``rep_seeds(seed, r, 1)`` (:mod:`dpbench.randomness`), so a cell's
+randomness depends only on (master seed, cell id) and never on where, when or
+in which order the cells run: merging the cells of a config gives the same
+arrays on one process, a LocalCluster or a remote cluster.  All configs of one
+experiment share its master seed (common random numbers across policies, as
+in the papers' comparisons).
+
+A config's id is a hash of its canonical JSON description, so the same
+configuration reached from two experiment runs (or two sweeps) is one set of
+cells, and a worker that rebuilds a config from its description can check it
+built the same thing.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
+from ..engine.result import _jsonable
+from ..validation import InputError, check_int
+
+#: cells hold this many repetitions unless the experiment or the command line says otherwise
+DEFAULT_CELL_REPS = 10
+
+
+def canonical_json(obj) -> str:
+    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr."""
+    return json.dumps(_jsonable(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that determines a configuration's results, except the repetition range."""
+    policy: str
+    environment: str
+    params: dict
+    env_params: dict
+    horizon: int
+    seed: int
+    checkpoints: tuple
+
+    @classmethod
+    def from_plan(cls, plan, environment: str, env_params: dict) -> "Config":
+        """The config of a plan built from environment ``environment`` with the (unvalidated)
+        parameters ``env_params``; they are recorded validated and defaulted, i.e. as the
+        user gave them, not as the built instance expanded them."""
+        spec = ENVIRONMENTS.get_spec(environment)
+        env = validate_params(f"environment {environment!r}", spec.params, env_params)
+        return cls(plan.spec.name, environment, _jsonable(plan.params), _jsonable(env),
+                   int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
+
+    @classmethod
+    def from_run(cls, run, plan) -> "Config":
+        """The config of experiment run ``run`` (a RunSpec) and its plan."""
+        env = dict(run.environment)
+        name = env.pop("name")
+        names = {p.name for p in ENVIRONMENTS.get_spec(name).params}
+        env.update({k: v for k, v in run.params.items() if k in names})    # as prepare() routes them
+        return cls.from_plan(plan, name, env)
+
+    def describe(self) -> dict:
+        return {"policy": self.policy, "environment": self.environment, "params": self.params,
+                "env_params": self.env_params, "horizon": self.horizon, "seed": self.seed,
+                "checkpoints": list(self.checkpoints)}
+
+    @classmethod
+    def from_description(cls, desc: dict) -> "Config":
+        return cls(desc["policy"], desc["environment"], desc["params"], desc["env_params"],
+                   int(desc["horizon"]), int(desc["seed"]), tuple(int(c) for c in desc["checkpoints"]))
+
+    @property
+    def config_id(self) -> str:
+        return hashlib.sha256(canonical_json(self.describe()).encode()).hexdigest()[:20]
+
+    def prepare(self):
+        """Rebuild the runnable :class:`~dpbench.engine.simulate.Plan` (e.g. on a Dask worker)."""
+        from ..engine.simulate import prepare
+        return prepare(self.policy, self.environment, self.horizon, self.seed,
+                       env_params=dict(self.env_params), checkpoints=np.asarray(self.checkpoints),
+                       **self.params)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Repetitions ``first_rep .. first_rep + reps - 1`` of config ``config_id``."""
+    config_id: str
+    first_rep: int
+    reps: int
+
+    @property
+    def cell_id(self) -> str:
+        return f"{self.config_id}:{self.first_rep}+{self.reps}"
+
+
+def missing_ranges(have: np.ndarray, cell_reps: int) -> list[tuple[int, int]]:
+    """(first, count) ranges of the repetitions not in ``have`` (a bool array over 0..R-1),
+    split at multiples of ``cell_reps`` so fresh cells line up with the grid."""
+    cell_reps = check_int("cell_reps", cell_reps, low=1)
+    out = []
+    reps = int(have.shape[0])
+    r = 0
+    while r < reps:
+        if have[r]:
+            r += 1
+            continue
+        end = min(reps, (r // cell_reps + 1) * cell_reps)
+        stop = r
+        while stop < end and not have[stop]:
+            stop += 1
+        out.append((r, stop - r))
+        r = stop
+    return out
+
+
+# ------------------------------------------------------------ command-line grids
+_NAME = re.compile(r"^[A-Za-z0-9_.=-]+$")
+
+
+def parse_value(text: str):
+    """A command-line value: int, then float, else the string (lists stay strings: the
+    catalog's vector checker parses ``0.9,0.8``)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _policy_param_names(policy: str) -> set:
+    return {p.name for p in ALGORITHMS.get_spec(policy).params}
+
+
+def grid_experiment(name: str, policies, *, environment="bernoulli", instances=None, grid=None,
+                    fixed=None, horizon=None, reps=None, seed=0, baseline=None, cell_reps=None):
+    """An :class:`~dpbench.experiments.runner.Experiment` for the grid
+    policies x instances x grid values, as built by ``dpbench sweep --policy ...``.
+
+    ``instances`` is a list of environment-parameter dicts (one instance each);
+    ``grid`` maps a parameter name to the values to sweep and ``fixed`` a
+    parameter name to one value.  A policy parameter applies to every policy
+    that has it (``--grid eps=0.5,1`` runs UCB1 once); an environment parameter
+    multiplies the instances (a name both have goes to the environment, as in
+    :func:`~dpbench.engine.simulate.prepare`).  A name that no policy and not the environment
+    has is an error.
+    """
+    from ..experiments.runner import Experiment, RunSpec
+
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise InputError(f"sweep name must be letters, digits, '_', '.', '=' or '-' (got {name!r})")
+    policies = list(policies or [])
+    if not policies:
+        raise InputError("a sweep needs at least one --policy")
+    for p in policies:
+        ALGORITHMS.get_spec(p)
+    if len(set(policies)) != len(policies):
+        raise InputError(f"policies listed twice: {policies}")
+    env_spec = ENVIRONMENTS.get_spec(environment)
+    env_names = {p.name for p in env_spec.params}
+    grid = dict(grid or {})
+    fixed = dict(fixed or {})
+    for key, values in grid.items():
+        if not isinstance(values, (list, tuple)) or not values:
+            raise InputError(f"grid {key!r} needs a non-empty list of values (got {values!r})")
+    for key in list(grid) + list(fixed):
+        if key in grid and key in fixed:
+            raise InputError(f"parameter {key!r} is both fixed (--set) and swept (--grid)")
+        if key not in env_names and not any(key in _policy_param_names(p) for p in policies):
+            allowed = sorted(env_names.union(*(_policy_param_names(p) for p in policies)))
+            raise InputError(f"parameter {key!r} belongs to no listed policy and not to environment "
+                             f"{environment!r}; allowed parameters: {', '.join(allowed) or 'none'}")
+    instances = [dict(i) for i in (instances or [{}])]
+    env_grid = {k: v for k, v in grid.items() if k in env_names}
+    env_fixed = {k: v for k, v in fixed.items() if k in env_names}
+    points = [dict(zip(env_grid, vals)) for vals in itertools.product(*env_grid.values())]
+    envs = [{**inst, **env_fixed, **pt} for inst in instances for pt in points]
+    show_panel = len(envs) > 1
+    runs = []
+    for env in envs:
+        panel = ", ".join(f"{k}={_show(v)}" for k, v in env.items()) if show_panel else ""
+        for policy in policies:
+            spec = ALGORITHMS.get_spec(policy)
+            own = _policy_param_names(policy) - env_names     # prepare() routes env names to the env
+            pgrid = {k: v for k, v in grid.items() if k in own}
+            pfixed = {k: v for k, v in fixed.items() if k in own}
+            for vals in itertools.product(*pgrid.values()):
+                point = dict(zip(pgrid, vals))
+                label = spec.label + (" (" + ", ".join(f"{k}={_show(v)}" for k, v in point.items()) + ")"
+                                      if point else "")
+                runs.append(RunSpec(label, policy, {**pfixed, **point},
+                                    {"name": environment, **env}, panel))
+    raw = {"name": name, "sweep": {"policies": policies, "environment": environment,
+                                   "instances": instances, "grid": grid, "fixed": fixed},
+           "horizon": horizon, "reps": reps, "seed": seed}
+    if cell_reps is not None:
+        raw["cell_reps"] = cell_reps
+    return Experiment(
+        name=name, title=f"Sweep {name}: {', '.join(policies)} on {environment}",
+        source="dpbench sweep (command-line grid)",
+        horizon=check_int("horizon", horizon, low=2), reps=check_int("reps", reps, low=1),
+        seed=check_int("seed", seed, low=0), runs=runs, baseline=baseline, raw=raw)
+
+
+def _show(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(_show(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
