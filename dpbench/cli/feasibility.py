@@ -1,0 +1,90 @@
+"""``dpbench feasibility``: exact Lemma 8 / Lemma 9 CDF checks of the seed 002 perturbations.
+
+    dpbench feasibility gauss --eps 1 --delta 0.01 --n 8
+    dpbench feasibility beta --eps 1 --delta 0.01 --n 20 --json
+    dpbench feasibility lemma15 --eps 1 --delta 0.01 --n 10 --lemma 9
+    dpbench feasibility gauss --eps 0 --delta 0.01 --v 1 --start-phase
+    dpbench feasibility lemma15 --eps 1 --delta 0.01 --n 10 --shift 1.05 --samples 1000000
+
+Exit status: 0 when the inequalities hold, 1 when they are violated, 2 on bad input.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+
+def register(sub):
+    p = sub.add_parser(
+        "feasibility", help="check Lemma 8/9 (seed 002) for a perturbation family, exactly",
+        description="Check the CDF conditions of Lemma 8 (DP, half-lines, slack delta) or Lemma 9 "
+                    "(GDP, intervals and complements, slack delta/2) for the worst neighbouring "
+                    "histories of a perturbation family, for every real x. Exit status 0: holds, "
+                    "1: violated, 2: bad input.")
+    p.add_argument("family", choices=["gauss", "beta", "lemma15"],
+                   help="gauss: N(R/N, v/N); beta: Beta(R+1+k, N-R+1+k); lemma15: truncated Laplace")
+    p.add_argument("--eps", type=float, required=True, help="privacy level eps >= 0")
+    p.add_argument("--delta", type=float, required=True, help="privacy slack delta in [0, 1)")
+    p.add_argument("--n", type=int, help="pull count N of the arm (required unless --start-phase)")
+    p.add_argument("--lemma", type=int, choices=[8, 9], default=8, help="8 (DP) or 9 (GDP); default 8")
+    p.add_argument("--v", type=float, default=2.0, help="gauss: variance factor v (default 2)")
+    p.add_argument("--no-k", action="store_true", help="beta: drop Algorithm 2's k (negative control)")
+    p.add_argument("--shift", type=float, default=1.0,
+                   help="gauss, lemma15: change of the centre in units of 1/N (default 1)")
+    p.add_argument("--start-phase", action="store_true",
+                   help="report the smallest N at which the lemma holds for every history")
+    p.add_argument("--samples", type=int, metavar="DRAWS",
+                   help="also run the sample-based (DKW band) check with DRAWS draws per law")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample-based check")
+    p.add_argument("--alpha", type=float, default=1e-6, help="confidence level of the bands (default 1e-6)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_run)
+
+
+def _run(args) -> int:
+    from verify.cdf_bands import band_check_family
+    from verify.cdf_feasibility import check, minimal_start_phase, validate
+    from ..validation import InputError
+
+    options = {"v": args.v}
+    if args.family == "beta":
+        options = {"extra_k": not args.no_k}
+    if args.start_phase:
+        validate(args.family, args.eps, args.delta, 1, args.lemma, args.v, args.shift)
+        res = minimal_start_phase(args.family, args.eps, args.delta, lemma=args.lemma,
+                                  **({"v": args.v} if args.family == "gauss" else
+                                     {"extra_k": not args.no_k} if args.family == "beta" else {}))
+        if args.json:
+            print(json.dumps(res.to_dict(), indent=1))
+        else:
+            paper = "none" if res.paper_start is None else f"{res.paper_start:.6g}"
+            scope = "every N >= it" if math.isinf(res.n_checked) else f"N up to {int(res.n_checked)}"
+            print(f"Lemma {res.lemma} for {res.family} {res.params} at eps={res.eps:g}, delta={res.delta:g}")
+            print(f"  minimal start phase: {res.n_min if res.n_min else 'none found'} "
+                  f"(checked: {scope}); paper's: {paper}")
+            if res.paper_delta_required is not None:
+                print(f"  delta needed at the paper's ceil(N*): {res.paper_delta_required:.6g} "
+                      f"({'sufficient' if res.paper_sufficient else 'NOT sufficient'})")
+            print(f"  {res.note}")
+        return 0 if res.n_min else 1
+    if args.n is None:
+        raise InputError("--n is required (the arm's pull count N >= 1) unless --start-phase is given")
+    if args.family != "beta":
+        options["shift"] = args.shift
+    if args.family == "lemma15":
+        options.pop("v")
+    res = check(args.family, args.eps, args.delta, args.n, lemma=args.lemma, **options)
+    band = None
+    if args.samples is not None:
+        band = band_check_family(args.family, args.eps, args.delta, args.n, lemma=args.lemma,
+                                 draws=args.samples, seed=args.seed, alpha=args.alpha, **options)
+    if args.json:
+        out = res.to_dict()
+        if band is not None:
+            out["sample_based"] = band.to_dict()
+        print(json.dumps(out, indent=1))
+    else:
+        print(res.summary())
+        if band is not None:
+            print(band.summary())
+    return 0 if res.holds else 1
