@@ -491,7 +491,8 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
     fit.details["excluded"] = excluded
     if not fit.applicable:
         if excluded:
-            fit.verdict.reason += f"; excluded (not logarithmic): {excluded}"
+            fit.verdict.reason += f"; {len(excluded)} run(s) excluded as not logarithmic (eps = " \
+                                  f"{', '.join(f'{e:g}' for e in excluded)})"
         return fit
     fn = {"beta": lambda e: _bounds.seed000_001.beta(e), "F_L": lambda e: _bounds.seed000_001.F_L(e)}.get(
         factor, factor) if factor is not None else None
@@ -521,7 +522,8 @@ def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, toler
                         n_boot=n_boot, seed=seed, kind="gap scaling: d ln C / d ln Delta")
     fit.details["excluded"] = excluded
     if not fit.applicable and excluded:
-        fit.verdict.reason += f"; excluded (not logarithmic): {excluded}"
+        fit.verdict.reason += f"; {len(excluded)} run(s) excluded as not logarithmic (Delta = " \
+                              f"{', '.join(f'{d:g}' for d in excluded)})"
     if fit.applicable:
         fit.details["C_times_gap"] = [float(x * s.mean()) for x, s in zip(xs, samples)]
     return fit

@@ -1,0 +1,37 @@
+"""``dpbench report SEED|all [--quick]``: build the bound-validation report of a paper."""
+from __future__ import annotations
+
+import time
+
+from ..validation import InputError
+
+
+def register(subparsers):
+    p = subparsers.add_parser(
+        "report", help="bound-validation report of a paper: claims, bound checks, errata",
+        description="Run (or reuse saved results of) a paper's experiments, fit the regret curves, "
+                    "check every bound of the registry, run the audits and feasibility checks that "
+                    "exist, and write reports/seed<NNN>.md with its figures.")
+    p.add_argument("seed", help="000, 001, 002, 003, 004 (or seed000, 2, ...), or all")
+    p.add_argument("--quick", action="store_true",
+                   help=f"tiny sizes (T <= 20,000, <= 4 repetitions): checks the report builds, for CI")
+    p.add_argument("--results", default="dpbench-results", metavar="DIR",
+                   help="where experiment results are saved and reused (default: dpbench-results)")
+    p.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
+    p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..reporting import SEEDS, build_report
+    from ..reporting.common import require_seed
+    seeds = SEEDS if str(args.seed).lower() == "all" else (require_seed(args.seed, SEEDS),)
+    if args.threads is not None and args.threads < 1:
+        raise InputError(f"threads must be an integer >= 1 (got {args.threads})")
+    for seed in seeds:
+        t0 = time.perf_counter()
+        path = build_report(seed, quick=args.quick, results_dir=args.results, out_dir=args.out,
+                            threads=args.threads, progress=not args.no_progress)
+        print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
+    return 0

@@ -1,0 +1,29 @@
+"""Bound-validation reports: ``dpbench report SEED|all [--quick]`` writes ``reports/seed<NNN>.md``.
+
+One module per paper (``seed000`` ... ``seed004``) builds its report from the
+experiments that exist (run through the experiments runner, reusing saved
+results), the regret fits and bound checks of ``verify``, the audits and CDF
+feasibility checks when installed, and the specs' errata.  Shared helpers live
+in ``common``.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from .common import ReportContext, require_seed
+
+SEEDS = ("000", "001", "002", "003", "004")
+
+
+def build_report(seed: str, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
+                 threads=None, progress: bool = False, log=print) -> Path:
+    """Build the report of ``seed`` ("000" ... "004", "seed002", "2"); return the markdown path."""
+    seed = require_seed(seed, SEEDS)
+    module = importlib.import_module(f"{__name__}.seed{seed}")
+    ctx = ReportContext(seed=seed, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir),
+                        threads=threads, progress=progress, log=log)
+    return module.write(ctx)
+
+
+__all__ = ["SEEDS", "build_report", "ReportContext"]

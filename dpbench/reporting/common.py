@@ -1,0 +1,517 @@
+"""Shared parts of the bound-validation reports: running experiments, markdown, figures, verdicts.
+
+A report is built by a seed module (``seed000.py`` ...) from a
+:class:`ReportContext` (sizes, where results live, where the report goes) into
+a :class:`Report` (markdown with PNG figures next to it).  Experiments run
+through the experiments runner (``run_experiment``), so saved results of the
+same configuration are reused; checks that are not paper figures ship as TOML
+files in ``dpbench/reporting/checks/`` and run the same way.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..validation import InputError
+
+CHECKS_DIR = Path(__file__).with_name("checks")
+QUICK_HORIZON = 20_000
+QUICK_REPS = 4
+
+
+# ------------------------------------------------------------------ context
+@dataclass
+class ReportContext:
+    seed: str                         # "000"
+    quick: bool = False
+    results_dir: Path = Path("dpbench-results")
+    out_dir: Path = Path("reports")
+    threads: int | None = None
+    progress: bool = False
+    log: Callable[[str], None] = print
+    missing: list[str] = field(default_factory=list)   # experiments not available (yet)
+    started: float = field(default_factory=time.perf_counter)
+
+    def sizes(self, exp, horizon=None, reps=None) -> tuple[int, int]:
+        horizon = exp.horizon if horizon is None else horizon
+        reps = exp.reps if reps is None else reps
+        if self.quick:
+            return min(horizon, QUICK_HORIZON), min(reps, QUICK_REPS)
+        return horizon, reps
+
+    def experiment(self, name: str, horizon: int | None = None, reps: int | None = None):
+        """Run (or reuse) experiment ``name`` (a shipped name, or a check in ``checks/``); None
+        if it does not exist yet."""
+        from ..experiments.runner import experiment_names, load_experiment, run_experiment
+        target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
+        if not isinstance(target, str) and not target.exists():
+            self.missing.append(name)
+            self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")
+            return None
+        exp = load_experiment(target)
+        horizon, reps = self.sizes(exp, horizon, reps)
+        self.log(f"report {self.seed}: {name} (T = {horizon:g}, {reps} repetitions)")
+        return run_experiment(target, horizon=horizon, reps=reps, out=str(self.results_dir),
+                              threads=self.threads, progress=self.progress, log=self.log)
+
+
+# ------------------------------------------------------------------ report
+class Report:
+    """Markdown accumulated section by section; figures saved as PNG next to the file."""
+
+    def __init__(self, ctx: ReportContext, title: str):
+        self.ctx = ctx
+        self.name = f"seed{ctx.seed}"
+        self.lines: list[str] = [f"# {title}", ""]
+        self.figures: list[Path] = []
+
+    def section(self, title: str, level: int = 2):
+        self.lines += ["", "#" * level + " " + title, ""]
+
+    def text(self, *paragraphs: str):
+        for p in paragraphs:
+            self.lines += [p, ""]
+
+    def bullets(self, items: Sequence[str]):
+        self.lines += [f"* {item}" for item in items] + [""]
+
+    def table(self, header: Sequence[str], rows: Sequence[Sequence]):
+        if not rows:
+            self.lines += ["(no rows)", ""]
+            return
+        self.lines.append("| " + " | ".join(header) + " |")
+        self.lines.append("|" + "---|" * len(header))
+        for row in rows:
+            self.lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+        self.lines.append("")
+
+    def figure(self, fig, name: str, caption: str):
+        """Save a matplotlib figure as ``<seed>_<name>.png`` next to the report and link it."""
+        import matplotlib.pyplot as plt
+        self.ctx.out_dir.mkdir(parents=True, exist_ok=True)
+        path = self.ctx.out_dir / f"{self.name}_{name}.png"
+        fig.savefig(path, dpi=80)
+        plt.close(fig)
+        self.figures.append(path)
+        self.lines += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
+
+    def write(self) -> Path:
+        self.ctx.out_dir.mkdir(parents=True, exist_ok=True)
+        path = self.ctx.out_dir / f"{self.name}.md"
+        path.write_text("\n".join(self.lines).rstrip() + "\n")
+        return path
+
+
+def _cell(c) -> str:
+    if c is None:
+        return ""
+    if isinstance(c, float):
+        return fmt(c)
+    return str(c).replace("|", "\\|").replace("\n", " ")
+
+
+def fmt(x, digits: int = 4) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}" if abs(int(x)) >= 10_000 else str(int(x))
+    x = float(x)
+    if not math.isfinite(x):
+        return "n/a" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return f"{x:.{digits}g}"
+
+
+def fmt_t(t) -> str:
+    t = int(t)
+    e = math.log10(t)
+    return f"1e{int(round(e))}" if abs(e - round(e)) < 1e-12 else f"{t:,}"
+
+
+def fmt_ci(fit, digits: int = 3) -> str:
+    """'est [lo, hi]' of a Fit, or 'n/a (reason)'."""
+    if fit is None:
+        return "n/a"
+    if not fit.applicable:
+        return f"not applicable: {fit.verdict.reason}"
+    lo, hi = fit.ci
+    return f"{fit.estimate:.{digits}g} [{lo:.{digits}g}, {hi:.{digits}g}]"
+
+
+def status_cell(verdict) -> str:
+    """A verdict as a bold status word plus its reason."""
+    if verdict is None:
+        return "n/a"
+    return f"**{verdict.status}**" + (f": {verdict.reason}" if verdict.reason else "")
+
+
+def quick_banner(report: Report):
+    if report.ctx.quick:
+        report.text("> **Quick mode** (`--quick`): every experiment ran at T <= "
+                    f"{QUICK_HORIZON:,} with at most {QUICK_REPS} repetitions. This checks that the report "
+                    "builds; the numbers are far too small for conclusions, and most fits are "
+                    "(correctly) *not applicable*. Run `dpbench report SEED` for the real report.")
+
+
+def setup_lines(report: Report, runs: dict):
+    """Where each experiment's numbers come from (name, T, repetitions, seed, results folder)."""
+    rows = []
+    for name, run in runs.items():
+        if run is None:
+            rows.append([name, "not available yet", "", "", ""])
+        else:
+            c = run.config
+            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], str(run.out_dir)])
+    report.table(["experiment", "T", "repetitions", "seed", "saved results (reused when identical)"], rows)
+
+
+def run_results(run, label: str):
+    """The SimulationResult of run ``label`` ('panel / label' or 'label') of an ExperimentRun."""
+    if run is None:
+        return None
+    if label in run.results:
+        return run.results[label]
+    hits = [k for k in run.results if k.endswith(" / " + label) or k == label]
+    return run.results[hits[0]] if len(hits) == 1 else None
+
+
+def has_checkpoint(result, t: int) -> bool:
+    return result is not None and int(t) in set(int(c) for c in result.checkpoints)
+
+
+def horizons_of(result, wanted=(10 ** 5, 10 ** 6, 10 ** 7)) -> list[int]:
+    hs = [t for t in wanted if has_checkpoint(result, t)]
+    last = int(result.checkpoints[-1])
+    return hs if last in hs else hs + [last]
+
+
+# ---------------------------------------------------------------- bound checks
+def bound_check_rows(experiment: str, label: str, result, *, window=None) -> list[list]:
+    """Rows (experiment, run, bound, kind, measured, bound value, verdict) for one result:
+    the log-regret slope against every slope bound, and the mean regret against every
+    explicit bound (at every checkpoint for anytime bounds)."""
+    from verify import regret_fits as rf
+    from verify.bounds import get as get_bound
+    rows = []
+    fit = rf.log_regret_fit(result, window=window)
+    if not fit.applicable:
+        rows.append([experiment, label, "(log-regret fit)", "slope C", "n/a", "", status_cell(fit.verdict)])
+    for v in fit.checks:
+        b = get_bound(v.bound)
+        rows.append([experiment, label, f"{b.key} ({b.theorem})", f"{b.side} {b.form}: ln T coefficient",
+                     fmt_ci(fit), fmt(v.evidence.get("bound_slope")), status_cell(v)])
+    for v in rf.check_values(result):
+        b = get_bound(v.bound)
+        measured = f"{fmt(v.evidence['mean'])} +- {fmt(v.evidence['se'], 2)}" if v.evidence else ""
+        rows.append([experiment, label, f"{b.key} ({b.theorem})", f"{b.side} {b.form}: value",
+                     measured, fmt(v.evidence.get("bound")), status_cell(v)])
+    return rows
+
+
+BOUND_HEADER = ["experiment", "run", "bound", "compared", "measured [95% CI]", "bound", "verdict"]
+
+
+def registry_table(report: Report, seed: str):
+    """Every registered bound of a seed: theorem, side, form, statement, notes."""
+    from verify.bounds import bounds_for
+    rows = [[b.key, b.theorem, b.side, b.form, b.statement, ", ".join(a for a in b.algorithms if "_" in a)
+             or ", ".join(b.algorithms), b.notes] for b in bounds_for(seed=seed)]
+    report.table(["key", "theorem", "side", "form", "statement", "policies", "notes"], rows)
+
+
+# ------------------------------------------------------------------- figures
+def new_figure(ncols: int = 1, width: float = 5.5, height: float = 3.6):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    return fig, list(axes.flat)
+
+
+def plot_curves(ax, results: dict, *, bounds_for_label: dict | None = None, title: str = ""):
+    """Mean regret with 95% band on log-log axes; dashed lines for bound values over t."""
+    for label, res in results.items():
+        if res is None:
+            continue
+        lo, hi = res.ci95
+        line, = ax.plot(res.checkpoints, res.mean, label=label, lw=1.5)
+        ax.fill_between(res.checkpoints, np.maximum(lo, 1e-9), hi, color=line.get_color(), alpha=0.2, lw=0)
+        for blabel, values in (bounds_for_label or {}).get(label, {}).items():
+            ax.plot(res.checkpoints, values, ls="--", lw=1, color=line.get_color(), label=blabel)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("t (pulls)")
+    ax.set_ylabel("pseudo-regret")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
+
+
+def bound_curve(result, key: str) -> np.ndarray | None:
+    """An explicit bound evaluated at every checkpoint of ``result`` (None if not applicable)."""
+    from verify import bounds
+    b = bounds.get(key)
+    ctx = bounds.context(result)
+    out = []
+    for t in result.checkpoints:
+        if t < 2:
+            out.append(np.nan)
+            continue
+        ev = b.evaluate(ctx, T=float(t))
+        if not ev.applicable:
+            return None
+        out.append(ev.value)
+    return np.array(out)
+
+
+# ------------------------------------------------------------------- audits
+def audit_rows(mechanisms: Sequence[tuple[str, dict, float, float]], *, n: int) -> tuple[list[list], str]:
+    """Audit catalog mechanisms (name, params, x, x') at their claimed level with ``verify.audit``;
+    returns table rows and a note (the audit module may not be installed yet)."""
+    import inspect
+
+    import verify
+    audit_fn = getattr(verify, "audit", None)
+    if inspect.ismodule(audit_fn):
+        audit_fn = getattr(audit_fn, "audit", None)
+    if audit_fn is None:
+        return [], "verify.audit (issue 6) is not available in this installation: no audits were run."
+    import dpbench
+    rows = []
+    for name, params, x, x_prime in mechanisms:
+        if name not in dpbench.MECHANISMS:
+            rows.append([name, params, "", "", "", "mechanism not registered yet"])
+            continue
+        mech = dpbench.sampler(name, **params)
+        try:
+            res = audit_fn(mech, x, x_prime, eps=mech.claimed_eps, delta=mech.claimed_delta,
+                                     n=n, seed=1)
+        except Exception as err:            # an audit failure must show in the report, not abort it
+            rows.append([name, params, fmt(mech.claimed_eps), "", "", f"audit error: {err}"])
+            continue
+        rows.append([name, params, fmt(mech.claimed_eps), fmt(res.eps_lower_bound),
+                     "**violated**" if res.violated else "no violation", f"n = {n:,}, (x, x') = ({x:g}, {x_prime:g})"])
+    return rows, ""
+
+
+AUDIT_HEADER = ["mechanism", "parameters", "claimed eps", "certified eps lower bound", "verdict", "notes"]
+
+
+def finish(report: Report) -> Path:
+    ctx = report.ctx
+    if ctx.missing:
+        report.section("Not yet available")
+        report.text("These experiments or checks are not in this installation yet; their sections are "
+                    "empty and will fill in when they land: " + ", ".join(sorted(set(ctx.missing))) + ".")
+    report.text(f"_Built in {time.perf_counter() - ctx.started:.0f} s by `dpbench report {ctx.seed}"
+                f"{' --quick' if ctx.quick else ''}`._")
+    return report.write()
+
+
+def require_seed(text: str, known: Sequence[str]) -> str:
+    s = str(text).strip().lower().removeprefix("seed").removeprefix("_")
+    if s.isdigit():
+        s = f"{int(s):03d}"
+    if s not in known:
+        raise InputError(f"unknown seed {text!r}; allowed values: {', '.join(known)}, all")
+    return s
+
+
+# ------------------------------------------------------- claims over runs
+@dataclass(frozen=True)
+class RatioClaim:
+    """A privacy-cost ratio of the paper: run / baseline run of one experiment."""
+    experiment: str
+    run: str
+    baseline: str
+    theory: float               # the bound factor the paper compares with
+    paper: float | None         # the paper's number (None: qualitative only)
+    text: str
+
+
+def ratio_claim_rows(runs: dict, claims: Sequence[RatioClaim]) -> tuple[list[list], dict]:
+    """One row per claim: the ratio with its bootstrap CI at each power of ten <= T, the theory
+    factor, and a verdict at the largest T (paper values are rounded: +-0.05 below 2, else +-0.5)."""
+    from verify import regret_fits as rf
+    rows, series = [], {}
+    for c in claims:
+        num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
+        if num is None or den is None:
+            rows.append([c.text, c.experiment, fmt(c.paper), "experiment not available", "", ""])
+            continue
+        cells, pts = [], []
+        for t in horizons_of(num):
+            fit = rf.ratio_at(num, den, t)
+            cells.append(f"T={fmt_t(t)}: {fmt_ci(fit)}")
+            if fit.applicable:
+                pts.append((t, fit.estimate, fit.ci))
+        series[(c.experiment, c.run)] = pts
+        last = rf.ratio_at(num, den)
+        if c.paper is None:
+            below = last.applicable and last.estimate <= c.theory
+            verdict = f"reported (measured {'<=' if below else '>'} theory factor at T={fmt_t(num.horizon)})"
+        else:
+            pad = 0.05 / c.paper if c.paper < 2 else 0.5 / c.paper
+            verdict = status_cell(rf.claim_check(last, c.paper, "paper", relative_tolerance=pad))
+        rows.append([c.text, c.experiment, fmt(c.paper), "; ".join(cells), fmt(c.theory), verdict])
+    return rows, series
+
+
+RATIO_HEADER = ["claim", "experiment", "paper", "measured rho [95% CI] by T", "theory factor", "verdict"]
+
+
+def ratio_figure(report: Report, series: dict, claims: Sequence[RatioClaim], name: str, caption: str):
+    if not any(series.values()):
+        return
+    fig, (ax,) = new_figure()
+    for (exp, label), pts in series.items():
+        if not pts:
+            continue
+        t, est, ci = zip(*pts)
+        err = np.array([[e - c[0] for e, c in zip(est, ci)], [c[1] - e for e, c in zip(est, ci)]])
+        ax.errorbar(t, est, yerr=err, marker="o", ms=3, capsize=2, label=f"{label} ({exp.split('_', 1)[1]})")
+    for c in claims:
+        if c.paper:
+            ax.axhline(c.paper, ls=":", lw=0.8, color="grey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("T")
+    ax.set_ylabel("rho = R_priv(T) / R_base(T)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6, ncol=2)
+    report.figure(fig, name, caption)
+
+
+def slope_ratio_rows(runs: dict, claims: Sequence[RatioClaim]) -> list[list]:
+    """Ratio of log-regret slopes C_run / C_baseline on [T/100, T] with a bootstrap interval over
+    the two runs' per-repetition slopes (spec 000/001 F2), and its position against the factor."""
+    from verify import regret_fits as rf
+    rows = []
+    for c in claims:
+        num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
+        if num is None or den is None:
+            continue
+        a, b = rf.log_regret_fit(num, bounds=()), rf.log_regret_fit(den, bounds=())
+        position = ""
+        if a.applicable and b.applicable:
+            gen = np.random.default_rng(0)
+            pa, pb = a.details["per_rep"], b.details["per_rep"]
+            boot = [pa[gen.integers(0, pa.size, pa.size)].mean() / pb[gen.integers(0, pb.size, pb.size)].mean()
+                    for _ in range(2000)]
+            lo, hi = np.quantile(boot, [0.025, 0.975])
+            cell = f"{a.estimate / b.estimate:.3g} [{lo:.3g}, {hi:.3g}]"
+            position = "<= factor" if hi <= c.theory else (">= factor" if lo >= c.theory else "straddles factor")
+        else:
+            cell = "not applicable: " + (a.verdict.reason if not a.applicable else b.verdict.reason)
+        rows.append([c.experiment, f"{c.run} / {c.baseline}", cell, fmt(c.theory), position])
+    return rows
+
+
+SLOPE_RATIO_HEADER = ["experiment", "ratio", "C_run / C_base [95% CI]", "theory factor", "position"]
+
+
+def ordering_row(run, labels: Sequence[str], claim: str) -> list:
+    """Is the mean regret increasing along ``labels`` at every power of ten? 95% bands disjoint?"""
+    res = [run_results(run, lab) for lab in labels]
+    if run is None or any(r is None for r in res):
+        return [claim, "experiment not available", ""]
+    cells, ok_all, sep_all = [], True, True
+    for t in horizons_of(res[0]):
+        idx = [list(r.checkpoints).index(t) for r in res]
+        means = [r.mean[i] for r, i in zip(res, idx)]
+        lo = [r.ci95[0][i] for r, i in zip(res, idx)]
+        hi = [r.ci95[1][i] for r, i in zip(res, idx)]
+        ordered = all(means[i] < means[i + 1] for i in range(len(means) - 1))
+        ok_all &= ordered
+        sep_all &= all(hi[i] < lo[i + 1] for i in range(len(means) - 1))
+        cells.append(f"T={fmt_t(t)}: " + " < ".join(fmt(m) for m in means) + ("" if ordered else " (NOT ordered)"))
+    status = "**confirmed**" if ok_all else "**refuted**"
+    return [claim, "; ".join(cells), status + (" (95% bands disjoint)" if sep_all and ok_all else "")]
+
+
+def flattening_values(run, labels: Sequence[str]) -> list[tuple[str, float]] | None:
+    """Late-over-early local log-slope ratio (slope on [T/10, T] / slope on [T/100, T/10]) per run:
+    1 means logarithmic (flat on a log axis), > 1 still steepening."""
+    from verify import regret_fits as rf
+    out = []
+    for lab in labels:
+        r = run_results(run, lab)
+        if r is None:
+            return None
+        T = r.horizon
+        early = rf.log_regret_fit(r, window=(T / 100, T / 10), bounds=(), agreement=1e9)
+        late = rf.log_regret_fit(r, window=(T / 10, T), bounds=(), agreement=1e9)
+        if not (early.applicable and late.applicable) or early.estimate <= 0:
+            return None
+        out.append((lab, late.estimate / early.estimate))
+    return out
+
+
+def flattening_row(run, labels: Sequence[str], claim: str) -> list:
+    """'Convergence slows as eps decreases': labels ordered from large to small eps."""
+    vals = flattening_values(run, labels) if run is not None else None
+    if vals is None:
+        return [claim, "experiment not available or too few checkpoints", ""]
+    text = "; ".join(f"{lab}: {v:.2f}" for lab, v in vals)
+    increasing = all(vals[i][1] <= vals[i + 1][1] for i in range(len(vals) - 1))
+    return [claim, "late/early log-slope ratio (1 = flat on a log axis, > 1 = not yet): " + text,
+            "**confirmed**" if increasing else "**partly**: not monotone in eps"]
+
+
+# ------------------------------------------------------------ sweeps
+def panel_sweep(run, panel: str, policy: str, variable: str) -> dict:
+    """{value of ``variable``: result} for the runs of ``policy`` in ``panel`` of an ExperimentRun."""
+    from ..experiments.runner import run_key
+    out = {}
+    if run is None:
+        return out
+    for spec in run.runs:
+        if spec.panel == panel and spec.policy == policy and variable in spec.params:
+            res = run.results.get(run_key(spec))
+            if res is not None:
+                out[float(spec.params[variable])] = res
+    return out
+
+
+def sweep_exponent_row(run, panel: str, policy: str, variable: str, predicted: float, claim: str, *,
+                       baseline: str | None = None, lo: float | None = None, hi: float | None = None,
+                       tolerance: float = 0.3) -> list:
+    """Log-log slope of the final regret against a swept parameter, in the regime where the
+    privacy cost dominates: values in [lo, hi] whose mean regret exceeds twice the baseline
+    run's (``baseline`` = 'panel / label') and stays below half of T x mean gap (no saturation)."""
+    from verify import regret_fits as rf
+    sweep = panel_sweep(run, panel, policy, variable)
+    if not sweep:
+        return [claim, "experiment not available", "", ""]
+    base = run.results.get(baseline) if baseline else None
+    floor = 2.0 * float(base.final_regrets.mean()) if base is not None else 0.0
+    kept = {}
+    for x, r in sorted(sweep.items()):
+        m = float(r.final_regrets.mean())
+        gaps = r.means.max() - r.means
+        cap = 0.5 * r.horizon * float(gaps.mean())
+        if (lo is None or x >= lo) and (hi is None or x <= hi) and floor < m < cap:
+            kept[x] = r
+    fit = rf.power_law_fit(list(kept), list(kept.values()), variable=variable, predicted=predicted,
+                           tolerance=tolerance)
+    regime = ", ".join(f"{x:g}" for x in kept) or "none"
+    verdict = status_cell(fit.checks[0]) if fit.applicable and fit.checks else status_cell(fit.verdict)
+    return [claim, f"{variable} in regime: {regime}", fmt_ci(fit), verdict]
+
+
+SWEEP_HEADER = ["scaling law (prediction)", "points used", "fitted exponent [95% CI]", "verdict"]
+
+
+def all_bound_rows(runs: dict) -> list[list]:
+    rows = []
+    for name, run in runs.items():
+        if run is None:
+            continue
+        for key, res in run.results.items():
+            rows += bound_check_rows(name, key, res)
+    return rows
