@@ -1,1 +1,51 @@
-"""pytest plugin of dpbench/verify (registered through the ``pytest11`` entry point)."""
+"""pytest plugin of dpbench/verify (registered through the ``pytest11`` entry point).
+
+Provides the ``assert_dp`` fixture and the ``dp`` marker that sets its defaults::
+
+    import dpbench, pytest
+
+    @pytest.mark.dp(eps=1.0)                       # the claim (and any audit keyword)
+    def test_ctb_is_private(assert_dp):
+        assert_dp(dpbench.sampler("ctb", eps=1.0))  # silent pass, or a readable failure
+
+    def test_without_marker(assert_dp):
+        assert_dp(my_mechanism, eps=0.5, delta=1e-6, x=0.0, x_prime=1.0)
+
+The fixture is :func:`verify.assert_dp` (alpha = 1e-6 by default, so a correct
+mechanism fails with probability at most 1e-6) with the marker's keywords as
+defaults; keywords of the call win.  In a checkout that is not pip-installed,
+enable the plugin with ``-p verify.pytest_plugin`` (or ``pytest_plugins`` in the
+root conftest).
+"""
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "dp(eps, delta=0, **audit_kwargs): privacy claim (and audit keywords) used as defaults "
+                   "by the assert_dp fixture")
+
+
+@pytest.fixture
+def assert_dp(request):
+    """``verify.assert_dp`` with the defaults of the test's ``@pytest.mark.dp(...)``."""
+    from verify.audit import assert_dp as _assert_dp
+    marker = request.node.get_closest_marker("dp")
+    defaults = dict(marker.kwargs) if marker else {}
+    if marker and marker.args:
+        defaults.setdefault("eps", marker.args[0])
+        if len(marker.args) > 1:
+            defaults.setdefault("delta", marker.args[1])
+
+    @functools.wraps(_assert_dp)
+    def check(mechanism, *args, **kwargs):
+        merged = {**defaults, **kwargs}
+        if "eps" not in merged and not args:
+            raise TypeError("assert_dp needs eps (as an argument or in @pytest.mark.dp(eps=...))")
+        __tracebackhide__ = True
+        return _assert_dp(mechanism, *args, **merged)
+    return check

@@ -15,7 +15,7 @@ import sys
 from ..validation import InputError
 
 #: subcommand modules, in the order ``dpbench --help`` lists them
-COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility"]
+COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "audit"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,19 @@
+"""Black-box differential-privacy audits with certified lower bounds (issue 6).
+
+>>> import dpbench, verify
+>>> r = verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0, n=1_000_000)
+>>> r.eps_lower_bound <= 1.0, r.violated
+(True, False)
+
+``core.audit`` (the audit and its result), ``events`` (event search),
+``statistics`` (Clopper-Pearson, p-values, resolution floors), ``fast``
+(compiled mechanisms counted without storing outputs), ``inputs`` (the standard
+input patterns), ``policy_audit`` (bandit policies as mechanisms),
+``sniper_benchmark`` (the DP-Sniper known-answer suite).
+"""
+from .core import AuditResult, AuditWarning, assert_dp, audit, check_resolution
+from .fast import compiled_mechanism
+from .inputs import Domain, pattern_pairs
+
+__all__ = ["audit", "assert_dp", "AuditResult", "AuditWarning", "Domain", "pattern_pairs",
+           "compiled_mechanism", "check_resolution"]

@@ -1,0 +1,85 @@
+"""What the audits check on dpbench itself: every catalog mechanism at its claim, and
+negative controls (deliberately broken variants that the audit must catch).
+
+Adding a mechanism to the catalog (``dpbench.MECHANISMS``) needs one line in
+``CATALOG_SETTINGS``: the parameters it is audited with (its claim follows from
+them through the catalog's ``claimed``); the test suite fails for a catalog
+mechanism without a line here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dpbench
+from dpbench.mechanisms.perturbations import Lemma15Law
+from dpbench.validation import check_int, check_real
+
+#: parameters each catalog mechanism is audited with (one line per mechanism)
+CATALOG_SETTINGS = {
+    "ctl": {"eps": 1.0},
+    "ctb": {"eps": 1.0},
+    "ctl_s": {"eps": 1.0},
+    "ctb_s": {"eps": 1.0},
+    "ftpl_gauss": {"eps": 1.0, "delta": 0.01},                 # pulls = ceil(N_G*) = 8
+    "ftpl_beta": {"eps": 1.0, "delta": 0.01},                  # pulls = ceil(N_B*) = 1065, edge R = 0
+    "lemma15": {"eps": 1.0, "delta": 0.01, "pulls": 10},
+    "truncated_laplace": {"eps": 1.0, "bound": 1.0},
+    "laplace_pm1": {"eps": 1.0},
+}
+
+
+def catalog_mechanism(name: str, **overrides):
+    """The sampler of catalog mechanism ``name`` with its audit settings (and overrides)."""
+    return dpbench.sampler(name, **{**CATALOG_SETTINGS[name], **overrides})
+
+
+# ------------------------------------------------------------------ negative controls
+def ctb_towards_reward(eps: float):
+    """CTB whose output probabilities are moved towards the reward: it uses the
+    randomised-response probability of level 2 eps, P[1 | r] = (r e^(2eps) + 1 - r)/(1 + e^(2eps)),
+    while claiming eps (a mis-scaled constant; really 2 eps-LDP)."""
+    inner = dpbench.sampler("ctb", eps=2.0 * check_real("eps", eps, low=0.0, low_open=True))
+
+    def mechanism(x, n, seed):
+        return inner(x, n, seed)
+    mechanism.__name__ = mechanism.name = "ctb_towards_reward"
+    mechanism.claimed_eps, mechanism.claimed_delta, mechanism.input_range = eps, 0.0, (0.0, 1.0)
+    return mechanism
+
+
+def lemma15_double_shift(eps: float, delta: float, pulls: int = 10):
+    """The Lemma 15 law whose centre moves by 2/N (not 1/N) when the input moves from 0 to 1:
+    x0 = 2x/N, claiming the (eps, delta) that holds for shifts up to 1/N."""
+    def mechanism(x, n, seed):
+        x = check_real("x", x, low=0.0, high=1.0)
+        return Lemma15Law(2.0 * x / pulls, float(pulls), eps, delta).sample(check_int("n", n, low=1), seed)
+    mechanism.__name__ = mechanism.name = "lemma15_shifted_2_over_N"
+    mechanism.claimed_eps, mechanism.claimed_delta, mechanism.input_range = eps, delta, (0.0, 1.0)
+    return mechanism
+
+
+@dataclass
+class Control:
+    name: str
+    mechanism: object
+    eps: float          # the (wrong) claim
+    delta: float
+    why: str
+
+
+def negative_controls() -> list[Control]:
+    """Broken mechanisms with the claim they fail; every one must be caught."""
+    return [
+        Control("laplace_half_scale", dpbench.sampler("ctl", eps=2.0), 1.0, 0.0,
+                "CTL with Laplace scale 1/(2 eps): really 2 eps-LDP"),
+        Control("ctb_towards_reward", ctb_towards_reward(1.0), 1.0, 0.0,
+                "CTB with the randomised-response probabilities of 2 eps"),
+        Control("lemma15_shifted_2_over_N", lemma15_double_shift(1.0, 0.01, 10), 1.0, 0.01,
+                "Lemma 15 law whose centre moves by 2/N: its delta at eps is far above 0.01 (spec C2)"),
+        Control("ftpl_gauss_without_start_phase", dpbench.sampler("ftpl_gauss", eps=1.0, delta=0.01, pulls=1),
+                1.0, 0.01, "DP-FTPL-Gauss perturbation after one pull (no start phase; spec C9, Fig. 1a)"),
+        Control("ftpl_beta_without_k", dpbench.sampler("ftpl_beta", eps=1.0, delta=0.01, extra_k=False),
+                1.0, 0.01, "DP-FTPL-Beta without the k pseudo-counts (spec C4, Fig. 2d-f: delta ~ 0.16)"),
+        Control("laplace_pm1_paper_scale", dpbench.sampler("laplace_pm1", eps=1.0, noise_scale="paper"),
+                1.0, 0.0, "seed 004 erratum E1: Laplace(1/eps) on [-1, 1] is only 2 eps-LDP"),
+    ]

@@ -1,0 +1,388 @@
+"""``audit``: a certified black-box lower bound on the privacy loss of a mechanism.
+
+A mechanism is any callable ``mechanism(x, n, seed) -> ndarray`` returning n
+outputs for input x: shape (n,) (scalars or labels) or (n, d) (vectors).  An
+audit of the pair (x, x') against a claim (eps, delta):
+
+1. *selection*: draw ``n_select`` outputs of M(x) and M(x'); fit candidate
+   statistics on one half (``events.candidate_statistics``) and pick, on the
+   other half, the event S and direction that promise the largest certified
+   bound (``events.search``);
+2. *certification*: draw ``n`` fresh outputs of each, count S (streamed in
+   blocks, or counted inside compiled code for ``fast.compiled_mechanism``),
+   and turn the counts into Clopper-Pearson statements (``statistics``).
+
+Reported: ``eps_lower_bound`` (at the claimed delta, confidence 1 - alpha),
+``p_value`` of H0 "(eps, delta)-DP holds on this pair", ``violated``
+(p_value <= alpha, i.e. eps_lower_bound > eps), the witness, the eps(delta)
+curve (simultaneous over the grid by Bonferroni over its distinct events),
+``n_samples``, ``samples_per_second`` and the resolution floor (the largest
+eps and the smallest violating-event mass that n samples can certify).
+
+When only a domain is given (or the mechanism carries ``input_range``), every
+pair of the standard patterns (``inputs.pattern_pairs``) is tried at selection
+and the most promising one certified.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from dpbench.randomness import stream_seed
+from dpbench.validation import InputError, check_delta, check_int, check_real
+
+from . import fast, statistics as st
+from .events import Event, Statistic, candidate_statistics, search
+from .inputs import Domain, as_input, pattern_pairs
+
+#: outputs per call of a plain (non-compiled) mechanism during certification
+CHUNK = 1 << 18
+
+
+class AuditWarning(UserWarning):
+    """An audit ran but something about it deserves attention (e.g. a low sample count)."""
+
+
+@dataclass
+class AuditResult:
+    """What an audit certifies about one mechanism on its most revealing input pair."""
+    mechanism: str
+    eps: float
+    delta: float
+    alpha: float
+    eps_lower_bound: float
+    p_value: float
+    violated: bool
+    witness: dict
+    curve_delta: list
+    curve_eps: list
+    n: int
+    n_select: int
+    n_samples: int
+    seconds: float
+    samples_per_second: float
+    eps_ceiling: float
+    delta_floor: float
+    pairs_tried: int
+    seed: int
+    warnings: list = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return _jsonable(asdict(self))
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    def __str__(self) -> str:
+        w = self.witness
+        verdict = "VIOLATED" if self.violated else "not rejected"
+        return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {verdict}\n"
+                f"  eps lower bound {self.eps_lower_bound:.4f} at delta={self.delta:g} "
+                f"(confidence {1 - self.alpha:g}), p-value {self.p_value:.3g}\n"
+                f"  witness: {describe_pair(w.get('x'), w.get('x_prime'))}, event: {w.get('event')}\n"
+                f"  counts {w.get('count_x')}/{self.n} vs {w.get('count_x_prime')}/{self.n} "
+                f"(p(x) ~ {w.get('p_x', float('nan')):.3g}, p(x') ~ {w.get('p_x_prime', float('nan')):.3g})\n"
+                f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
+                f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}")
+
+
+# ------------------------------------------------------------------ sampling
+def _mechanism_name(mechanism) -> str:
+    return str(getattr(mechanism, "name", getattr(mechanism, "__name__", type(mechanism).__name__)))
+
+
+def _as_rows(out, n: int, name: str, x) -> np.ndarray:
+    """Validate one batch of outputs and return it as a C-contiguous (n, d) float array."""
+    try:
+        arr = np.asarray(out)
+    except Exception as err:        # noqa: BLE001 - report any conversion failure plainly
+        raise InputError(f"mechanism {name} returned something that is not an array ({err})") from None
+    if arr.dtype == bool:
+        arr = arr.astype(np.float64)
+    if not np.issubdtype(arr.dtype, np.number):
+        raise InputError(f"mechanism {name} must return numbers; got dtype {arr.dtype} for input {x!r}")
+    if arr.ndim == 1 and arr.shape[0] == n:
+        arr = arr.reshape(n, 1)
+    elif not (arr.ndim == 2 and arr.shape[0] == n and arr.shape[1] >= 1):
+        raise InputError(f"mechanism {name} returned shape {arr.shape} for n={n} on input {x!r}; "
+                         f"expected ({n},) or ({n}, d)")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argwhere(bad)[0][0])
+        raise InputError(f"mechanism {name} returned {int(bad.sum())} non-finite value(s) on input "
+                         f"{x!r} (first at output {i}: {arr[i].tolist()}); outputs must be finite numbers")
+    return arr
+
+
+class _Source:
+    """Draws and counts outputs of one mechanism, by the compiled or the block path."""
+
+    def __init__(self, mechanism, seed: int):
+        if not callable(mechanism):
+            raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got {mechanism!r})")
+        self.mechanism = mechanism
+        self.name = _mechanism_name(mechanism)
+        self.component = getattr(mechanism, "component", None)
+        self.seed = seed
+        self.d = getattr(mechanism, "output_dim", None)
+        self.drawn = 0
+
+    def rows(self, x, n: int, *key: int) -> np.ndarray:
+        """n outputs of M(x) as (n, d) rows (stream identified by ``key``)."""
+        if self.component is not None:
+            out = fast.sample_rows(self.component, np.atleast_1d(np.asarray(x, np.float64)),
+                                   fast.block_seeds(self.seed, n, *key), n, self.d)
+        else:
+            out = _as_rows(self.mechanism(as_input(x), n, stream_seed(self.seed, *key)), n, self.name, x)
+            if self.d is None:
+                self.d = out.shape[1]
+            elif out.shape[1] != self.d:
+                raise InputError(f"mechanism {self.name} returned outputs of width {out.shape[1]} on "
+                                 f"input {x!r} but width {self.d} before; the width must not change")
+        self.drawn += n
+        return out
+
+    def histogram(self, x, n: int, stat: Statistic, edges: np.ndarray, key: tuple, bar) -> np.ndarray:
+        """Counts of the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
+        n_bins = edges.size + 1
+        total = np.zeros(n_bins, dtype=np.int64)
+        xs = np.atleast_1d(np.asarray(x, np.float64))
+        if self.component is not None:
+            seeds = fast.block_seeds(self.seed, n, *key)
+            per_call = 64                                     # blocks per kernel call (progress)
+            for first in range(0, seeds.size, per_call):
+                chunk = seeds[first:first + per_call]
+                m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
+                if stat.compiled:
+                    total += fast.count_bins(self.component, xs, chunk, m, self.d, stat.spec, edges)
+                else:
+                    rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
+                    total += _bin(stat.evaluate(rows), edges, n_bins)
+                self.drawn += m
+                bar.update(m)
+            return total
+        for c, first in enumerate(range(0, n, CHUNK)):
+            m = min(CHUNK, n - first)
+            rows = self.rows(x, m, *key, c)
+            total += _bin(stat.evaluate(rows), edges, n_bins)
+            bar.update(m)
+        return total
+
+
+def _bin(s: np.ndarray, edges: np.ndarray, n_bins: int) -> np.ndarray:
+    s = s[np.isfinite(s)]
+    return np.bincount(np.searchsorted(edges, s), minlength=n_bins).astype(np.int64)
+
+
+# ------------------------------------------------------------------ validation
+def _check_claim(eps, delta, alpha):
+    eps = check_real("eps", eps, low=0.0)
+    delta = check_delta(delta)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    return eps, delta, alpha
+
+
+def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[float, float]:
+    """(eps ceiling, delta floor) of n samples; InputError if nothing above the claim is certifiable."""
+    ceiling = st.eps_ceiling(n, alpha)
+    best_at_delta = st.eps_bound(n, n, 0, n, alpha, delta)
+    if best_at_delta <= eps:
+        need = n
+        while st.eps_bound(need, need, 0, need, alpha, delta) <= eps and need < 2 ** 60:
+            need *= 2
+        raise InputError(
+            f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
+            f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
+            f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; use n >= {need} (or a larger alpha)")
+    return ceiling, st.delta_floor(n, alpha, eps)
+
+
+def _pairs(mechanism, x, x_prime, domain):
+    if (x is None) != (x_prime is None):
+        raise InputError("give both x and x_prime (a neighbouring pair), or neither (then a domain)")
+    if x is not None:
+        if domain is not None:
+            raise InputError("give either the pair (x, x_prime) or a domain, not both")
+        a, b = np.asarray(x, dtype=np.float64), np.asarray(x_prime, dtype=np.float64)
+        if a.shape != b.shape:
+            raise InputError(f"x and x_prime must have the same shape (got {a.shape} and {b.shape})")
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise InputError("x and x_prime must be finite numbers")
+        return [(a.reshape(-1), b.reshape(-1))]
+    if domain is None:
+        rng = getattr(mechanism, "input_range", None)
+        if rng is None:
+            raise InputError("no input pair: give x and x_prime, or a domain (verify.audit.Domain), "
+                             "or a mechanism with an input_range")
+        domain = Domain(1, float(rng[0]), float(rng[1]), local=True)
+    elif isinstance(domain, (tuple, list)):
+        domain = Domain(*domain)
+    if not isinstance(domain, Domain):
+        raise InputError(f"domain must be a verify.audit.Domain (got {domain!r})")
+    return pattern_pairs(domain)
+
+
+# ------------------------------------------------------------------ the audit
+def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
+          n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
+          progress=False) -> AuditResult:
+    """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
+
+    mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
+    x, x_prime   a neighbouring input pair (scalars or 1-d arrays); or give ``domain``
+                 (a :class:`Domain`) to search the standard patterns, or neither for a
+                 mechanism with ``input_range`` (a local randomiser)
+    eps, delta   the claim; alpha: 1 - confidence of every certified statement
+    n            certification outputs per input (selection draws ``n_select`` more,
+                 default min(n, max(n // 8, 200_000)) per input and pair)
+    log_density  optional ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs):
+                 the exact log-likelihood ratio becomes a candidate statistic
+    features     statistics to try: "auto" (all that apply), or any of "value",
+                 "category", "score", "bitsK" (low K mantissa bits of float outputs)
+    delta_grid   deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5)
+
+    Raises :class:`dpbench.InputError` on bad input (before sampling anything).
+    """
+    eps, delta, alpha = _check_claim(eps, delta, alpha)
+    n = check_int("n", n, low=1)
+    seed = check_int("seed", seed, low=0)
+    ceiling, floor = check_resolution(n, alpha, eps, delta)
+    if n_select is None:
+        n_select = max(20, min(n, max(n // 8, 200_000)))
+    n_select = check_int("n_select", n_select, low=20)
+    pairs = _pairs(mechanism, x, x_prime, domain)
+    if delta_grid is None:
+        delta_grid = st.log_delta_grid(n)
+    delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
+    if delta_grid.size == 0 or np.any((delta_grid < 0) | (delta_grid >= 1)):
+        raise InputError("delta_grid values must lie in [0, 1)")
+
+    source = _Source(mechanism, seed)
+    notes: list[str] = []
+    t0 = time.perf_counter()
+    best = None
+    for p, (a, b) in enumerate(pairs):
+        rows_a = source.rows(a, n_select, p, 0, 0)
+        rows_b = source.rows(b, n_select, p, 1, 0)
+        half = n_select // 2
+        stats = candidate_statistics(rows_a[:half], rows_b[:half], log_density=log_density,
+                                     x=as_input(a), x_prime=as_input(b), features=features)
+        for stat in stats:
+            s_a, s_b = stat.evaluate(rows_a[half:]), stat.evaluate(rows_b[half:])
+            event = search(stat, s_a, s_b, n, alpha, [delta])[0]
+            if best is None or event.proxy > best[0].proxy:
+                best = (event, p, s_a, s_b)
+    if best is None:
+        raise InputError(f"no statistic applies to the outputs of {source.name}")
+    event, p, s_a, s_b = best
+    a, b = pairs[p]
+    curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid)
+    t_select = time.perf_counter() - t0
+
+    from tqdm.auto import tqdm
+    bar = tqdm(total=2 * n, desc=f"audit {source.name}", unit="out", unit_scale=True,
+               disable=not progress, leave=False)
+    t1 = time.perf_counter()
+    try:
+        hist_a = source.histogram(a, n, event.statistic, event.edges, (p, 0, 1), bar)
+        hist_b = source.histogram(b, n, event.statistic, event.edges, (p, 1, 1), bar)
+    finally:
+        bar.close()
+    t_cert = time.perf_counter() - t1
+    seconds = time.perf_counter() - t0
+
+    k1, k2 = event.counts(hist_a, hist_b)
+    bound = st.eps_bound(k1, n, k2, n, alpha, delta)
+    pval = st.p_value(k1, n, k2, n, eps, delta)
+    violated = bool(pval <= alpha)
+    # eps(delta) curve: simultaneous over its distinct events (Bonferroni)
+    distinct = {}
+    for ev in curve_events:
+        distinct.setdefault(ev.key(), ev)
+    a_curve = alpha / max(1, len(distinct))
+    curve = []
+    for ev in curve_events:
+        c1, c2 = ev.counts(hist_a, hist_b)
+        curve.append(max(0.0, st.eps_bound(c1, n, c2, n, a_curve, ev.delta)))
+    fwd = event.forward
+    witness = {
+        "x": as_input(a if fwd else b), "x_prime": as_input(b if fwd else a),
+        "event": event.describe(), "statistic": event.statistic.describe(),
+        "count_x": k1, "count_x_prime": k2, "p_x": k1 / n, "p_x_prime": k2 / n,
+        "eps_estimate": math.log(k1 / k2) if k1 > 0 and k2 > 0 else (math.inf if k1 > 0 else 0.0),
+    }
+    if n < 1000:
+        notes.append(f"only n={n} certification samples: the bound is weak")
+    n_samples = source.drawn
+    return AuditResult(
+        mechanism=source.name, eps=eps, delta=delta, alpha=alpha,
+        eps_lower_bound=max(0.0, float(bound)), p_value=float(pval), violated=violated,
+        witness=witness, curve_delta=delta_grid.tolist(), curve_eps=curve, n=n, n_select=n_select,
+        n_samples=n_samples, seconds=seconds,
+        samples_per_second=n_samples / seconds if seconds > 0 else math.inf,
+        eps_ceiling=float(ceiling), delta_floor=float(floor), pairs_tried=len(pairs), seed=seed,
+        warnings=notes,
+        info={"select_seconds": t_select, "certify_seconds": t_cert,
+              "certify_samples_per_second": 2 * n / t_cert if t_cert > 0 else math.inf,
+              "fast_path": bool(source.component is not None and event.statistic.compiled),
+              "curve_alpha_per_event": a_curve, "curve_events": len(distinct),
+              "selection_proxy": event.proxy})
+
+
+def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0,
+              **kwargs) -> AuditResult:
+    """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP.
+
+    For use inside any test: passes silently (returning the result) unless the
+    audit rejects the claim at level ``alpha`` (default 1e-6, so a correct
+    mechanism fails with probability at most 1e-6).  ``n`` defaults to
+    the smallest power of two that can certify eps + 0.5 at this alpha, and at
+    least 200,000.  Other keywords go to :func:`audit`.
+    """
+    __tracebackhide__ = True
+    if n is None:
+        need = st.min_samples_to_certify(check_real("eps", eps, low=0.0) + 0.5,
+                                         check_real("alpha", alpha, low=0.0, high=1.0,
+                                                    low_open=True, high_open=True))
+        n = max(200_000, 1 << max(0, need - 1).bit_length())
+    result = audit(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, **kwargs)
+    if result.violated:
+        w = result.witness
+        raise AssertionError(
+            f"{result.mechanism} is not ({eps:g}, {delta:g})-DP: certified eps >= "
+            f"{result.eps_lower_bound:.4g} at delta={delta:g} (confidence {1 - alpha:g}, p-value "
+            f"{result.p_value:.3g})\n  witness: {describe_pair(w['x'], w['x_prime'])}, event {w['event']}: "
+            f"{w['count_x']}/{result.n} vs {w['count_x_prime']}/{result.n} outputs\n"
+            f"  {result.n_samples:,} samples, seed {seed}")
+    return result
+
+
+def describe_pair(x, x_prime) -> str:
+    """x and x' for messages; long inputs (e.g. reward tables) by their differing entries."""
+    a, b = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(x_prime, dtype=float))
+    if a.size <= 12:
+        return f"x={np.array2string(a, separator=',') if a.size > 1 else f'{a[0]:g}'}, " \
+               f"x'={np.array2string(b, separator=',') if b.size > 1 else f'{b[0]:g}'}"
+    diff = np.flatnonzero(a != b)
+    shown = ", ".join(f"[{i}] {a[i]:g} vs {b[i]:g}" for i in diff[:5])
+    return f"x and x' ({a.size} entries) differ at {diff.size} entr{'y' if diff.size == 1 else 'ies'}: {shown}"
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.floating, np.integer, np.bool_)):
+        return _jsonable(obj.item())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj

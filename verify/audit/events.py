@@ -1,0 +1,374 @@
+"""Event search: which set S of outputs an audit certifies.
+
+Every event is a union of bins of one scalar *statistic* of the output row:
+
+* ``value``/``column j``  the (scalar) output or one coordinate: thresholds,
+  intervals and their complements (StatDP uses half-lines only);
+* ``category``            discrete outputs (labels, bit vectors, action sequences):
+  the categories seen at selection ranked by their estimated likelihood ratio,
+  so prefixes of the ranking are the Neyman-Pearson events; ``pattern`` does the
+  same after merging all non-repeating (continuous) entries, ``bits`` after
+  keeping only sign, exponent and low mantissa bits (floating-point artefacts);
+* ``log-likelihood ratio`` the exact log p(y|x) - log p(y|x') when the caller
+  supplies densities; otherwise learned scores: ``naive-Bayes`` (additive
+  per-coordinate histogram log-ratios, also on consecutive differences) and
+  ``logistic`` (a linear classifier).  Thresholds on a score are the events.
+
+Selection (:func:`search`) ranks candidate events by the bound they would
+certify if the certification counts equalled the selection frequencies
+(``statistics.approx_eps_bound`` on projected counts, with half a pseudo-count
+on the smaller side); the mass of the event is free, so large violations on
+rare events are found (no ln(1/c) cap).  Selection data never certify anything.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from scipy import optimize
+
+from . import fast
+from .fast import ADDITIVE, CODE, LINEAR, VALUE, StatSpec
+from .statistics import approx_eps_bound
+
+#: at most this many categories are ranked (rarer ones fall in no event)
+MAX_CATEGORIES = 4096
+#: a value repeating in at least this fraction of outputs is a "special" value
+SPECIAL_FRACTION = 0.002
+#: bins of a score/value beyond which only half-lines (not all intervals) are searched
+MAX_INTERVAL_BINS = 400
+
+
+# ------------------------------------------------------------------ statistics
+def make_spec(kind: int, **fields) -> StatSpec:
+    """A StatSpec with every unused field filled by an empty array of the right type."""
+    base = dict(kind=kind, column=0, bias=0.0, weights=np.zeros(1),
+                feat_col=np.zeros(1, np.int64), feat_diff=np.zeros(1, np.int64),
+                feat_nedges=np.zeros(1, np.int64), feat_edges=np.zeros((1, 1)),
+                feat_w=np.zeros((1, 2)), specials=np.zeros(0), keep_all=True, low_bits=0,
+                bit_mask=np.uint64(0), keys=np.zeros(0, np.uint64), ranks=np.zeros(0))
+    base.update(fields)
+    spec = StatSpec(**base)
+    if kind != ADDITIVE:
+        spec = spec._replace(feat_col=np.zeros(0, np.int64))
+    return spec
+
+
+@dataclass
+class Statistic:
+    """A scalar function of an output row; ``spec`` (compiled) or ``func`` (Python)."""
+    name: str
+    spec: StatSpec | None = None
+    func: Callable | None = None
+    discrete: bool = False
+    info: dict = field(default_factory=dict)
+
+    @property
+    def compiled(self) -> bool:
+        return self.spec is not None
+
+    def evaluate(self, rows: np.ndarray) -> np.ndarray:
+        if self.func is not None:
+            out = np.asarray(self.func(rows), dtype=np.float64).reshape(-1)
+            if out.shape[0] != rows.shape[0]:
+                raise ValueError(f"statistic {self.name!r} returned {out.shape[0]} values "
+                                 f"for {rows.shape[0]} outputs")
+            return out
+        out = np.empty(rows.shape[0])
+        fast.statistic_block(self.spec, rows, out)
+        return out
+
+    def describe(self) -> str:
+        return self.name
+
+
+def value_statistic(column: int, d: int) -> Statistic:
+    return Statistic("value" if d == 1 else f"column {column}", make_spec(VALUE, column=column))
+
+
+def _codes(rows: np.ndarray, spec: StatSpec) -> np.ndarray:
+    out = np.empty(rows.shape[0], dtype=np.uint64)
+    fast.code_block(spec, rows, out)
+    return out
+
+
+def find_specials(rows1: np.ndarray, rows2: np.ndarray, limit: int = 64) -> np.ndarray:
+    """Values that repeat in at least SPECIAL_FRACTION of all entries (flags such as
+    'abort' or the labels of a discrete output), most frequent first, at most ``limit``."""
+    pooled = np.concatenate([rows1.ravel(), rows2.ravel()])
+    pooled = pooled[np.isfinite(pooled)]
+    if pooled.size == 0:
+        return np.zeros(0)
+    values, counts = np.unique(pooled, return_counts=True)
+    keep = counts >= max(2, SPECIAL_FRACTION * pooled.size)
+    values, counts = values[keep], counts[keep]
+    order = np.argsort(-counts, kind="stable")[:limit]
+    return np.sort(values[order])
+
+
+def category_statistic(rows1, rows2, *, name="category", specials=None, low_bits=0,
+                       min_coverage=0.5) -> Statistic | None:
+    """Rank the categories (exact rows, or rows with non-special entries merged, or bit
+    patterns) by their likelihood ratio on the fit samples; None if the categories
+    seen cover less than ``min_coverage`` of the samples (a continuous output)."""
+    keep_all = specials is None
+    mask = np.uint64(0)
+    if low_bits:
+        mask = np.uint64(0xFFF0000000000000) | np.uint64((1 << int(low_bits)) - 1)
+    probe = make_spec(CODE, specials=np.zeros(0) if keep_all else np.asarray(specials, np.float64),
+                      keep_all=keep_all, low_bits=int(low_bits), bit_mask=mask)
+    k1, k2 = _codes(rows1, probe), _codes(rows2, probe)
+    keys, inverse = np.unique(np.concatenate([k1, k2]), return_inverse=True)
+    c1 = np.bincount(inverse[:k1.size], minlength=keys.size).astype(np.float64)
+    c2 = np.bincount(inverse[k1.size:], minlength=keys.size).astype(np.float64)
+    total = c1 + c2
+    if keys.size > MAX_CATEGORIES:
+        top = np.sort(np.argsort(-total, kind="stable")[:MAX_CATEGORIES])
+        keys, c1, c2, total = keys[top], c1[top], c2[top], total[top]
+    # a category seen once predicts nothing: coverage counts repeated categories only
+    if total[total >= 2].sum() < min_coverage * (k1.size + k2.size) or keys.size < 2:
+        return None
+    log_ratio = np.log((c1 + 0.5) / (k1.size + 0.5)) - np.log((c2 + 0.5) / (k2.size + 0.5))
+    order = np.argsort(-log_ratio, kind="stable")
+    ranks = np.empty(keys.size)
+    ranks[order] = np.arange(keys.size, dtype=np.float64)
+    spec = probe._replace(keys=keys, ranks=ranks)
+    return Statistic(name, spec, discrete=True, info={"categories": int(keys.size)})
+
+
+def _feature_values(rows: np.ndarray, col: int, diff: bool) -> np.ndarray:
+    v = rows[:, col]
+    return v - rows[:, col - 1] if diff and col > 0 else v
+
+
+def _feature_edges(v1: np.ndarray, v2: np.ndarray, bins: int) -> np.ndarray:
+    """Bin edges of one feature: a bin of its own for each special value, quantiles elsewhere."""
+    specials = find_specials(v1[:, None], v2[:, None], limit=16)
+    pooled = np.concatenate([v1, v2])
+    rest = pooled[~np.isin(pooled, specials)] if specials.size else pooled
+    edges = [np.quantile(rest, np.linspace(0, 1, bins + 1)[1:-1])] if rest.size else []
+    for s in specials:
+        edges.append(np.array([np.nextafter(s, -np.inf), s]))
+    return np.unique(np.concatenate(edges)) if edges else np.zeros(0)
+
+
+def additive_statistic(rows1, rows2, *, diff: bool, bins: int = 24) -> Statistic:
+    """Naive-Bayes score: sum over coordinates (or consecutive differences) of the
+    histogram log-ratio of that coordinate.  Exact for independent coordinates."""
+    d = rows1.shape[1]
+    cols = np.arange(d, dtype=np.int64)
+    all_edges, all_w = [], []
+    for c in cols:
+        v1, v2 = _feature_values(rows1, c, diff), _feature_values(rows2, c, diff)
+        edges = _feature_edges(v1, v2, bins)
+        n_bins = edges.size + 1
+        c1 = np.bincount(np.searchsorted(edges, v1), minlength=n_bins).astype(np.float64)
+        c2 = np.bincount(np.searchsorted(edges, v2), minlength=n_bins).astype(np.float64)
+        all_edges.append(edges)
+        all_w.append(np.log((c1 + 0.5) / (v1.size + 0.5)) - np.log((c2 + 0.5) / (v2.size + 0.5)))
+    width = max(1, max(e.size for e in all_edges))
+    feat_edges = np.full((d, width), np.inf)
+    feat_w = np.zeros((d, width + 1))
+    for f, (e, w) in enumerate(zip(all_edges, all_w)):
+        feat_edges[f, :e.size] = e
+        feat_w[f, :w.size] = w
+    spec = make_spec(ADDITIVE, feat_col=cols, feat_diff=np.full(d, int(diff), np.int64),
+                     feat_nedges=np.array([e.size for e in all_edges], np.int64),
+                     feat_edges=feat_edges, feat_w=feat_w)
+    return Statistic("naive-Bayes score (differences)" if diff else "naive-Bayes score", spec)
+
+
+def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) -> Statistic | None:
+    """Linear score of an L2-regularised logistic regression separating M(x) from M(x')."""
+    X = np.vstack([rows1[:max_rows], rows2[:max_rows]])
+    y = np.concatenate([np.ones(min(max_rows, rows1.shape[0])), np.zeros(min(max_rows, rows2.shape[0]))])
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = (X - mu) / sd
+
+    def loss(w):
+        t = Z @ w[1:] + w[0]
+        # log(1 + e^t) - y t, computed stably
+        val = np.logaddexp(0.0, t) - y * t
+        p = 0.5 * (1.0 + np.tanh(0.5 * t))
+        g = p - y
+        grad = np.concatenate([[g.mean()], Z.T @ g / Z.shape[0] + l2 * w[1:]])
+        return val.mean() + 0.5 * l2 * w[1:] @ w[1:], grad
+
+    res = optimize.minimize(loss, np.zeros(Z.shape[1] + 1), jac=True, method="L-BFGS-B",
+                            options={"maxiter": 200})
+    w = res.x[1:] / sd
+    if not np.all(np.isfinite(w)) or not np.any(w):
+        return None
+    return Statistic("logistic score", make_spec(LINEAR, weights=w, bias=float(res.x[0] - w @ mu)))
+
+
+def llr_statistic(log_density: Callable, x, x_prime) -> Statistic:
+    """The exact log-likelihood ratio log p(y|x) - log p(y|x') from caller-supplied densities."""
+    def score(rows):
+        y = rows[:, 0] if rows.shape[1] == 1 else rows
+        return np.asarray(log_density(y, x), np.float64) - np.asarray(log_density(y, x_prime), np.float64)
+    return Statistic("log-likelihood ratio", func=score)
+
+
+def candidate_statistics(rows1, rows2, *, log_density=None, x=None, x_prime=None,
+                         features=("auto",)) -> list[Statistic]:
+    """The statistics worth trying for these outputs (fit samples of M(x) and M(x'))."""
+    d = rows1.shape[1]
+    stats: list[Statistic] = []
+    if log_density is not None:
+        stats.append(llr_statistic(log_density, x, x_prime))
+    features = set(features)
+    auto = "auto" in features
+    if auto or "category" in features:
+        cat = category_statistic(rows1, rows2)
+        if cat is not None:
+            stats.append(cat)
+        if cat is None or d > 1:
+            specials = find_specials(rows1, rows2)
+            if specials.size:
+                pat = category_statistic(rows1, rows2, name="pattern", specials=specials)
+                if pat is not None:
+                    stats.append(pat)
+    if auto or "value" in features:
+        stats.extend(value_statistic(j, d) for j in range(d))
+    if d > 1 and (auto or "score" in features):
+        stats.append(additive_statistic(rows1, rows2, diff=False))
+        stats.append(additive_statistic(rows1, rows2, diff=True))
+        lin = logistic_statistic(rows1, rows2)
+        if lin is not None:
+            stats.append(lin)
+    for f in features:
+        if isinstance(f, str) and f.startswith("bits"):
+            k = int(f[4:] or 8)
+            b = category_statistic(rows1, rows2, name=f"bits (low {k} mantissa bits)", low_bits=k)
+            if b is not None:
+                stats.append(b)
+    return stats
+
+
+# ------------------------------------------------------------------ events
+@dataclass
+class Event:
+    """A union of histogram bins of one statistic, favouring one input of the pair.
+
+    ``forward``: the claim tested is P[M(x) in S] <= e^eps P[M(x') in S] + delta
+    (else the same with x and x' swapped).  Bin j is (edges[j-1], edges[j]].
+    """
+    statistic: Statistic
+    edges: np.ndarray
+    bins: np.ndarray            # bool mask over len(edges) + 1 bins
+    forward: bool
+    proxy: float                # projected bound that selected it
+    delta: float                # the delta it was selected for
+    label: str = ""
+
+    def counts(self, hist1: np.ndarray, hist2: np.ndarray) -> tuple[int, int]:
+        """(count under the favoured input, count under the other) from bin histograms."""
+        a, b = int(hist1[self.bins].sum()), int(hist2[self.bins].sum())
+        return (a, b) if self.forward else (b, a)
+
+    def describe(self) -> str:
+        return f"{self.statistic.describe()} in {self.label}"
+
+    def key(self):
+        return (id(self.statistic), self.forward, self.bins.tobytes())
+
+
+def _edges_for(f1: np.ndarray, f2: np.ndarray, discrete: bool) -> np.ndarray:
+    pooled = np.concatenate([f1, f2])
+    uniq = np.unique(pooled)
+    if uniq.size <= 1:
+        return np.zeros(0)
+    if discrete or uniq.size <= MAX_INTERVAL_BINS:
+        return 0.5 * (uniq[1:] + uniq[:-1])
+    srt = np.sort(pooled)
+    p = srt.size
+    tail = np.unique(np.round(np.geomspace(1, max(2, p // 20), 60)).astype(np.int64))
+    ranks = np.unique(np.concatenate([tail - 1, p - tail - 1,
+                                      np.round(np.linspace(0, p - 1, 160)).astype(np.int64)]))
+    ranks = ranks[(ranks >= 0) & (ranks < p - 1)]
+    return np.unique(srt[ranks])
+
+
+def _label(edges, i, j, complement, n_bins, discrete):
+    lo = -np.inf if i == 0 else edges[i - 1]
+    hi = np.inf if j == n_bins - 1 else edges[j]
+    if discrete:
+        text = f"ranks/values ({lo:.6g}, {hi:.6g}]"
+    elif i == 0:
+        text = f"(-inf, {hi:.6g}]"
+    elif j == n_bins - 1:
+        text = f"({lo:.6g}, inf)"
+    else:
+        text = f"({lo:.6g}, {hi:.6g}]"
+    return f"the complement of {text}" if complement else text
+
+
+def _shrunk(counts: np.ndarray, m: int, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """(pessimistic, optimistic) frequency: counts moved z standard errors down / up on
+    the square-root scale (where one standard error is 1/2), the upper one after one
+    pseudo-count."""
+    low = np.square(np.maximum(np.sqrt(counts) - 0.5 * z, 0.0)) / max(m, 1)
+    high = np.square(np.sqrt(counts + 1.0) + 0.5 * z) / max(m, 1)
+    return low, high
+
+
+def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: float,
+           deltas) -> list[Event]:
+    """The best event of ``stat`` for each delta in ``deltas`` (selection data s1, s2).
+
+    Candidates: every interval of consecutive bins and its complement (only
+    half-lines when there are more than MAX_INTERVAL_BINS bins), in both
+    directions; scored by the bound projected to ``n_cert`` certification samples.
+    """
+    from .statistics import one_sided_z
+    m1, m2 = s1.size, s2.size
+    f1, f2 = s1[np.isfinite(s1)], s2[np.isfinite(s2)]
+    edges = _edges_for(f1, f2, stat.discrete)
+    n_bins = edges.size + 1
+    c1 = np.bincount(np.searchsorted(edges, f1), minlength=n_bins).astype(np.float64)
+    c2 = np.bincount(np.searchsorted(edges, f2), minlength=n_bins).astype(np.float64)
+    C1 = np.concatenate([[0.0], np.cumsum(c1)])
+    C2 = np.concatenate([[0.0], np.cumsum(c2)])
+    if n_bins <= MAX_INTERVAL_BINS:
+        ii, jj = np.triu_indices(n_bins)
+    else:
+        j_all = np.arange(n_bins)
+        ii = np.concatenate([np.zeros(n_bins, np.int64), j_all])
+        jj = np.concatenate([j_all, np.full(n_bins, n_bins - 1)])
+    in1 = C1[jj + 1] - C1[ii]
+    in2 = C2[jj + 1] - C2[ii]
+    out1, out2 = f1.size - in1, f2.size - in2
+    z = one_sided_z(alpha)
+    # Shrink the selection frequencies towards "no effect" by the largest noise expected
+    # among this many candidates (sqrt(2 ln N) standard errors) before projecting them
+    # to n_cert samples: the raw maximum would favour lucky rare events (winner's curse).
+    z_sel = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))
+    (in1_lo, in1_hi), (in2_lo, in2_hi) = _shrunk(in1, m1, z_sel), _shrunk(in2, m2, z_sel)
+    (out1_lo, out1_hi), (out2_lo, out2_hi) = _shrunk(out1, m1, z_sel), _shrunk(out2, m2, z_sel)
+    # candidate families: (p favoured input, p other input, complement?, favours x?)
+    families = [(in1_lo, in2_hi, False, True), (in2_lo, in1_hi, False, False),
+                (out1_lo, out2_hi, True, True), (out2_lo, out1_hi, True, False)]
+    events = []
+    for delta in np.atleast_1d(deltas):
+        best = (-np.inf, None)
+        for pa, pb, complement, forward in families:
+            score = approx_eps_bound(pa * n_cert, n_cert, pb * n_cert, n_cert, z, float(delta))
+            idx = int(np.argmax(score))
+            if score[idx] > best[0]:
+                best = (float(score[idx]), (idx, complement, forward))
+        if best[1] is None:
+            idx, complement, forward = 0, False, True
+        else:
+            idx, complement, forward = best[1]
+        i, j = int(ii[idx]), int(jj[idx])
+        mask = np.zeros(n_bins, dtype=bool)
+        mask[i:j + 1] = True
+        if complement:
+            mask = ~mask
+        events.append(Event(stat, edges, mask, forward, best[0], float(delta),
+                            _label(edges, i, j, complement, n_bins, stat.discrete)))
+    return events

@@ -1,0 +1,233 @@
+"""The fast path: compiled mechanisms whose outputs are counted, never stored.
+
+A *compiled mechanism* is a flat ``typing.NamedTuple`` of parameters with one
+verb registered through :func:`dpbench.engine.components.implements`::
+
+    emit(mech, x, out)     # write one output of M(x) into the float64 buffer out[:d]
+
+(``x`` is always a 1-d float64 array).  :func:`compiled_mechanism` wraps such a
+component into the usual callable ``mechanism(x, n, seed) -> ndarray``; the
+audit recognises it by its ``.component`` attribute and then counts events
+with :func:`mechanism_kernel`: every sample is drawn, mapped to its scalar
+statistic (:mod:`verify.audit.events`) and dropped into a histogram bin, in
+parallel blocks, in O(blocks x bins) memory whatever n is.
+
+Seeding: the samples are cut into blocks of ``BLOCK`` outputs and block b
+starts with ``np.random.seed(seeds[b])`` inside compiled code, so results do
+not depend on the thread count, and stored and counted outputs are the same draws.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import prange
+from numba.extending import overload
+
+from dpbench.engine.caching import cached_njit
+from dpbench.engine.components import implementation
+from dpbench.randomness import stream_seed
+from dpbench.validation import check_int
+
+#: outputs per seeded block (one np.random.seed per block)
+BLOCK = 1 << 14
+
+
+def emit(mech, x, out):
+    """Write one output of ``mech`` on input ``x`` into ``out[:d]``."""
+    return implementation("emit", type(mech))(mech, x, out)
+
+
+@overload(emit)
+def _ol_emit(mech, x, out):
+    cls = getattr(mech, "instance_class", None)
+    return None if cls is None else implementation("emit", cls)
+
+
+# --------------------------------------------------------------- statistics
+# Every event of an audit is a union of bins of one scalar *statistic* of the output
+# row, described by a flat ``StatSpec`` and evaluated here, in compiled code, by
+# both the counting path and the block path (so both count the same events).
+VALUE, LINEAR, ADDITIVE, CODE = 0, 1, 2, 3
+_SENTINEL = np.uint64(0x7FF8DEADBEEF0001)
+_FNV_OFFSET = np.uint64(1469598103934665603)
+_FNV_PRIME = np.uint64(1099511628211)
+
+
+class StatSpec(NamedTuple):
+    """A scalar statistic of an output row, in flat compiled form (see ``events.py``).
+
+    VALUE     row[column]
+    LINEAR    bias + weights . row
+    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]] (minus the previous
+              entry if feat_diff[f]), bin_f from the sorted feat_edges[f, :feat_nedges[f]]
+    CODE      the rank of the row's category among those seen at selection (NaN if
+              unseen); entries not in ``specials`` (unless keep_all) are merged into one
+              "other" value; with low_bits > 0 only sign, exponent and the low mantissa
+              bits of each entry are kept (``bit_mask``)
+    """
+    kind: int
+    column: int
+    bias: float
+    weights: np.ndarray
+    feat_col: np.ndarray
+    feat_diff: np.ndarray
+    feat_nedges: np.ndarray
+    feat_edges: np.ndarray
+    feat_w: np.ndarray
+    specials: np.ndarray
+    keep_all: bool
+    low_bits: int
+    bit_mask: np.uint64
+    keys: np.ndarray
+    ranks: np.ndarray
+
+
+@cached_njit
+def row_code(spec, row):
+    """The 64-bit category key of an output row (CODE statistics)."""
+    bits = row.view(np.uint64)
+    h = _FNV_OFFSET
+    for j in range(row.shape[0]):
+        v = row[j]
+        key = bits[j]
+        if v != v:
+            key = _SENTINEL + np.uint64(1)
+        elif not spec.keep_all:
+            i = np.searchsorted(spec.specials, v)
+            if i >= spec.specials.shape[0] or spec.specials[i] != v:
+                key = _SENTINEL
+        if spec.low_bits > 0:
+            key = key & spec.bit_mask
+        h = (h ^ key) * _FNV_PRIME + np.uint64(j)
+    return h
+
+
+@cached_njit
+def statistic_value(spec, row):
+    """The scalar statistic of one output row (NaN: the row is in no event)."""
+    kind = spec.kind
+    if kind == VALUE:
+        return row[spec.column]
+    if kind == LINEAR:
+        s = spec.bias
+        for j in range(row.shape[0]):
+            s += spec.weights[j] * row[j]
+        return s
+    if kind == ADDITIVE:
+        s = 0.0
+        for f in range(spec.feat_col.shape[0]):
+            c = spec.feat_col[f]
+            v = row[c]
+            if spec.feat_diff[f] != 0 and c > 0:
+                v = v - row[c - 1]
+            ne = spec.feat_nedges[f]
+            s += spec.feat_w[f, np.searchsorted(spec.feat_edges[f, :ne], v)]
+        return s
+    h = row_code(spec, row)
+    i = np.searchsorted(spec.keys, h)
+    if i < spec.keys.shape[0] and spec.keys[i] == h:
+        return spec.ranks[i]
+    return math.nan
+
+
+@cached_njit(parallel=True)
+def code_block(spec, rows, out):
+    """out[i] = category key of rows[i] (used to build CODE statistics)."""
+    for i in prange(rows.shape[0]):
+        out[i] = row_code(spec, rows[i])
+
+
+@cached_njit(parallel=True)
+def statistic_block(spec, rows, out):
+    """out[i] = statistic of rows[i] (the block path, for any mechanism)."""
+    for i in prange(rows.shape[0]):
+        out[i] = statistic_value(spec, rows[i])
+
+
+# --------------------------------------------------------------- kernel
+@cached_njit(parallel=True)
+def mechanism_kernel(mech, x, seeds, n, d, spec, edges, counts, rows):
+    """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either
+    store them (``rows`` of shape (n, d)) or count their statistic into histogram bins
+    (``rows`` of shape (0, d)): counts[b, j] += #outputs of block b whose statistic lies in
+    bin j = (edges[j-1], edges[j]] (edges[-1] = -inf, edges[len] = +inf; NaN: no bin).
+
+    One kernel for both jobs: one compilation per mechanism type, and the stored and the
+    counted outputs are the same draws.
+    """
+    store = rows.shape[0] > 0
+    for b in prange(seeds.shape[0]):
+        np.random.seed(seeds[b])
+        row = np.empty(d)
+        hi = min(n, (b + 1) * BLOCK)
+        for i in range(b * BLOCK, hi):
+            if store:
+                emit(mech, x, rows[i])
+            else:
+                emit(mech, x, row)
+                s = statistic_value(spec, row)
+                if s == s:
+                    counts[b, np.searchsorted(edges, s)] += 1
+
+
+_NO_SPEC = None
+
+
+def _no_spec():
+    global _NO_SPEC
+    if _NO_SPEC is None:
+        from .events import make_spec
+        _NO_SPEC = make_spec(VALUE)
+    return _NO_SPEC
+
+
+def sample_rows(mech, x, seeds, n, d) -> np.ndarray:
+    """n outputs of a compiled mechanism as an (n, d) array (blocks seeded by ``seeds``)."""
+    rows = np.empty((n, d))
+    mechanism_kernel(mech, x, seeds, n, d, _no_spec(), np.zeros(0), np.zeros((1, 1), np.int64), rows)
+    return rows
+
+
+def count_bins(mech, x, seeds, n, d, spec, edges) -> np.ndarray:
+    """Histogram (len(edges) + 1 bins) of the statistic of n fresh outputs."""
+    counts = np.zeros((seeds.shape[0], edges.shape[0] + 1), dtype=np.int64)
+    mechanism_kernel(mech, x, seeds, n, d, spec, edges, counts, np.empty((0, d)))
+    return counts.sum(axis=0)
+
+
+def block_seeds(seed: int, n: int, *key: int) -> np.ndarray:
+    """uint32 seeds of the ceil(n / BLOCK) blocks of one sample stream."""
+    count = max(1, math.ceil(n / BLOCK))
+    ss = np.random.SeedSequence(int(seed), spawn_key=tuple(int(k) for k in key))
+    return ss.generate_state(count, dtype=np.uint32)
+
+
+def compiled_mechanism(component, output_dim: int, *, name: str | None = None,
+                       claimed_eps: float | None = None, claimed_delta: float = 0.0,
+                       input_range=None, doc: str | None = None):
+    """Wrap a component with a registered ``emit`` into ``mechanism(x, n, seed) -> ndarray``.
+
+    The callable returns shape (n,) when ``output_dim == 1`` and (n, d) otherwise,
+    and carries ``.component``/``.output_dim`` (the audit's counting fast path),
+    plus the usual ``.name``, ``.claimed_eps``, ``.claimed_delta``, ``.input_range``.
+    """
+    implementation("emit", type(component))          # fails early if emit is missing
+    d = check_int("output_dim", output_dim, low=1)
+
+    def mechanism(x, n, seed):
+        n = check_int("n", n, low=1)
+        xs = np.atleast_1d(np.asarray(x, dtype=np.float64))
+        out = sample_rows(component, xs, block_seeds(stream_seed(seed), n), n, d)
+        return out[:, 0] if d == 1 else out
+
+    mechanism.__name__ = mechanism.__qualname__ = name or type(component).__name__
+    mechanism.__doc__ = doc or type(component).__doc__
+    mechanism.name = mechanism.__name__
+    mechanism.component = component
+    mechanism.output_dim = d
+    mechanism.claimed_eps = claimed_eps
+    mechanism.claimed_delta = claimed_delta
+    mechanism.input_range = input_range
+    return mechanism
