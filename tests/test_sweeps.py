@@ -68,9 +68,13 @@ def test_missing_ranges_split_at_the_cell_grid():
 
 
 @pytest.mark.parametrize("name", experiment_names())
-def test_a_worker_rebuilds_the_same_configuration(name):
-    """What a Dask worker does: description -> prepare -> same config id and components."""
+def test_a_worker_rebuilds_the_same_configuration(name, tmp_path):
+    """What a Dask worker does: description -> prepare -> same config id and components;
+    and every run of every shipped experiment can be registered in a store."""
     exp = load_experiment(name)
+    with ResultStore(tmp_path / "r.sqlite", name) as store:
+        store.register([(f"{run.panel}/{run.label}", run.panel, run.label, Config.from_run(run, plan), plan)
+                        for run, plan in plan_runs(exp, 1000, exp.seed)])
     for run, plan in plan_runs(exp, 1000, exp.seed):
         config = Config.from_run(run, plan)
         again = Config.from_description(json.loads(json.dumps(config.describe())))
@@ -200,7 +204,7 @@ def test_store_refuses_other_format_version_name_and_foreign_files(tmp_path):
     with _db(path) as db:
         db.execute("UPDATE store_info SET value = '99' WHERE key = 'format'")
         db.commit()
-    with pytest.raises(StoreError, match="store format 99; this dpbench .* reads format 1"):
+    with pytest.raises(StoreError, match=f"store format 99; this dpbench .* reads format {store_module.FORMAT}"):
         ResultStore(path, "s")
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"this is not a database" * 100)
@@ -215,22 +219,32 @@ def test_store_refuses_other_format_version_name_and_foreign_files(tmp_path):
 
 def test_store_refuses_a_different_configuration_under_the_same_run(tmp_path):
     store, _ = _open(tmp_path / "r.sqlite")
-    other = _plan(horizon=2000)
-    with pytest.raises(StoreError, match=r"run 'run' .* different configuration \(horizon: stored 1000, "
-                                         r"now 2000; checkpoints differ\)"):
-        store.register([("run", "", "run", Config.from_plan(other, "bernoulli", {"means": [0.9, 0.8, 0.7]}),
-                          other)])
+    other = prepare("ldp_ucb_b", "bernoulli", 1000, 1, means=[0.9, 0.8, 0.6], eps=2.0)
+    cfg = Config.from_plan(other, "bernoulli", {"means": [0.9, 0.8, 0.6]})
+    with pytest.raises(StoreError, match=r"run 'run' .*\(horizon 1000, seed 1\) with a different configuration "
+                                         r"\(params: stored \{\"eps\":1.0\}, now \{\"eps\":2.0\}; env_params: "):
+        store.register([("run", "", "run", cfg, other)])
+    longer = _plan(horizon=2000)                  # the same run at another horizon: a run of its own
+    store.register([("run", "", "run", Config.from_plan(longer, "bernoulli", {"means": [0.9, 0.8, 0.7]}),
+                     longer)])
+    with pytest.raises(ValueError, match="several sizes"):
+        store.run_configs()
+    assert len(store.run_configs(horizon=2000)) == 1
 
 
-def test_experiment_rerun_with_another_horizon_is_refused_until_forced(tmp_path, capsys):
-    toml = str(small_experiment(tmp_path))
-    args = ["run", toml, "--out", str(tmp_path), "--no-progress", "--reps", "2"]
-    assert main(args + ["--horizon", "1000"]) == 0
+def test_changed_experiment_file_is_refused_until_forced(tmp_path, capsys):
+    toml = small_experiment(tmp_path)
+    args = ["run", str(toml), "--out", str(tmp_path), "--no-progress", "--reps", "2", "--horizon", "1000"]
+    assert main(args) == 0
+    assert main(args[:-1] + ["1200"]) == 0                # another horizon lives side by side
+    toml.write_text(toml.read_text().replace("means = [0.9, 0.8, 0.7]", "means = [0.9, 0.8, 0.6]"))
     capsys.readouterr()
-    assert main(args + ["--horizon", "1200"]) == 2
+    assert main(args) == 2
     err = capsys.readouterr().err
-    assert "different configuration (horizon: stored 1000, now 1200" in err and "--force" in err
-    assert main(args + ["--horizon", "1200", "--force"]) == 0
+    assert "holds run 'UCB1' of 'sweep_small' (horizon 1000, seed 7) with a different configuration " \
+           "(env_params: stored {\"means\":[0.9,0.8,0.7]}, now {\"means\":[0.9,0.8,0.6]}) (and 2 more runs)" in err
+    assert "--force" in err and "Traceback" not in err
+    assert main(args + ["--force"]) == 0
 
 
 def test_damaged_cell_is_never_read_as_complete(tmp_path):

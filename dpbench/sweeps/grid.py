@@ -34,8 +34,10 @@ DEFAULT_CELL_REPS = 10
 
 
 def canonical_json(obj) -> str:
-    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr."""
-    return json.dumps(_jsonable(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr.
+    (Two ``_jsonable`` passes: the first makes numpy scalars Python ones, the second maps
+    their NaN/inf to JSON-safe values.)"""
+    return json.dumps(_jsonable(_jsonable(obj)), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 @dataclass(frozen=True)

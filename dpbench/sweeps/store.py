@@ -14,7 +14,7 @@ Open it with any SQLite tool::
 
 Tables: ``store_info`` (format, name, dpbench version), ``configs`` (one row
 per configuration: policy, environment, parameters as JSON, horizon, seed,
-checkpoints), ``runs`` (the experiment's labels -> config), ``cells`` (the
+checkpoints), ``runs`` (the experiment's labels at a horizon and seed -> config), ``cells`` (the
 regret and pull-count arrays of a repetition range as ``.npy`` blobs:
 ``numpy.load(io.BytesIO(blob))``, with seconds, worker, host, time, versions
 and the compiled-source stamp), ``repetitions`` (final regret per
@@ -22,8 +22,11 @@ repetition), and the view ``summary``.
 
 A store is refused, with a message saying why and what to do, if it was
 written in another store format or by another dpbench version, belongs to
-another experiment name, or already maps one of the experiment's runs to a
-different configuration: results are never silently mixed.
+another experiment name, or already maps one of the experiment's runs (its
+label, at the same horizon and seed) to a different configuration, i.e. the
+experiment's definition changed: results are never silently mixed.  Runs of
+one experiment at several horizons or seeds (``--horizon``, a quick report
+and a full one) are different runs and live side by side.
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ from ..validation import InputError
 from .grid import Config, canonical_json
 
 #: bumped whenever the schema or the meaning of a column changes
-FORMAT = 1
+FORMAT = 2
 FILENAME = "results.sqlite"
 SEEDING = "repetition r uses SeedSequence(seed, spawn_key=(r,)) -> uint32"
 
@@ -54,8 +57,9 @@ _SCHEMA = [
         horizon INTEGER NOT NULL, seed INTEGER NOT NULL, checkpoints TEXT NOT NULL,
         means TEXT NOT NULL, info TEXT NOT NULL, warnings TEXT NOT NULL, description TEXT NOT NULL)""",
     """CREATE TABLE runs (
-        run_key TEXT PRIMARY KEY, panel TEXT NOT NULL, label TEXT NOT NULL,
-        config_id TEXT NOT NULL REFERENCES configs(config_id))""",
+        run_key TEXT NOT NULL, horizon INTEGER NOT NULL, seed INTEGER NOT NULL, panel TEXT NOT NULL,
+        label TEXT NOT NULL, config_id TEXT NOT NULL REFERENCES configs(config_id),
+        PRIMARY KEY (run_key, horizon, seed))""",
     """CREATE TABLE cells (
         config_id TEXT NOT NULL REFERENCES configs(config_id), first_rep INTEGER NOT NULL,
         reps INTEGER NOT NULL, regret BLOB NOT NULL, pulls BLOB NOT NULL, sha256 TEXT NOT NULL,
@@ -66,11 +70,11 @@ _SCHEMA = [
         config_id TEXT NOT NULL, rep INTEGER NOT NULL, final_regret REAL NOT NULL,
         PRIMARY KEY (config_id, rep))""",
     """CREATE VIEW summary AS
-        SELECT r.panel, r.label, c.policy, c.environment, c.params, c.env_params, c.horizon, c.seed,
+        SELECT r.panel, r.label, r.horizon, r.seed, c.policy, c.environment, c.params, c.env_params,
                COUNT(p.rep) AS reps, AVG(p.final_regret) AS mean_final_regret
         FROM runs r JOIN configs c ON c.config_id = r.config_id
         LEFT JOIN repetitions p ON p.config_id = r.config_id
-        GROUP BY r.run_key ORDER BY r.rowid""",
+        GROUP BY r.run_key, r.horizon, r.seed ORDER BY r.rowid""",
 ]
 
 
@@ -193,15 +197,17 @@ class ResultStore:
     def register(self, entries) -> None:
         """Record the runs ``(run_key, panel, label, config, plan)`` of an experiment.
 
-        Raises :class:`StoreError` if the store already maps a run key to a
-        different configuration (e.g. the experiment file or --horizon changed).
+        Raises :class:`StoreError` if the store already maps a run key, at the same
+        horizon and seed, to a different configuration (the experiment file changed).
         """
         entries = list(entries)
         with self._transaction():
             conflicts = []
             for key, _, _, config, _ in entries:
-                row = self._db.execute("SELECT r.config_id, c.description FROM runs r JOIN configs c "
-                                       "ON c.config_id = r.config_id WHERE r.run_key = ?", (key,)).fetchone()
+                row = self._db.execute(
+                    "SELECT r.config_id, c.description FROM runs r JOIN configs c ON c.config_id = r.config_id "
+                    "WHERE r.run_key = ? AND r.horizon = ? AND r.seed = ?",
+                    (key, config.horizon, config.seed)).fetchone()
                 if row is not None and row[0] != config.config_id:
                     conflicts.append((key, json.loads(row[1]), config.describe()))
             if conflicts:
@@ -212,10 +218,11 @@ class ResultStore:
                     (config.config_id, config.policy, plan.spec.label, config.environment,
                      canonical_json(config.params), canonical_json(config.env_params), config.horizon,
                      config.seed, canonical_json(list(config.checkpoints)),
-                     canonical_json(plan.instance.means), canonical_json({**plan.built.info, **plan.instance.info}),
+                     canonical_json(plan.instance.means),
+                     canonical_json({**plan.built.info, **plan.instance.info}),
                      canonical_json(list(plan.warnings)), canonical_json(config.describe())))
-                self._db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?)",
-                                 (key, panel, label, config.config_id))
+                self._db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?)",
+                                 (key, config.horizon, config.seed, panel, label, config.config_id))
 
     def _conflict_message(self, conflicts) -> str:
         key, old, new = conflicts[0]
@@ -228,7 +235,8 @@ class ResultStore:
                     diffs.append(f"{field}: stored {canonical_json(old.get(field))}, "
                                  f"now {canonical_json(new[field])}")
         more = f" (and {len(conflicts) - 1} more runs)" if len(conflicts) > 1 else ""
-        return (f"{self.path} holds run {key!r} of {self.name!r} with a different configuration "
+        return (f"{self.path} holds run {key!r} of {self.name!r} (horizon {new['horizon']}, seed "
+                f"{new['seed']}) with a different configuration "
                 f"({'; '.join(diffs)}){more}. Results of different configurations are never mixed: "
                 "rerun with --force to discard the stored results, or --out to write elsewhere")
 
@@ -242,7 +250,8 @@ class ResultStore:
         pulls = np.asarray(pulls, dtype=np.int64)
         reps = int(regret.shape[0])
         if reps < 1 or pulls.shape[0] != reps:
-            raise ValueError(f"a cell needs >= 1 repetition with matching pulls (got {regret.shape}, {pulls.shape})")
+            raise ValueError(f"a cell needs >= 1 repetition with matching pulls "
+                             f"(got {regret.shape}, {pulls.shape})")
         regret_blob, pulls_blob = _npy(regret), _npy(pulls)
         row = (config_id, int(first_rep), reps, regret_blob, pulls_blob,
                _checksum(config_id, int(first_rep), reps, regret_blob, pulls_blob),
@@ -342,14 +351,22 @@ class ResultStore:
                       "hosts": sorted({c["host"] for c, _ in used}),
                       "code_stamps": sorted({c["code_stamp"] for c, _ in used})})
 
-    def run_configs(self) -> dict[str, str]:
-        """run key -> config id, in the order the runs were first registered."""
-        return dict(self._db.execute("SELECT run_key, config_id FROM runs ORDER BY rowid"))
+    def run_configs(self, horizon: int | None = None, seed: int | None = None) -> dict[str, str]:
+        """run key -> config id at ``horizon`` and ``seed``, in registration order.  Either may be
+        omitted when the store holds runs at one value of it only."""
+        rows = self._db.execute("SELECT run_key, horizon, seed, config_id FROM runs ORDER BY rowid").fetchall()
+        variants = sorted({(h, s) for _, h, s, _ in rows
+                           if (horizon is None or h == horizon) and (seed is None or s == seed)})
+        if len(variants) > 1:
+            shown = ", ".join(f"horizon={h} seed={s}" for h, s in variants)
+            raise ValueError(f"{self.path} holds runs at several sizes ({shown}); pass horizon and seed")
+        return {k: c for k, h, s, c in rows if variants and (h, s) == variants[0]}
 
-    def results(self) -> dict[str, SimulationResult]:
-        """Every registered run with at least one stored repetition, merged (run key -> result)."""
+    def results(self, horizon: int | None = None, seed: int | None = None) -> dict[str, SimulationResult]:
+        """Every registered run (at ``horizon``/``seed``, see :meth:`run_configs`) with at least
+        one stored repetition, merged: run key -> result."""
         out = {}
-        for key, config_id in self.run_configs().items():
+        for key, config_id in self.run_configs(horizon, seed).items():
             try:
                 out[key] = self.load_result(config_id)
             except ValueError:
