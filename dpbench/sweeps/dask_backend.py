@@ -14,6 +14,10 @@ differ from its own).  Each worker process runs one kernel at a time
 (a lock), with as many compiled threads as the worker has Dask threads, so
 ``dask worker --nthreads 1 --nworkers N`` and ``--nthreads N`` both use N cores.
 
+From a Python script, call ``run_experiment(..., scheduler="local")`` under
+``if __name__ == "__main__":`` (LocalCluster workers are spawned processes that
+import the main module).
+
 A cluster by hand (dpbench installed on every machine)::
 
     dask scheduler                                   # prints tcp://HOST:8786
