@@ -145,7 +145,7 @@ def linear_sphere(k: int = 10, d: int = 2, instance_seed: int = 0, noise: str = 
     actions, theta = unit_sphere(k, d, instance_seed)
     params = {"k": k, "d": d, "instance_seed": instance_seed}
     info = {"instance": f"K={k} actions and theta* uniform on S^{d - 1}, numpy Generator({instance_seed})",
-            "proposed_defaults": ["reward law: Rademacher r in {-1,+1}, P(+1) = (1 + <a,theta>)/2 "
+            "proposed_defaults_environment": ["reward law: Rademacher r in {-1,+1}, P(+1) = (1 + <a,theta>)/2 "
                                   "(paper silent; spec §8.3)",
                                   "one fixed instance per instance_seed (paper silent)"]}
     return linear(actions, theta, noise, sigma, name="linear_sphere", params=params, info=info)

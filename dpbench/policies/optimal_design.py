@@ -500,7 +500,7 @@ def check_actions(actions, name: str = "actions") -> np.ndarray:
         raise InputError(f"{name} must hold at least 1 action (got 0)")
     if not np.isfinite(arr).all():
         raise InputError(f"{name} must contain only finite numbers (found "
-                         f"{arr[~np.isfinite(arr)][0]!r})")
+                         f"{float(arr[~np.isfinite(arr)][0])!r})")
     return np.ascontiguousarray(arr)
 
 
