@@ -162,6 +162,10 @@ def linear_sphere_net(d: int = 2, zeta: float = 0.01, pool: int = 100_000, insta
         actions = net_sphere_2d(zeta)
         how = f"circle net, M = ceil(pi / arcsin(zeta/2)) = {actions.shape[0]} points"
     else:
+        work = pool * min(pool, (1.0 + 2.0 / zeta) ** d)
+        if work > 2e9:
+            raise InputError(f"a greedy zeta-net of {pool} points with zeta = {zeta:g} in d = {d} costs up to "
+                             f"{work:.2g} distance evaluations; use a larger zeta or a smaller pool")
         cloud = gen.standard_normal((pool, d))
         cloud /= np.linalg.norm(cloud, axis=1, keepdims=True)
         actions = np.ascontiguousarray(cloud[greedy_net(cloud, zeta)])
