@@ -118,8 +118,10 @@ def test_epochs_give_every_active_arm_exactly_r_tau_pulls():
         r1 = info["R_1"]
         first = trace[:K * r1]
         assert (np.bincount(first, minlength=K) == r1).all()
-        chunk = -(-r1 // SWEEPS)
-        assert (first[:K * chunk] == np.repeat(np.arange(K), chunk)).all()      # first sweep
+        assert (first[:3 * K] == np.r_[np.arange(K), np.repeat(np.arange(K), 2)]).all()   # sweeps of 1, then 2
+        for n in (7, 100, 1000, K * r1 // 2):                                   # round-robin up to one batch
+            counts = np.bincount(first[:n], minlength=K)
+            assert counts.max() - counts.min() <= max(1, -(-r1 // SWEEPS), (n // K) // 10 + 1)
         survivors = np.unique(trace[K * r1:K * r1 + 1000])
         r2 = epoch_parameters(False, True, info["u"], 0.9, 1.0, 1 / T, info["c"], 2.0, 2, len(survivors), T)[0]
         second = trace[K * r1:K * r1 + len(survivors) * r2]

@@ -32,10 +32,11 @@ c err_tau <= D_tau / 2 and every predicted exponent (only constants move).
 Numerics and engine use.  R_tau is computed in log space and capped at T
 before the integer cast (Alg. 4 with 4^-tau passes 2^63 at tau = 3): no
 overflow is possible.  An epoch's statistics do not depend on the order of
-its pulls, so an epoch is played as up to ``SWEEPS`` round-robin sweeps in
-which every active arm gets one batch of ~R_tau/SWEEPS consecutive pulls
-(``select`` returns ``(arm, m)``): the regret curve is the paper's round-robin
-one up to one sweep.  If T ends an epoch, its remaining pulls are split as
+its pulls, so an epoch is played as round-robin sweeps in which every active
+arm gets one batch of consecutive pulls (``select`` returns ``(arm, m)``);
+batches start at 1 pull and grow by 10% per sweep up to R_tau / ``SWEEPS``, so
+the regret curve is the paper's round-robin one up to one sweep, i.e. up to
+~10% of the epoch's elapsed part (invisible on a log-time plot).  If T ends an epoch, its remaining pulls are split as
 round-robin would split them (first arms one more) and no release is made.
 Once one arm is left it is played to T in one batch.
 """
@@ -55,7 +56,8 @@ from ..mechanisms.truncation import TruncatedLaplace
 from ..validation import check_choice, check_int, check_real
 from .robust_ucb import EPS_PARAM, PAPER_C, SCALED_C, U_PARAM, V_PARAM, constants_param, resolve_constant
 
-#: Round-robin sweeps per epoch (each active arm: one batch per sweep).
+#: An epoch's round-robin sweeps give every active arm one batch each; batch sizes start at 1
+#: and grow by 10% (at least 1) per sweep up to ceil(max_a target_a / SWEEPS).
 SWEEPS = 64
 
 
@@ -99,9 +101,9 @@ def epoch_parameters(local, sqrt_err, u, v, eps, beta, c, base, tau, n_active, h
     return r, bound, err, big_l
 
 
-# state: ints  = [T, tau, R, n_active, chunk, sweep_cap, cursor, pending]
+# state: ints  = [T, tau, R, n_active, chunk, sweep_cap, cursor, pending, max_chunk]
 #        reals = [B, err]
-_T, _TAU, _R, _NACT, _CHUNK, _CAP, _CUR, _PEND = 0, 1, 2, 3, 4, 5, 6, 7
+_T, _TAU, _R, _NACT, _CHUNK, _CAP, _CUR, _PEND, _CMAX = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 
 @cached_njit
@@ -133,14 +135,15 @@ def _start_epoch(policy, ints, reals, active, target, done, sums, t):
         else:
             target[a] = 0
     ints[_PEND] = r * n_act if full else remaining
-    ints[_CHUNK] = max(1, -(-most // SWEEPS))
-    ints[_CAP] = ints[_CHUNK]
+    ints[_CMAX] = max(1, -(-most // SWEEPS))
+    ints[_CHUNK] = 1
+    ints[_CAP] = 1
     ints[_CUR] = 0
 
 
 @implements(init_state, RobustSE)
 def _init(policy, k, horizon):
-    ints = np.zeros(8, dtype=np.int64)
+    ints = np.zeros(9, dtype=np.int64)
     ints[_T] = horizon
     ints[_NACT] = k
     reals = np.zeros(2)
@@ -166,7 +169,8 @@ def _select(policy, state, t):
             if done[a] < stop:
                 ints[_CUR] = a + 1
                 return a, stop - done[a]
-        ints[_CAP] += ints[_CHUNK]          # next sweep
+        ints[_CHUNK] = min(ints[_CMAX], ints[_CHUNK] + max(1, ints[_CHUNK] // 10))   # next sweep
+        ints[_CAP] += ints[_CHUNK]
         ints[_CUR] = 0
 
 

@@ -6,8 +6,10 @@ shared with the engine (they are not in the paper):
 * rounds t = 1..T; argmax ties go to the lowest index; ln(2 t^4) = ln 2 + 4 ln t;
 * Pareto reward = scale * (1 - U)^(-1/shape), one uniform per reward;
 * tree: L = floor(log2 T) + 1 levels, eps' = eps / L (split "levels");
-* SE epochs are played as up to 64 round-robin sweeps (each active arm, in
-  index order, gets min(target, sweep cap) - done consecutive pulls); when T
+* SE epochs are played as round-robin sweeps: each active arm, in index order,
+  gets min(target, sweep cap) - done consecutive pulls; the sweep cap grows by a
+  batch size that starts at 1 and grows by max(1, size // 10) per sweep, up to
+  ceil(max target / 64); when T
   ends an epoch the rest is split as round-robin would (first arms one more);
   R_tau is computed in log space and capped at T;
 * draw order: per batch of m pulls the m rewards, then (LDP) the sum of the m
@@ -156,10 +158,10 @@ def robust_se(seed, means, shape, horizon, v, u, eps, local, c, beta=None, base=
         else:
             q, extra = divmod(horizon - t, s)
             target = {a: q + (1 if i < extra else 0) for i, a in enumerate(active)}
-        chunk = max(1, math.ceil(max(target.values()) / SWEEPS))
+        max_chunk = max(1, math.ceil(max(target.values()) / SWEEPS))
+        chunk = cap = 1
         done = {a: 0 for a in active}
         total = {a: 0.0 for a in active}
-        cap = chunk
         while any(done[a] < target[a] for a in active):
             for a in active:
                 m = min(target[a], cap) - done[a]
@@ -174,6 +176,7 @@ def robust_se(seed, means, shape, horizon, v, u, eps, local, c, beta=None, base=
                 done[a] += m
                 arms += [a] * m
                 t += m
+            chunk = min(max_chunk, chunk + max(1, chunk // 10))
             cap += chunk
         if t >= horizon:
             break
