@@ -56,7 +56,7 @@ def test_cluster_results_equal_one_process(tmp_path, cluster):
 KILL_TOML = """
 name = "killed"
 title = "killed sweep"
-horizon = 1000000
+horizon = 500000
 reps = 8
 seed = 11
 cell_reps = 1
