@@ -71,7 +71,8 @@ def test_student_t_sampler():
 
 
 def test_student_t_moments_exact():
-    for mean, scale, dof, p in ((0.0, 1.0, 3.0, 1.5), (0.5, 1.0, 3.0, 1.5), (-0.9, 2.0, 2.5, 1.9), (0.3, 0.5, 10.0, 2.0)):
+    cases = ((0.0, 1.0, 3.0, 1.5), (0.5, 1.0, 3.0, 1.5), (-0.9, 2.0, 2.5, 1.9), (0.3, 0.5, 10.0, 2.0))
+    for mean, scale, dof, p in cases:
         ref = stats.t(dof, loc=mean, scale=scale).expect(lambda x: abs(x) ** p, epsabs=0, epsrel=1e-12, limit=500)
         assert student_t_raw_moment(mean, scale, dof, p) == pytest.approx(ref, rel=1e-8)
     assert student_t_raw_moment(0.0, 1.0, 3.0, 2.0) == pytest.approx(3.0)       # Var T_3 = 3

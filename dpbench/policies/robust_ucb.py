@@ -18,8 +18,9 @@ evaluated as S_hat_a/n_a + [c u^(1/(1+v)) (ln(2 tau^4) ln^(1.5+1/v) T / eps)^(v/
 
 Paper constant c = 18 (Lemma 3).  With it the width at n = T/K stays 13..250
 for T <= 1e7 against gaps <= 0.8 (spec Sec. 5.5): allocation is near-uniform.
-``constants="scaled"`` takes a smaller ``c`` (the one knob; no exponent of
-Theorem 2 changes).  The agent is trusted (``Direct`` responses); privacy is
+``constants="scaled"`` takes the knob ``c`` instead (default 18/12 = 1.5: one
+rule, paper constant / 12, for the three algorithms; no exponent of Theorem 2
+changes).  The agent is trusted (``Direct`` responses); privacy is
 the tree noise, so each reward enters one tree once (Theorem 1).
 
 **Robust UCB** (``robust_ucb``, non-private, spec Sec. 2.5): truncated
