@@ -20,8 +20,8 @@ over the merged sample points (O(n log n) for the sort, O(n) after).  Lemma 9's
 suprema over x < y use running minima (and, for the clipped upper bound, ``searchsorted``
 for the pairs whose neighbour mass is within the band).
 
->>> import verify
->>> r = verify.band_check_family("gauss", eps=1.0, delta=0.01, n=1, draws=200_000, seed=1)
+>>> from verify import cdf_bands
+>>> r = cdf_bands.band_check_family("gauss", eps=1.0, delta=0.01, n=1, draws=200_000, seed=1)
 >>> r.verdict, r.lower > 0.01      # N = 1 is inside DP-FTPL-Gauss's start phase
 ('violated', True)
 """

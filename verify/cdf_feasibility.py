@@ -27,7 +27,8 @@ on a grid with two virtual end points, x = -inf and x = +inf, where the CDFs are
   D(x) - D(a) = int q (r - e^eps) <= (max r - e^eps)^+ (Q(b) - Q(a)), a second-order bound
   that is exact where r is flat (Lemma 15's tails).
 
-Cells whose bound exceeds the best attained value are split until the two agree to 1e-13.
+Cells whose bound exceeds the best attained value are split (8 ways) until the bound is
+within a tenth of the pass tolerance of it.
 With a monotone likelihood ratio the supremum of F - e^eps F' sits where r crosses e^eps
 (and that of 1 - F' - e^eps (1 - F) where r crosses e^-eps), so each family adds these
 crossings to the grid in closed form and ``delta_required`` is exact, not a grid value.
@@ -51,8 +52,8 @@ Families and their worst-case neighbours (one observation changed, N fixed)
 For a monotone-likelihood-ratio pair, F - e^eps F' only grows with the shift at every x,
 so the largest change (shift 1/N) is the worst history for both shift families.
 
->>> import verify
->>> r = verify.check_lemma8("gauss", eps=1.0, delta=0.01, n=8)
+>>> from verify import cdf_feasibility
+>>> r = cdf_feasibility.check_lemma8("gauss", eps=1.0, delta=0.01, n=8)
 >>> r.holds, round(r.delta_required, 8)
 (True, 2.92e-06)
 """
@@ -80,6 +81,7 @@ TAIL = 1e-30
 def tolerance(allowed: float) -> float:
     """Numerical tolerance of a pass at slack ``allowed`` (CDFs are accurate to ~1e-15)."""
     return max(1e-14, min(TOL, 1e-4 * allowed))
+
 
 LEMMA8_CONSTRAINTS = ("F(x) <= e^eps F'(x) + delta",
                       "1 - F(x) <= e^eps (1 - F'(x)) + delta",
@@ -624,6 +626,9 @@ def gauss_delta_required(n: float, eps: float, v: float = P.GAUSS_VARIANCE, shif
 
 
 # ============================================================ minimal start phase
+#: default largest N of the exhaustive Beta scan (N^2/4 histories in all: ~1 minute at 8000)
+BETA_SCAN_CAP = 8_000
+
 @dataclass
 class StartPhaseResult:
     """The smallest N from which Lemma 8 (or 9) holds for every history, beside the paper's."""
@@ -665,8 +670,8 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
     * lemma15: the law at N is the law at 1 scaled by 1/N (so is the shift), so
       delta_required does not depend on N: N0 = 1 when it holds at all.
     * beta: no such monotonicity (k jumps); every N in [1, n_max] and every history is
-      checked (default n_max = max(ceil(N_B*), 4 x first passing N), capped at 20000;
-      2000 without k, which never passes).
+      checked (default n_max = max(ceil(N_B*), 4 x first passing N), capped at
+      BETA_SCAN_CAP; 2000 without k, which never passes).  The cost grows as n_max^2.
     """
     family, eps, delta, _, lemma, v, _ = validate(family, eps, delta, 1, lemma, v)
     allowed = delta if lemma == 8 else delta / 2.0
@@ -715,7 +720,7 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
                                 + ("no start phase needed" if ok else "never holds"))
 
     # beta: every N in [1, n_max], every history
-    cap = check_int("n_max", n_max, low=1) if n_max is not None else 20_000 if extra_k else 2_000
+    cap = check_int("n_max", n_max, low=1) if n_max is not None else BETA_SCAN_CAP if extra_k else 2_000
     ok = ok_level
     values = np.empty(0)
     first = None
