@@ -14,11 +14,12 @@ def register(subparsers):
                     "exist, and write reports/seed<NNN>.md with its figures.")
     p.add_argument("seed", help="000, 001, 002, 003, 004 (or seed000, 2, ...), or all")
     p.add_argument("--quick", action="store_true",
-                   help=f"tiny sizes (T <= 20,000, <= 4 repetitions): checks the report builds, for CI")
+                   help="tiny sizes (T <= 20,000, <= 4 repetitions): checks the report builds, for CI")
     p.add_argument("--results", default="dpbench-results", metavar="DIR",
                    help="where experiment results are saved and reused (default: dpbench-results)")
     p.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    p.add_argument("--force", action="store_true", help="discard stored results and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
@@ -32,6 +33,6 @@ def run(args) -> int:
     for seed in seeds:
         t0 = time.perf_counter()
         path = build_report(seed, quick=args.quick, results_dir=args.results, out_dir=args.out,
-                            threads=args.threads, progress=not args.no_progress)
+                            threads=args.threads, progress=not args.no_progress, force=args.force)
         print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0

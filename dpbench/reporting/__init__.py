@@ -17,12 +17,12 @@ SEEDS = ("000", "001", "002", "003", "004")
 
 
 def build_report(seed: str, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
-                 threads=None, progress: bool = False, log=print) -> Path:
+                 threads=None, progress: bool = False, force: bool = False, log=print) -> Path:
     """Build the report of ``seed`` ("000" ... "004", "seed002", "2"); return the markdown path."""
     seed = require_seed(seed, SEEDS)
     module = importlib.import_module(f"{__name__}.seed{seed}")
     ctx = ReportContext(seed=seed, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir),
-                        threads=threads, progress=progress, log=log)
+                        threads=threads, progress=progress, force=force, log=log)
     return module.write(ctx)
 
 

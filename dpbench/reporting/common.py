@@ -33,6 +33,7 @@ class ReportContext:
     out_dir: Path = Path("reports")
     threads: int | None = None
     progress: bool = False
+    force: bool = False                # discard stored results and recompute
     log: Callable[[str], None] = print
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
@@ -57,7 +58,7 @@ class ReportContext:
         horizon, reps = self.sizes(exp, horizon, reps)
         self.log(f"report {self.seed}: {name} (T = {horizon:g}, {reps} repetitions)")
         return run_experiment(target, horizon=horizon, reps=reps, out=str(self.results_dir),
-                              threads=self.threads, progress=self.progress, log=self.log)
+                              threads=self.threads, progress=self.progress, log=self.log, reuse=not self.force)
 
 
 # ------------------------------------------------------------------ report
@@ -197,12 +198,13 @@ def bound_check_rows(experiment: str, label: str, result, *, window=None) -> lis
     from verify import regret_fits as rf
     from verify.bounds import get as get_bound
     rows = []
-    fit = rf.log_regret_fit(result, window=window)
+    fit = late_log_fit(result) if window is None else rf.log_regret_fit(result, window=window)
+    where = "[{:g}, {:g}]".format(*fit.details["window"]) if fit.applicable else ""
     if not fit.applicable:
         rows.append([experiment, label, "(log-regret fit)", "slope C", "n/a", "", status_cell(fit.verdict)])
     for v in fit.checks:
         b = get_bound(v.bound)
-        rows.append([experiment, label, f"{b.key} ({b.theorem})", f"{b.side} {b.form}: ln T coefficient",
+        rows.append([experiment, label, f"{b.key} ({b.theorem})", f"{b.side} {b.form}: ln T coefficient on {where}",
                      fmt_ci(fit), fmt(v.evidence.get("bound_slope")), status_cell(v)])
     for v in rf.check_values(result):
         b = get_bound(v.bound)
@@ -210,6 +212,23 @@ def bound_check_rows(experiment: str, label: str, result, *, window=None) -> lis
         rows.append([experiment, label, f"{b.key} ({b.theorem})", f"{b.side} {b.form}: value",
                      measured, fmt(v.evidence.get("bound")), status_cell(v)])
     return rows
+
+
+def late_log_fit(result, **options):
+    """R(t) = a + C ln t on [T/100, T] (spec F1), or on the last decade [T/10, T] when the longer
+    window is not logarithmic (each window must pass the local-slope test); the fit records its window,
+    and its reason says why the longer one was refused."""
+    from verify import regret_fits as rf
+    T = float(result.checkpoints[-1])
+    fit = rf.log_regret_fit(result, window=(T / 100, T), **options)
+    if fit.applicable or "not logarithmic" not in fit.verdict.reason:
+        return fit
+    late = rf.log_regret_fit(result, window=(T / 10, T), **options)
+    if late.applicable:
+        late.verdict.reason = f"last decade only: {fit.verdict.reason}"
+        return late
+    late.verdict.reason = f"{fit.verdict.reason}; and {late.verdict.reason}"
+    return late
 
 
 BOUND_HEADER = ["experiment", "run", "bound", "compared", "measured [95% CI]", "bound", "verdict"]
@@ -357,7 +376,10 @@ def ratio_claim_rows(runs: dict, claims: Sequence[RatioClaim]) -> tuple[list[lis
             verdict = f"reported (measured {'<=' if below else '>'} theory factor at T={fmt_t(num.horizon)})"
         else:
             pad = 0.05 / c.paper if c.paper < 2 else 0.5 / c.paper
-            verdict = status_cell(rf.claim_check(last, c.paper, "paper", relative_tolerance=pad))
+            hits = [t for t, _, ci in pts if ci[0] * (1 - pad) <= c.paper <= ci[1] * (1 + pad)]
+            final = rf.claim_check(last, c.paper, "paper", relative_tolerance=pad)
+            verdict = status_cell(final) + (f"; matched at T = {', '.join(fmt_t(t) for t in hits)}" if hits
+                                            else "; matched at none of the horizons")
         rows.append([c.text, c.experiment, fmt(c.paper), "; ".join(cells), fmt(c.theory), verdict])
     return rows, series
 
@@ -396,7 +418,10 @@ def slope_ratio_rows(runs: dict, claims: Sequence[RatioClaim]) -> list[list]:
         num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
         if num is None or den is None:
             continue
-        a, b = rf.log_regret_fit(num, bounds=()), rf.log_regret_fit(den, bounds=())
+        a, b = late_log_fit(num, bounds=()), late_log_fit(den, bounds=())
+        if a.applicable and b.applicable and a.details["window"] != b.details["window"]:
+            a = rf.log_regret_fit(num, window=(num.horizon / 10, num.horizon), bounds=())
+            b = rf.log_regret_fit(den, window=(den.horizon / 10, den.horizon), bounds=())
         position = ""
         if a.applicable and b.applicable:
             gen = np.random.default_rng(0)
@@ -480,28 +505,31 @@ def panel_sweep(run, panel: str, policy: str, variable: str) -> dict:
 
 def sweep_exponent_row(run, panel: str, policy: str, variable: str, predicted: float, claim: str, *,
                        baseline: str | None = None, lo: float | None = None, hi: float | None = None,
-                       tolerance: float = 0.3) -> list:
+                       tolerance: float = 0.3, subtract_baseline: bool = False) -> list:
     """Log-log slope of the final regret against a swept parameter, in the regime where the
     privacy cost dominates: values in [lo, hi] whose mean regret exceeds twice the baseline
-    run's (``baseline`` = 'panel / label') and stays below half of T x mean gap (no saturation)."""
+    run's (``baseline`` = 'panel / label') and stays below half of T x mean gap (no saturation).
+    ``subtract_baseline`` fits the privacy part R - R_baseline instead (an additive cost)."""
     from verify import regret_fits as rf
     sweep = panel_sweep(run, panel, policy, variable)
     if not sweep:
         return [claim, "experiment not available", "", ""]
     base = run.results.get(baseline) if baseline else None
-    floor = 2.0 * float(base.final_regrets.mean()) if base is not None else 0.0
+    base_mean = float(base.final_regrets.mean()) if base is not None else 0.0
+    floor = 2.0 * base_mean
     kept = {}
     for x, r in sorted(sweep.items()):
         m = float(r.final_regrets.mean())
         gaps = r.means.max() - r.means
         cap = 0.5 * r.horizon * float(gaps.mean())
         if (lo is None or x >= lo) and (hi is None or x <= hi) and floor < m < cap:
-            kept[x] = r
+            kept[x] = r.final_regrets - base_mean if subtract_baseline else r.final_regrets
     fit = rf.power_law_fit(list(kept), list(kept.values()), variable=variable, predicted=predicted,
                            tolerance=tolerance)
     regime = ", ".join(f"{x:g}" for x in kept) or "none"
     verdict = status_cell(fit.checks[0]) if fit.applicable and fit.checks else status_cell(fit.verdict)
-    return [claim, f"{variable} in regime: {regime}", fmt_ci(fit), verdict]
+    what = "R - R_base" if subtract_baseline else "R"
+    return [claim, f"{what}; {variable} in regime: {regime}", fmt_ci(fit), verdict]
 
 
 SWEEP_HEADER = ["scaling law (prediction)", "points used", "fitted exponent [95% CI]", "verdict"]

@@ -201,27 +201,27 @@ def build(ctx: ReportContext) -> Report:
         run = runs.get(name)
         if run is None:
             continue
-        by_eps = {float(e): run_results(run, f"{prefix} (eps={e})") for e in eps_desc}
-        fit = rf.privacy_scaling({e: r for e, r in by_eps.items() if r is not None}, factor=fname)
+        by_eps = {float(e): r for e in eps_desc if (r := run_results(run, f"{prefix} (eps={e})")) is not None}
+        fit, window = _with_last_decade(rf.privacy_scaling, by_eps, factor=fname)
         excluded = fit.details.get("excluded", {})
-        rows.append([prefix, fmt_ci(fit), fmt(fit.details.get("factor_local_slope")),
+        rows.append([prefix, window, fmt_ci(fit), fmt(fit.details.get("factor_local_slope")),
                      fmt(fit.details.get("k")), fmt(fit.details.get("k_r_squared")),
                      ", ".join(f"eps={e:g}" for e in excluded) or "none",
                      status_cell(fit.checks[0]) if fit.checks else status_cell(fit.verdict)])
-    report.table(["agent", "d ln C / d ln eps [95% CI]", "factor's local slope", "k", "R^2 of C = k F",
+    report.table(["agent", "window", "d ln C / d ln eps [95% CI]", "factor's local slope", "k", "R^2 of C = k F",
                   "excluded (not logarithmic)", "verdict"], rows)
     report.section("F4: gap scaling (two arms)", 3)
     gap_run = runs.get("seed000_check_gap_scaling")
     rows = []
     if gap_run is not None:
         for agent in ("UCB1", "LDP-UCB-B"):
-            by_gap = {d: run_results(gap_run, f"{agent}, Delta={d}") for d in (0.05, 0.1, 0.2, 0.4)}
-            fit = rf.gap_scaling({d: r for d, r in by_gap.items() if r is not None})
+            by_gap = {d: r for d in (0.05, 0.1, 0.2, 0.4) if (r := run_results(gap_run, f"{agent}, Delta={d}")) is not None}
+            fit, window = _with_last_decade(rf.gap_scaling, by_gap)
             cd = fit.details.get("C_times_gap")
-            rows.append([agent, fmt_ci(fit), ", ".join(fmt(x) for x in cd) if cd else "",
+            rows.append([agent, window, fmt_ci(fit), ", ".join(fmt(x) for x in cd) if cd else "",
                          ", ".join(f"{d:g}" for d in fit.details.get("excluded", {})) or "none",
                          status_cell(fit.checks[0]) if fit.checks else status_cell(fit.verdict)])
-    report.table(["agent", "d ln C / d ln Delta [95% CI] (predicted -1)", "C x Delta by Delta",
+    report.table(["agent", "window", "d ln C / d ln Delta [95% CI] (predicted -1)", "C x Delta by Delta",
                   "excluded (not logarithmic)", "verdict"], rows)
     report.section("F6: exact sigmoid gaps (App. B Gaussian instance)", 3)
     from dpbench.environments import TWENTY_ARM_MEANS
@@ -251,6 +251,20 @@ def build(ctx: ReportContext) -> Report:
     report.section("Reconstruction log and spec findings: confirmed or refuted")
     report.table(["id", "statement", "evidence", "verdict"], errata_rows(runs, series, slope_rows))
     return report
+
+
+def _with_last_decade(fitter, results: dict, **options):
+    """A scaling fit on [T/100, T]; if too few runs are logarithmic there, on [T/10, T]."""
+    if not results:
+        return fitter(results, **options), ""
+    T = float(next(iter(results.values())).horizon)
+    fit = fitter(results, **options)
+    if fit.applicable and not fit.details.get("excluded"):
+        return fit, "[T/100, T]"
+    late = fitter(results, window=(T / 10, T), **options)
+    if late.applicable and (not fit.applicable or late.n_points > fit.n_points):
+        return late, "[T/10, T]"
+    return fit, "[T/100, T]"
 
 
 def _close(x, y, tol):
