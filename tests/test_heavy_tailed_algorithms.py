@@ -161,3 +161,32 @@ def test_robust_ucb_heap():
         _heap_push(keys, vals, size, 0, x, x)
     with pytest.raises(ValueError, match="heap overflow"):
         _heap_push(keys, vals, size, 0, 0.5, 0.5)
+
+
+@pytest.mark.slow
+def test_dprse_paper_constants_good_event():
+    """D1: literal DPRSE on Bernoulli arms (v = 1, u = max mu = 0.9 <= 1), eps = 1, beta = 0.05:
+    the best arm survives (P(eliminated) <= beta), an arm with gap >= D_1 = 1/2 is gone after
+    epoch 1 (exactly R_1 pulls) and gaps >= D_2 = 1/4 after epoch 2."""
+    T, reps, beta = 1_000_000, 100, 0.05
+    r = dpbench.simulate("dp_robust_se", "bernoulli", T, reps, 31, means=[0.9, 0.8, 0.6, 0.5, 0.4], v=1.0,
+                         eps=1.0, beta=beta)
+    lost = int((r.pulls[:, 0] < r.pulls.max(axis=1)).sum())
+    assert stats.binom.sf(lost - 1, reps, beta) > 1e-6
+    r1 = r.info["R_1"]
+    assert (r.pulls[:, 4] == r1).all()
+    r2 = max(epoch_parameters(False, True, 0.9, 1.0, 1.0, beta, 12.0, 2.0, 2, s, T)[0] for s in range(2, 5))
+    assert (r.pulls[:, 2:] <= r1 + r2).all()
+
+
+@pytest.mark.slow
+def test_ldprse_literal_err_eliminates_the_best_arm():
+    """D4 / erratum 1: the box's err_tau (R_tau instead of sqrt(R_tau)) sits far below the noise,
+    so the best arm is eliminated often; the proof's sqrt(R_tau) version keeps it (negative control)."""
+    lost = {}
+    for mode in ("sqrtR", "literal"):
+        r = dpbench.simulate("ldp_robust_se", "bernoulli", 2_000_000, 40, 12, means=[0.9, 0.88, 0.88, 0.88, 0.88],
+                             v=0.9, eps=20.0, constants="scaled", c=3.0, err_mode=mode)
+        lost[mode] = int((r.pulls[:, 0] < r.pulls.max(axis=1)).sum())
+    assert lost["sqrtR"] <= 2
+    assert lost["literal"] >= 10
