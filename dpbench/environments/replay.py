@@ -57,7 +57,7 @@ def _replay_draw(env, arm):
 def _replay_draw_sum(env, arm, m):
     total = 0.0
     for _ in range(m):
-        total += _replay_draw(env, arm)
+        total += draw(env, arm)
     return total
 
 

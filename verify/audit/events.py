@@ -11,14 +11,17 @@ Every event is a union of bins of one scalar *statistic* of the output row:
   keeping only sign, exponent and low mantissa bits (floating-point artefacts);
 * ``log-likelihood ratio`` the exact log p(y|x) - log p(y|x') when the caller
   supplies densities; otherwise learned scores: ``naive-Bayes`` (additive
-  per-coordinate histogram log-ratios, also on consecutive differences) and
-  ``logistic`` (a linear classifier).  Thresholds on a score are the events.
+  per-coordinate histogram log-ratios, also on consecutive differences),
+  ``logistic`` (a linear classifier) and ``sign`` (a linear classifier on which
+  coordinates exceed their median).  Thresholds on a score are the events.
 
 Selection (:func:`search`) ranks candidate events by the bound they would
 certify if the certification counts equalled the selection frequencies
 (``statistics.approx_eps_bound`` on projected counts, with half a pseudo-count
-on the smaller side); the mass of the event is free, so large violations on
-rare events are found (no ln(1/c) cap).  Selection data never certify anything.
+on the smaller side), less a winner's-curse margin of sqrt(2 ln N) selection
+standard errors for N candidates; the mass of the event is free, so large
+violations on rare events are found (no ln(1/c) cap).  Selection data never
+certify anything.
 """
 from __future__ import annotations
 
@@ -154,6 +157,14 @@ def _feature_edges(v1: np.ndarray, v2: np.ndarray, bins: int) -> np.ndarray:
     return np.unique(np.concatenate(edges)) if edges else np.zeros(0)
 
 
+def _soft_log_ratio(c1, c2, m1, m2, z: float = 1.0):
+    """Per-bin log-ratio shrunk towards 0 by z standard errors (soft threshold), so that
+    coordinates carrying no signal add no noise to an additive score."""
+    llr = np.log((c1 + 0.5) / (m1 + 0.5)) - np.log((c2 + 0.5) / (m2 + 0.5))
+    se = np.sqrt(1.0 / (c1 + 0.5) + 1.0 / (c2 + 0.5))
+    return np.sign(llr) * np.maximum(np.abs(llr) - z * se, 0.0)
+
+
 def additive_statistic(rows1, rows2, *, diff: bool, bins: int = 24) -> Statistic:
     """Naive-Bayes score: sum over coordinates (or consecutive differences) of the
     histogram log-ratio of that coordinate.  Exact for independent coordinates."""
@@ -167,7 +178,7 @@ def additive_statistic(rows1, rows2, *, diff: bool, bins: int = 24) -> Statistic
         c1 = np.bincount(np.searchsorted(edges, v1), minlength=n_bins).astype(np.float64)
         c2 = np.bincount(np.searchsorted(edges, v2), minlength=n_bins).astype(np.float64)
         all_edges.append(edges)
-        all_w.append(np.log((c1 + 0.5) / (v1.size + 0.5)) - np.log((c2 + 0.5) / (v2.size + 0.5)))
+        all_w.append(_soft_log_ratio(c1, c2, v1.size, v2.size))
     width = max(1, max(e.size for e in all_edges))
     feat_edges = np.full((d, width), np.inf)
     feat_w = np.zeros((d, width + 1))
@@ -180,20 +191,19 @@ def additive_statistic(rows1, rows2, *, diff: bool, bins: int = 24) -> Statistic
     return Statistic("naive-Bayes score (differences)" if diff else "naive-Bayes score", spec)
 
 
-def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) -> Statistic | None:
-    """Linear score of an L2-regularised logistic regression separating M(x) from M(x')."""
-    X = np.vstack([rows1[:max_rows], rows2[:max_rows]])
-    y = np.concatenate([np.ones(min(max_rows, rows1.shape[0])), np.zeros(min(max_rows, rows2.shape[0]))])
+def _fit_logistic(X1: np.ndarray, X2: np.ndarray, l2: float, max_rows: int):
+    """(weights, bias) of an L2-regularised logistic regression of "from M(x)" on features
+    (standardised internally; returned on the original scale), or None if degenerate."""
+    X = np.vstack([X1[:max_rows], X2[:max_rows]]).astype(np.float64)
+    y = np.concatenate([np.ones(min(max_rows, X1.shape[0])), np.zeros(min(max_rows, X2.shape[0]))])
     mu, sd = X.mean(axis=0), X.std(axis=0)
     sd[sd == 0] = 1.0
     Z = (X - mu) / sd
 
     def loss(w):
         t = Z @ w[1:] + w[0]
-        # log(1 + e^t) - y t, computed stably
-        val = np.logaddexp(0.0, t) - y * t
-        p = 0.5 * (1.0 + np.tanh(0.5 * t))
-        g = p - y
+        val = np.logaddexp(0.0, t) - y * t                 # log(1 + e^t) - y t, stably
+        g = 0.5 * (1.0 + np.tanh(0.5 * t)) - y
         grad = np.concatenate([[g.mean()], Z.T @ g / Z.shape[0] + l2 * w[1:]])
         return val.mean() + 0.5 * l2 * w[1:] @ w[1:], grad
 
@@ -202,7 +212,31 @@ def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) 
     w = res.x[1:] / sd
     if not np.all(np.isfinite(w)) or not np.any(w):
         return None
-    return Statistic("logistic score", make_spec(LINEAR, weights=w, bias=float(res.x[0] - w @ mu)))
+    return w, float(res.x[0] - w @ mu)
+
+
+def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) -> Statistic | None:
+    """Linear score of a logistic regression separating M(x) from M(x') (DP-Sniper's classifier)."""
+    fit = _fit_logistic(rows1, rows2, l2, max_rows)
+    if fit is None:
+        return None
+    return Statistic("logistic score", make_spec(LINEAR, weights=fit[0], bias=fit[1]))
+
+
+def sign_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 400_000) -> Statistic | None:
+    """Weighted count of coordinates above their pooled median (logistic regression on the
+    sign features): the right score when each coordinate carries a small, saturating
+    signal, e.g. many Laplace outputs of one input (LaplaceParallel)."""
+    med = np.median(np.vstack([rows1[:max_rows], rows2[:max_rows]]), axis=0)
+    fit = _fit_logistic(rows1 > med, rows2 > med, l2, max_rows)
+    if fit is None:
+        return None
+    d = rows1.shape[1]
+    feat_w = np.zeros((d, 2))
+    feat_w[:, 1] = fit[0]
+    spec = make_spec(ADDITIVE, feat_col=np.arange(d, dtype=np.int64), feat_diff=np.zeros(d, np.int64),
+                     feat_nedges=np.ones(d, np.int64), feat_edges=med.reshape(d, 1).copy(), feat_w=feat_w)
+    return Statistic("sign score", spec)
 
 
 def llr_statistic(log_density: Callable, x, x_prime) -> Statistic:
@@ -237,9 +271,9 @@ def candidate_statistics(rows1, rows2, *, log_density=None, x=None, x_prime=None
     if d > 1 and (auto or "score" in features):
         stats.append(additive_statistic(rows1, rows2, diff=False))
         stats.append(additive_statistic(rows1, rows2, diff=True))
-        lin = logistic_statistic(rows1, rows2)
-        if lin is not None:
-            stats.append(lin)
+        for learned in (logistic_statistic(rows1, rows2), sign_statistic(rows1, rows2)):
+            if learned is not None:
+                stats.append(learned)
     for f in features:
         if isinstance(f, str) and f.startswith("bits"):
             k = int(f[4:] or 8)
@@ -307,13 +341,19 @@ def _label(edges, i, j, complement, n_bins, discrete):
     return f"the complement of {text}" if complement else text
 
 
-def _shrunk(counts: np.ndarray, m: int, z: float) -> tuple[np.ndarray, np.ndarray]:
-    """(pessimistic, optimistic) frequency: counts moved z standard errors down / up on
-    the square-root scale (where one standard error is 1/2), the upper one after one
-    pseudo-count."""
-    low = np.square(np.maximum(np.sqrt(counts) - 0.5 * z, 0.0)) / max(m, 1)
-    high = np.square(np.sqrt(counts + 1.0) + 0.5 * z) / max(m, 1)
-    return low, high
+def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta):
+    """Projected certified bound of candidate events with selection counts ``a`` (favoured
+    input, of m_a) and ``b`` (other input, of m_b): the bound ``n_cert`` certification samples
+    would give at these frequencies (half a pseudo-count on the other side), minus ``z_sel``
+    selection standard errors of the estimated log-ratio ln(p_a - delta) - ln(p_b), so that the
+    maximum over many candidates does not favour lucky rare events (winner's curse)."""
+    p_a = a / max(m_a, 1)
+    p_b = (b + 0.5) / max(m_b, 1)
+    base = approx_eps_bound(p_a * n_cert, n_cert, p_b * n_cert, n_cert, z_cert, delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lever = np.where(p_a > delta, p_a / (p_a - delta), np.inf)
+        se = np.sqrt(lever ** 2 / np.maximum(a, 1.0) + 1.0 / (b + 0.5))
+    return base - z_sel * se
 
 
 def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: float,
@@ -343,20 +383,15 @@ def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: 
     in2 = C2[jj + 1] - C2[ii]
     out1, out2 = f1.size - in1, f2.size - in2
     z = one_sided_z(alpha)
-    # Shrink the selection frequencies towards "no effect" by the largest noise expected
-    # among this many candidates (sqrt(2 ln N) standard errors) before projecting them
-    # to n_cert samples: the raw maximum would favour lucky rare events (winner's curse).
-    z_sel = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))
-    (in1_lo, in1_hi), (in2_lo, in2_hi) = _shrunk(in1, m1, z_sel), _shrunk(in2, m2, z_sel)
-    (out1_lo, out1_hi), (out2_lo, out2_hi) = _shrunk(out1, m1, z_sel), _shrunk(out2, m2, z_sel)
-    # candidate families: (p favoured input, p other input, complement?, favours x?)
-    families = [(in1_lo, in2_hi, False, True), (in2_lo, in1_hi, False, False),
-                (out1_lo, out2_hi, True, True), (out2_lo, out1_hi, True, False)]
+    z_sel = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))   # largest noise among the candidates
+    # candidate families: (count favoured, count other, m favoured, m other, complement?, favours x?)
+    families = [(in1, in2, m1, m2, False, True), (in2, in1, m2, m1, False, False),
+                (out1, out2, m1, m2, True, True), (out2, out1, m2, m1, True, False)]
     events = []
     for delta in np.atleast_1d(deltas):
         best = (-np.inf, None)
-        for pa, pb, complement, forward in families:
-            score = approx_eps_bound(pa * n_cert, n_cert, pb * n_cert, n_cert, z, float(delta))
+        for a, b, ma, mb, complement, forward in families:
+            score = _proxy(a, b, ma, mb, n_cert, z, z_sel, float(delta))
             idx = int(np.argmax(score))
             if score[idx] > best[0]:
                 best = (float(score[idx]), (idx, complement, forward))

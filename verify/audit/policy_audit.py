@@ -112,14 +112,18 @@ def policy_mechanism(policy, *, arms: int, pulls: int, horizon: int, output: str
 
 
 def first_random_step(build, tables, horizon: int, probe: int = 512, seed: int = 0) -> int:
-    """The first step whose arm is not the same in every probe run, under every table;
-    InputError if the arm sequences before it differ between the tables."""
-    runs = [run_traces(build, t, horizon, probe, seed) for t in tables]
+    """The first step (< horizon) whose arm is not the same in every probe run, under every
+    table; InputError if the arm sequences before it differ between the tables.  The probe
+    pads the rows (repeating their last reward) so that no arm runs out: rewards past the
+    end of a row are read only after the decision that matters, or the audit itself fails."""
+    pad = max(0, horizon - tables[0].shape[1])
+    runs = [run_traces(build, np.pad(t, ((0, 0), (0, pad)), mode="edge"), horizon, probe, seed)
+            for t in tables]
     varies = np.zeros(horizon, dtype=bool)
     for tr in runs:
         varies |= (tr != tr[0]).any(axis=0)
     if not varies.any():
-        raise InputError(f"every one of {probe} runs pulled the same arms for all {horizon} steps: "
+        raise InputError(f"every one of {probe} probe runs pulled the same arms for {horizon} steps: "
                          "no random decision to audit (give a longer table or the step)")
     step = int(np.argmax(varies))
     for tr in runs[1:]:
@@ -160,8 +164,7 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
     _, build = _builder(policy, dict(policy_params or {}))
     if output == "next_arm":
         if step is None:
-            # within ``pulls`` steps no arm can run out of rewards
-            probe_h = check_int("horizon", horizon or pulls, low=1)
+            probe_h = check_int("horizon", horizon or arms * pulls, low=1)
             step = first_random_step(build, [table, table_prime], probe_h)
         horizon = step + 1 if horizon is None else horizon
     elif horizon is None:

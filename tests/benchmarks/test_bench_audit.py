@@ -1,0 +1,60 @@
+"""Audit throughput: outputs drawn and counted per second.
+
+Run: ``python -m pytest -m benchmark --benchmark-only tests/benchmarks/test_bench_audit.py``.
+Compile time is excluded (one untimed audit, then a warm-up round).  ``extra_info``
+records ``samples_per_second`` of the whole audit (selection + certification, both
+inputs) and ``certify_samples_per_second`` (the counting phase alone).
+
+* fast path: a compiled mechanism (``fast.compiled_mechanism``), outputs counted inside
+  the kernel, never stored;
+* block path: a plain callable (a dpbench catalog sampler), outputs drawn in blocks of
+  2^18 and binned in NumPy;
+* policy: DP-FTPL-New's next arm on a replayed reward table (one engine repetition per output).
+"""
+import numpy as np
+import pytest
+
+import dpbench
+import verify
+from verify.audit import compiled_mechanism
+from verify.audit.policy_audit import audit_policy
+from verify.audit.sniper_benchmark import Laplace, ReportNoisyMax, SparseVector, SVT1
+
+CASES = {
+    "fast path: Laplace (1-d), n=2e7": (lambda: compiled_mechanism(Laplace(10.0, 1), 1), 0.0, 1.0, 20_000_000),
+    "fast path: ReportNoisyMax (5 Laplace), n=1e7": (
+        lambda: compiled_mechanism(ReportNoisyMax(20.0, False, True), 1), np.ones(5), np.full(5, 2.0), 10_000_000),
+    "fast path: SVT1 (10-d, category), n=1e7": (
+        lambda: compiled_mechanism(SparseVector(SVT1, 0.1, 1, 0.5), 10), np.ones(10),
+        np.array([2.0] * 5 + [0.0] * 5), 10_000_000),
+    "block path: CTL catalog sampler, n=1e7": (lambda: dpbench.sampler("ctl", eps=1.0), 0.0, 1.0, 10_000_000),
+}
+
+
+def _run(mech, x, xp, n):
+    return verify.audit(mech, x, xp, eps=0.1, alpha=0.1, n=n, n_select=200_000, seed=1)
+
+
+@pytest.mark.benchmark(group="audit throughput (outputs drawn and counted per second)")
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_audit_throughput(benchmark, case):
+    make, x, xp, n = CASES[case]
+    mech = make()
+    _run(mech, x, xp, 200_000)                      # compile (or load) outside the timing
+    result = benchmark.pedantic(_run, args=(mech, x, xp, n), rounds=3, warmup_rounds=1)
+    benchmark.extra_info["samples_per_second"] = result.n_samples / benchmark.stats.stats.mean
+    benchmark.extra_info["certify_samples_per_second"] = result.info["certify_samples_per_second"]
+    benchmark.extra_info["fast_path"] = result.info["fast_path"]
+
+
+@pytest.mark.benchmark(group="audit throughput (outputs drawn and counted per second)")
+def test_policy_audit_throughput(benchmark):
+    table = np.ones((5, 8))
+    params = {"eps": 1.0, "delta": 0.01}
+
+    def run(n):
+        return audit_policy("dp_ftpl_new", table, eps=1.0, delta=0.01, n=n, alpha=0.1, seed=2, step=5,
+                            policy_params=params)
+    run(20_000)
+    result = benchmark.pedantic(run, args=(400_000,), rounds=3, warmup_rounds=1)
+    benchmark.extra_info["samples_per_second"] = result.n_samples / benchmark.stats.stats.mean

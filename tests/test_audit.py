@@ -1,0 +1,256 @@
+"""verify.audit on mechanisms: catalog claims hold, negative controls are caught, the
+fast path counts what the block path counts, bad input is refused, CLI and fixture."""
+import json
+import math
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import dpbench
+import verify
+from dpbench import InputError
+from dpbench.cli import main as cli_main
+from verify.audit import Domain, compiled_mechanism, pattern_pairs
+from verify.audit.controls import CATALOG_SETTINGS, catalog_mechanism, negative_controls
+from verify.audit.sniper_benchmark import Laplace, ReportNoisyMax, SparseVector, SVT5
+
+N = 200_000
+ALPHA = 1e-4          # a correct mechanism fails a test with probability < 1e-4 (and seeds are fixed)
+
+
+# ------------------------------------------------------------------ claims
+def test_every_catalog_mechanism_has_audit_settings():
+    missing = sorted(set(dpbench.MECHANISMS) - set(CATALOG_SETTINGS))
+    assert not missing, (f"catalog mechanisms without audit settings: {missing}; add one line each "
+                         "to CATALOG_SETTINGS in verify/audit/controls.py")
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG_SETTINGS))
+def test_catalog_mechanism_certifies_nothing_above_its_claim(name):
+    mech = catalog_mechanism(name)
+    res = verify.audit(mech, eps=mech.claimed_eps, delta=mech.claimed_delta, n=N, alpha=ALPHA, seed=7)
+    assert not res.violated, str(res)
+    assert res.eps_lower_bound <= mech.claimed_eps
+
+
+@pytest.mark.parametrize("control", negative_controls(), ids=lambda c: c.name)
+def test_negative_controls_are_caught(control):
+    res = verify.audit(control.mechanism, eps=control.eps, delta=control.delta, n=N, alpha=ALPHA, seed=7)
+    assert res.violated, f"{control.name} ({control.why}) not caught:\n{res}"
+    assert res.eps_lower_bound > control.eps
+    assert res.p_value <= ALPHA
+
+
+def test_bound_is_close_to_the_truth_for_randomised_response():
+    """CTB at eps: the best event is one output bit, ratio exactly e^eps."""
+    res = verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0, n=10 ** 6, alpha=0.05, seed=3)
+    assert 0.97 < res.eps_lower_bound <= 1.0
+    assert res.pairs_tried == 1
+    assert {"eps_lower_bound", "p_value", "violated", "witness", "curve_delta", "curve_eps", "n_samples",
+            "samples_per_second", "eps_ceiling", "delta_floor"} <= set(res.to_dict())
+    assert res.n_samples == 2 * (res.n + res.n_select)
+    assert res.eps_ceiling == pytest.approx(math.log(10 ** 6 / math.log(40)), abs=0.05)
+
+
+def test_curve_is_monotone_and_uncapped():
+    """A mechanism that is not DP at all: the certified bound is limited by n only."""
+    mech = compiled_mechanism(SparseVector(SVT5, 0.1, 1, 1.0), 10, name="SVT5")
+    a, b = np.ones(10), np.array([2.0] * 5 + [0.0] * 5)
+    res = verify.audit(mech, a, b, eps=0.1, n=10 ** 6, alpha=0.1, seed=1)
+    assert res.violated and res.witness["count_x_prime"] == 0
+    assert res.eps_lower_bound > math.log(4.6)                     # beyond DP-Sniper's ln(1/c) cap
+    assert res.eps_lower_bound > res.eps_ceiling - math.log(1 / 0.04)  # the event has mass ~0.05
+    curve = np.array(res.curve_eps)
+    assert np.all(np.diff(curve) <= 1e-12)
+
+
+# ------------------------------------------------------------------ fast path
+@pytest.mark.parametrize("component,d", [(ReportNoisyMax(20.0, False, True), 1),
+                                         (SparseVector(SVT5, 0.1, 1, 1.0), 10)])
+def test_fast_path_counts_what_the_block_path_counts(component, d):
+    """Counting inside the kernel and binning the stored outputs give the same histogram."""
+    from verify.audit import events, fast
+    x = np.ones(5) if d == 1 else np.array([2.0] * 5 + [0.0] * 5)
+    seeds = fast.block_seeds(9, 100_000, 1, 2)
+    rows = fast.sample_rows(component, x, seeds, 100_000, d)
+    if d == 1:
+        stat = events.value_statistic(0, 1)
+        edges = np.quantile(rows[:, 0], np.linspace(0.01, 0.99, 40))
+    else:
+        stat = events.category_statistic(rows[:50_000], fast.sample_rows(component, np.ones(10), seeds[:4],
+                                                                         50_000, d))
+        edges = np.arange(stat.spec.keys.size - 1) + 0.5
+    counted = fast.count_bins(component, x, seeds, 100_000, d, stat.spec, edges)
+    s = stat.evaluate(rows)
+    binned = np.bincount(np.searchsorted(edges, s[np.isfinite(s)]), minlength=edges.size + 1)
+    assert np.array_equal(counted, binned)
+    assert counted.sum() > 0
+
+
+def test_audit_uses_the_fast_path_for_compiled_mechanisms():
+    mech = compiled_mechanism(ReportNoisyMax(20.0, False, True), 1, name="RNM3")
+
+    def plain(x, n, seed):
+        return mech(x, n, seed)
+    a, b = np.ones(5), np.full(5, 2.0)
+    fast_res = verify.audit(mech, a, b, eps=0.1, n=200_000, alpha=0.1, seed=4)
+    slow_res = verify.audit(plain, a, b, eps=0.1, n=200_000, alpha=0.1, seed=4)
+    assert fast_res.info["fast_path"] and not slow_res.info["fast_path"]
+    assert fast_res.n_samples == slow_res.n_samples
+
+
+def test_compiled_mechanism_outputs_depend_only_on_seed():
+    mech = compiled_mechanism(Laplace(10.0, 3), 3)
+    x = mech(1.0, 50_000, 11)
+    assert x.shape == (50_000, 3)
+    assert np.array_equal(x, mech(1.0, 50_000, 11))
+    assert not np.array_equal(x, mech(1.0, 50_000, 12))
+    assert abs(np.median(x) - 1.0) < 0.2
+
+
+# ------------------------------------------------------------------ statistics
+def test_exact_log_likelihood_ratio_is_used_for_vector_outputs():
+    """A 3-d Gaussian mechanism: with the densities supplied, the LLR score finds the
+    eps(delta) of the Gaussian shift (mu = |x - x'| / sigma = sqrt(3) / 2)."""
+    sigma = 2.0
+
+    def mech(x, n, seed):
+        rng = np.random.default_rng(seed)
+        return np.asarray(x) + sigma * rng.standard_normal((n, 3))
+
+    def log_density(y, x):
+        return -0.5 * np.sum((y - np.asarray(x)) ** 2, axis=1) / sigma ** 2
+
+    a, b = np.zeros(3), np.ones(3)
+    res = verify.audit(mech, a, b, eps=1.0, delta=1e-3, n=500_000, alpha=0.05, seed=2,
+                       log_density=log_density, features=())
+    assert res.witness["statistic"] == "log-likelihood ratio"
+    from scipy.stats import norm
+    mu = math.sqrt(3) / sigma
+    # exact eps at delta = 1e-3 of the Gaussian shift: solve delta(eps) = 1e-3
+    def delta_of(e):
+        return norm.cdf(-e / mu + mu / 2) - math.exp(e) * norm.cdf(-e / mu - mu / 2)
+    lo, hi = 0.0, 10.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if delta_of(mid) > 1e-3 else (lo, mid)
+    assert 0.6 * lo < res.eps_lower_bound <= lo
+
+
+def test_domain_patterns_match_the_standard_list():
+    assert len(pattern_pairs(Domain(5, -10, 10))) == 2
+    pairs = pattern_pairs(Domain(10, -10, 10, componentwise=True))
+    assert len(pairs) == 8
+    assert any(np.array_equal(a, np.ones(10)) and np.array_equal(b, np.zeros(10)) for a, b in pairs)
+    local = pattern_pairs(Domain(1, 0.0, 1.0, local=True))
+    assert any(set([a[0], b[0]]) == {0.0, 1.0} for a, b in local)
+
+
+def test_pattern_search_finds_the_violating_pair():
+    mech = compiled_mechanism(Laplace(0.1, 0), 5, name="NoisyHist2")
+    res = verify.audit(mech, eps=0.1, alpha=0.1, n=10 ** 6, seed=5, domain=Domain(5, 0, 10, integer=True))
+    assert res.pairs_tried == 2 and res.violated
+    assert res.eps_lower_bound > 6.0
+
+
+# ------------------------------------------------------------------ bad input
+def _ctb():
+    return dpbench.sampler("ctb", eps=1.0)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"alpha": 0.0}, "alpha must be in"), ({"alpha": 1.0}, "alpha must be in"),
+    ({"eps": -0.1}, "eps must be"), ({"delta": 1.0}, "delta must be"), ({"delta": -1e-3}, "delta must be"),
+    ({"n": 5}, "cannot certify anything"), ({"n": 0}, "n must be"),
+])
+def test_bad_arguments_are_refused(kwargs, match):
+    args = {"eps": 1.0, "n": 10_000, **kwargs}
+    with pytest.raises(InputError, match=match):
+        verify.audit(_ctb(), 0.0, 1.0, **args)
+
+
+def test_too_few_samples_names_the_floor_and_the_fix():
+    with pytest.raises(InputError) as err:
+        verify.audit(_ctb(), 0.0, 1.0, eps=5.0, n=100, alpha=1e-6)
+    msg = str(err.value)
+    assert "resolution floor" in msg and "use n >=" in msg
+
+
+@pytest.mark.parametrize("out,match", [
+    (lambda n: np.zeros(n + 1), "returned shape"),
+    (lambda n: np.zeros((n, 2, 2)), "returned shape"),
+    (lambda n: np.full(n, np.nan), "non-finite"),
+    (lambda n: np.array(["a"] * n), "must return numbers"),
+])
+def test_bad_mechanism_outputs_are_named(out, match):
+    def mech(x, n, seed):
+        return out(n)
+    with pytest.raises(InputError, match=match):
+        verify.audit(mech, 0.0, 1.0, eps=1.0, n=10_000)
+
+
+def test_pair_and_domain_errors():
+    with pytest.raises(InputError, match="both x and x_prime"):
+        verify.audit(_ctb(), 0.0, eps=1.0, n=10_000)
+    with pytest.raises(InputError, match="same shape"):
+        verify.audit(_ctb(), [0.0, 1.0], [1.0], eps=1.0, n=10_000)
+
+    def bare(x, n, seed):
+        return np.zeros(n)
+    with pytest.raises(InputError, match="no input pair"):
+        verify.audit(bare, eps=1.0, n=10_000)
+
+
+# ------------------------------------------------------------------ assert_dp, plugin, CLI
+def test_assert_dp_is_silent_on_a_private_mechanism():
+    res = verify.assert_dp(_ctb(), 1.0, x=0.0, x_prime=1.0, n=100_000)
+    assert res is not None and not res.violated
+
+
+def test_assert_dp_failure_is_readable():
+    with pytest.raises(AssertionError) as err:
+        verify.assert_dp(dpbench.sampler("ctl", eps=2.0), 1.0, x=0.0, x_prime=1.0, n=100_000)
+    msg = str(err.value)
+    assert "is not (1, 0)-DP" in msg and "certified eps >=" in msg and "witness" in msg
+    assert "outputs" in msg and "samples" in msg
+
+
+def test_pytest_plugin_marker_and_fixture(tmp_path):
+    test_file = tmp_path / "test_dp_plugin_example.py"
+    test_file.write_text(textwrap.dedent("""
+        import dpbench, pytest
+
+        @pytest.mark.dp(eps=1.0, x=0.0, x_prime=1.0, n=50_000)
+        def test_private(assert_dp):
+            assert_dp(dpbench.sampler("ctb", eps=1.0))
+
+        @pytest.mark.dp(eps=1.0, x=0.0, x_prime=1.0, n=50_000)
+        def test_leaky(assert_dp):
+            assert_dp(dpbench.sampler("ctb", eps=3.0))
+    """))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q",
+                           "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
+                          capture_output=True, text=True, cwd=str(tmp_path),
+                          env={**__import__("os").environ,
+                               "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])})
+    out = proc.stdout + proc.stderr
+    assert "1 passed" in out and "1 failed" in out, out
+    assert "is not (1, 0)-DP" in out
+
+
+def test_cli_audit_json_and_exit_codes(capsys):
+    assert cli_main(["audit", "ctb", "--eps", "1", "--n", "50000", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("eps_lower_bound", "p_value", "violated", "witness", "curve_delta", "curve_eps",
+                "n_samples", "samples_per_second", "eps_ceiling", "delta_floor"):
+        assert key in data
+    assert cli_main(["audit", "ctb", "--eps", "1", "--param", "eps=3", "--n", "50000",
+                     "--x", "0", "--x-prime", "1", "--no-progress"]) == 1
+    assert "VIOLATED" in capsys.readouterr().out
+    assert cli_main(["audit", "ctb", "--eps", "1", "--alpha", "2"]) == 2
+    assert "alpha must be in (0, 1)" in capsys.readouterr().err
+    assert cli_main(["audit", "no_such_mechanism", "--eps", "1"]) == 2
+    assert cli_main(["audit", "os:no_such_function", "--eps", "1"]) == 2

@@ -1,0 +1,68 @@
+"""Long statistical runs of the audits (``python -m pytest -m slow tests/test_audit_slow.py``)."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpbench
+import verify
+from verify.audit import compiled_mechanism
+from verify.audit.controls import CATALOG_SETTINGS, catalog_mechanism
+from verify.audit.sniper_benchmark import ALPHA as SNIPER_ALPHA
+from verify.audit.sniper_benchmark import CLAIMED_EPS, Laplace, ReportNoisyMax, cases, published
+
+pytestmark = pytest.mark.slow
+
+SEEDS = 120
+
+
+def _max_rejections(trials, alpha, level=1e-6):
+    """Rejections allowed if the rate is at most alpha (one-sided binomial test at ``level``)."""
+    return int(stats.binom.ppf(1.0 - level, trials, alpha))
+
+
+@pytest.mark.parametrize("make,x,x_prime,eps", [
+    (lambda: dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, 1.0),
+    (lambda: dpbench.sampler("ctl", eps=1.0), 0.0, 1.0, 1.0),
+    (lambda: compiled_mechanism(Laplace(10.0, 1), 1, name="Laplace"), 0.0, 1.0, 0.1),
+    (lambda: compiled_mechanism(ReportNoisyMax(20.0, True, False), 1, name="RNM2"),
+     np.ones(5), np.array([0.0, 2, 2, 2, 2]), 0.1),
+], ids=["ctb", "ctl", "laplace", "report_noisy_max_2"])
+def test_false_positive_rate_at_most_alpha(make, x, x_prime, eps):
+    """Correct mechanisms audited at their exact claim over 120 seeds: the fraction of
+    certified violations stays within alpha = 0.05 (these pairs make the claim tight, so
+    this is the worst case for false positives)."""
+    mech = make()
+    alpha = 0.05
+    rejected = sum(verify.audit(mech, x, x_prime, eps=eps, alpha=alpha, n=20_000, n_select=20_000,
+                                seed=s).violated for s in range(SEEDS))
+    assert rejected <= _max_rejections(SEEDS, alpha), rejected
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG_SETTINGS))
+def test_catalog_false_positive_rate(name):
+    mech = catalog_mechanism(name)
+    alpha = 0.05
+    rejected = sum(verify.audit(mech, eps=mech.claimed_eps, delta=mech.claimed_delta, alpha=alpha,
+                                n=20_000, n_select=20_000, seed=s).violated for s in range(SEEDS))
+    assert rejected <= _max_rejections(SEEDS, alpha), rejected
+
+
+def test_known_answer_suite_at_a_tenth_of_the_report_samples():
+    """Every DP-Sniper mechanism at 1/10 of the report's sample counts: no bound above a known
+    exact eps, and every buggy mechanism caught (bounds above the claimed 0.1)."""
+    pub = published()
+    buggy = {"TruncatedGeometricMechanism", "NoisyHist2", "ReportNoisyMax3", "ReportNoisyMax4",
+             "SparseVectorTechnique3", "SparseVectorTechnique4", "SparseVectorTechnique5",
+             "SparseVectorTechnique6", "Rappor", "OneTimeRappor", "SVT34Parallel", "PrefixSum",
+             "FloatingPointLaplace"}
+    for case in cases(0.1):
+        res = verify.audit(case.mechanism(), eps=CLAIMED_EPS, alpha=SNIPER_ALPHA, n=case.n,
+                           n_select=case.n_select, domain=case.domain, features=case.features, seed=1)
+        if case.true_eps is not None:
+            assert res.eps_lower_bound <= case.true_eps, case.name
+        if case.name in buggy:
+            assert res.violated and res.eps_lower_bound > CLAIMED_EPS, case.name
+        assert case.name in pub
+        assert math.isfinite(res.eps_lower_bound)
