@@ -479,11 +479,11 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
     """Slope of ln C on ln eps, C the log-regret slope of each run (spec 000/001 F3).
 
     ``results`` maps eps -> SimulationResult.  Runs whose window is not
-    logarithmic are excluded (listed in ``details['excluded']``).  The predicted
-    slope is the local slope of the theory factor over the same eps values
-    (``factor`` = ``"beta"``, ``"F_L"`` or a function; it tends to -2 as eps -> 0),
-    or ``predicted`` if given.  Fit 2 of F3, C = k F(eps), is reported in
-    ``details`` (k, its R^2, and eps^2 C).
+    logarithmic are excluded (listed in ``details['excluded']``).  Checks: the
+    local slope of the theory factor over the same eps values (``factor`` =
+    ``"beta"``, ``"F_L"`` or a function: C proportional to F) and/or ``predicted``
+    (e.g. -2, the small-eps limit of both factors).  Fit 2 of F3, C = k F(eps), is
+    reported in ``details`` (k, its R^2, and eps^2 C).
     """
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
     fit = power_law_fit(xs, samples, variable="eps", tolerance=tolerance, level=level, n_boot=n_boot,
@@ -496,7 +496,7 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
         return fit
     fn = {"beta": lambda e: _bounds.seed000_001.beta(e), "F_L": lambda e: _bounds.seed000_001.F_L(e)}.get(
         factor, factor) if factor is not None else None
-    label = "prediction"
+    label = "eps^-2 law (small-eps limit)"
     if fn is not None:
         fx = np.array([fn(e) for e in xs])
         lx = np.log(xs)
@@ -505,10 +505,11 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
         model = sm.OLS(c_mean, fx).fit()
         fit.details.update({"factor_local_slope": local, "k": float(model.params[0]),
                             "k_r_squared": float(model.rsquared), "eps2_C": (np.square(xs) * c_mean).tolist()})
-        if predicted is None:
-            predicted, label = local, f"local slope of {factor if isinstance(factor, str) else 'F'}(eps)"
+        name = factor if isinstance(factor, str) else "F"
+        fit.checks = exponent_checks(fit, "eps", predicted=local, tolerance=tolerance,
+                                     predicted_label=f"C proportional to {name}(eps): local slope")
     if predicted is not None:
-        fit.checks = exponent_checks(fit, "eps", predicted=predicted, tolerance=tolerance, predicted_label=label)
+        fit.checks += exponent_checks(fit, "eps", predicted=predicted, tolerance=tolerance, predicted_label=label)
     return fit
 
 

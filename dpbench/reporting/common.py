@@ -429,7 +429,8 @@ def slope_ratio_rows(runs: dict, claims: Sequence[RatioClaim]) -> list[list]:
             boot = [pa[gen.integers(0, pa.size, pa.size)].mean() / pb[gen.integers(0, pb.size, pb.size)].mean()
                     for _ in range(2000)]
             lo, hi = np.quantile(boot, [0.025, 0.975])
-            cell = f"{a.estimate / b.estimate:.3g} [{lo:.3g}, {hi:.3g}]"
+            w = a.details["window"]
+            cell = f"{a.estimate / b.estimate:.3g} [{lo:.3g}, {hi:.3g}] on [{w[0]:g}, {w[1]:g}]"
             position = "<= factor" if hi <= c.theory else (">= factor" if lo >= c.theory else "straddles factor")
         else:
             cell = "not applicable: " + (a.verdict.reason if not a.applicable else b.verdict.reason)
