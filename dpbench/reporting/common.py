@@ -263,6 +263,7 @@ def plot_curves(ax, results: dict, *, bounds_for_label: dict | None = None, titl
             ax.plot(res.checkpoints, values, ls="--", lw=1, color=line.get_color(), label=blabel)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_ylim(bottom=1.0)
     ax.set_xlabel("t (pulls)")
     ax.set_ylabel("pseudo-regret")
     ax.grid(True, which="both", alpha=0.3)
