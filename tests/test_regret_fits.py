@@ -205,3 +205,14 @@ def test_real_run_log_slope_within_bounds():
     status = {c.bound: c.status for c in fit.checks}
     assert fit.applicable, fit.verdict.reason
     assert status["seed000.thm4"] == rf.WITHIN and status["seed000.thm1"] == rf.WITHIN
+
+
+def test_exponent_fit_tells_the_two_seed003_predictions_apart():
+    """A curve growing like T^0.763 (the spec's algorithm-implied LDPRSE rate at v = 0.9) is consistent
+    with the corrected Theorem 7 and inconsistent with the paper's T^(1/(1+v)) = T^0.526."""
+    grid = GRID
+    regret = grid[None, :] ** 0.763 * np.exp(0.02 * np.random.default_rng(5).standard_normal((6, 1)))
+    ctx = dict(eps=0.5, v=0.9, u=1.0)
+    fit = rf.curve_exponent((grid, regret), bounds=["seed003.thm7", "seed003.thm7_alg"], ctx=ctx)
+    status = {c.bound: c.status for c in fit.checks if c.evidence.get("quantity")}
+    assert status == {"seed003.thm7": rf.INCONSISTENT, "seed003.thm7_alg": rf.CONSISTENT}

@@ -322,6 +322,18 @@ def audit_rows(mechanisms: Sequence[tuple[str, dict, float, float]], *, n: int) 
 AUDIT_HEADER = ["mechanism", "parameters", "claimed eps", "certified eps lower bound", "verdict", "notes"]
 
 
+def audit_section(report: Report, mechanisms, note: str = ""):
+    """A 'black-box audits' section for catalog mechanisms (see :func:`audit_rows`)."""
+    report.section("Privacy of the mechanisms (black-box audits)")
+    rows, missing = audit_rows(mechanisms, n=100_000 if report.ctx.quick else 1_000_000)
+    if missing:
+        report.text(missing)
+        return
+    report.text("`verify.audit` at the claimed (eps, delta): a certified lower bound on eps at confidence "
+                "1 - alpha; a correct mechanism certifies no eps above its claim. " + note)
+    report.table(AUDIT_HEADER, rows)
+
+
 def finish(report: Report) -> Path:
     ctx = report.ctx
     if ctx.missing:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (BOUND_HEADER, SWEEP_HEADER, Report, ReportContext, all_bound_rows, finish, fmt,
+from .common import (BOUND_HEADER, SWEEP_HEADER, Report, audit_section, ReportContext, all_bound_rows, finish, fmt,
                      fmt_t, ordering_row, panel_sweep, quick_banner, registry_table, run_results,
                      setup_lines, sweep_exponent_row)
 
@@ -164,6 +164,10 @@ def build(ctx: ReportContext) -> Report:
     if note:
         report.text(note)
     report.table(["check", "spec delta_required", "measured delta_required", "verdict", "against the spec"], rows)
+
+    audit_section(report, [("lemma15", {"eps": 1.0, "delta": 0.01, "pulls": 10}, 0.0, 1.0),
+                           ("ftpl_gauss", {"eps": 1.0, "delta": 0.01}, 0.0, 1.0),
+                           ("ftpl_beta", {"eps": 1.0, "delta": 0.01}, 0.0, 1.0)])
 
     report.section("Bound checks")
     report.text("Theorem 16 (DP-FTPL-New) and 18 (GDP-Elim-New) are explicit; their algorithms use T, so "

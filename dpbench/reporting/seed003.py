@@ -10,7 +10,7 @@ theorem's eps <= 1: *not applicable*), and the order bounds' T exponents
 """
 from __future__ import annotations
 
-from .common import (BOUND_HEADER, Report, ReportContext, all_bound_rows, finish, fmt, fmt_ci,
+from .common import (BOUND_HEADER, Report, audit_section, ReportContext, all_bound_rows, finish, fmt, fmt_ci,
                      quick_banner, registry_table, run_results, setup_lines, status_cell)
 
 MODES = ("paper", "scaled")
@@ -127,6 +127,8 @@ def build(ctx: ReportContext) -> Report:
     report.table(["claim", "measurement", "verdict"], claim_rows(runs))
     report.section("Literal-constant feasibility (spec 5.5, F3)", 3)
     report.table(["run", "round-robin regret (T/K) sum gaps", "measured", "ratio", "verdict"], feasibility_rows(runs))
+    audit_section(report, [("truncated_laplace", {"eps": 1.0, "bound": 1.0}, -1.0, 1.0),
+                           ("truncated_laplace", {"eps": 1.0, "bound": 1.0}, 0.0, 50.0)])
     report.section("Bound checks")
     report.text("Explicit bounds (Theorem 2 for DPRUCB, Lemma 4 for DPRSE) need eps <= 1 and the literal "
                 "constants: scaled-mode runs and the LDP runs at eps in {5, 10, 20} are reported "

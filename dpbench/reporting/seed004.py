@@ -9,7 +9,7 @@ and the order bounds' T exponents (Theorems 1-3: every bound is order-only).
 """
 from __future__ import annotations
 
-from .common import (BOUND_HEADER, SWEEP_HEADER, Report, ReportContext, all_bound_rows, finish, fmt,
+from .common import (BOUND_HEADER, SWEEP_HEADER, Report, audit_section, ReportContext, all_bound_rows, finish, fmt,
                      fmt_ci, panel_sweep, quick_banner, registry_table, run_results, setup_lines,
                      status_cell, sweep_exponent_row)
 
@@ -115,6 +115,10 @@ def build(ctx: ReportContext) -> Report:
     report.table(["claim", "measurement", "verdict"], claim_rows(runs))
     report.section("Scaling laws (spec 9.3)", 3)
     report.table(SWEEP_HEADER, scaling_rows(runs))
+    audit_section(report, [("laplace_pm1", {"eps": 1.0, "noise_scale": "calibrated"}, -1.0, 1.0),
+                           ("laplace_pm1", {"eps": 1.0, "noise_scale": "paper"}, -1.0, 1.0)],
+                  note="The second row is the paper-literal Laplace scale 1/eps on rewards in [-1, 1] "
+                       "(erratum E1): it should be caught as 2 eps-DP.")
     report.section("Bound checks")
     report.text("Every theorem of this paper is order-only (an unstated constant C), so there are no "
                 "explicit values to check; the order bounds are checked as exponents in T below "
@@ -127,8 +131,8 @@ def build(ctx: ReportContext) -> Report:
     registry_table(report, "004")
     report.section("Errata")
     report.table(["erratum", "statement", "evidence", "verdict"], [
-        ["E1", "Laplace(1/eps) on rewards in [-1, 1] gives 2 eps-DP", "compare Fig. 2 (corrected) with Fig. 4 (paper-literal)",
-         "see the audits of issue 6"],
+        ["E1", "Laplace(1/eps) on rewards in [-1, 1] gives 2 eps-DP", "the audit section above (paper-literal row)",
+         "see the audit verdict"],
         ["E6", "Theorems 1 and 3 drop d; the proofs carry d and d^2", "the registry keeps the proofs' d-dependence",
          "d-sweep not run"],
         ["E12", "Theorem 3's condition eps = O(sqrt(log(1/delta)/T)) cannot be checked (unstated constant)",
