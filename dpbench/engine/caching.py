@@ -5,9 +5,10 @@ numba invalidates a function's on-disk cache only when the file that
 engine loop inlines every policy, mechanism and environment), so editing a
 component would silently reuse a stale compiled kernel.  ``cached_njit``
 folds a hash of every source file of ``dpbench`` and ``verify`` that contains
-compiled code (any file mentioning numba, ``cached_njit`` or ``@implements``,
-i.e. compiled functions and engine components) into the cache's source stamp:
-any such edit recompiles, nothing else does.
+compiled code (any file that imports numba, uses ``cached_njit`` or registers
+engine components with ``@implements``) into the cache's source stamp: any such
+edit recompiles, nothing else does (a docstring that merely names numba does not
+count, so unrelated edits do not force recompiles).
 
 Rule for contributors: a constant read by compiled code must live in such a
 file, so that it is part of the hash.
@@ -23,6 +24,7 @@ from pathlib import Path
 import numba
 
 _ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "verify")
+_MARKERS = (b"import numba", b"from numba", b"cached_njit", b"@implements")
 
 
 @functools.lru_cache(maxsize=1)
@@ -34,7 +36,7 @@ def compiled_sources_hash() -> str:
             continue
         for path in sorted(root.rglob("*.py")):
             data = path.read_bytes()
-            if b"numba" in data or b"cached_njit" in data or b"@implements" in data:
+            if any(marker in data for marker in _MARKERS):
                 digest.update(str(path.relative_to(root.parent)).encode())
                 digest.update(data)
     return digest.hexdigest()
