@@ -124,7 +124,15 @@ def test_cache_stamp_covers_component_sources(tmp_path, monkeypatch):
     assert caching.compiled_sources_hash() == h1
     (pkg / "a.py").write_text("import numba\nX = 2\n")
     caching.compiled_sources_hash.cache_clear()
-    assert caching.compiled_sources_hash() != h1
+    h2 = caching.compiled_sources_hash()
+    assert h2 != h1
+    (pkg / "c.py").write_text("@implements(select, X)\ndef f(policy, state, t): return 0, 1\n")
+    caching.compiled_sources_hash.cache_clear()
+    h3 = caching.compiled_sources_hash()
+    assert h3 != h2                         # a component module never imports numba itself
+    (pkg / "c.py").write_text("@implements(select, X)\ndef f(policy, state, t): return 1, 1\n")
+    caching.compiled_sources_hash.cache_clear()
+    assert caching.compiled_sources_hash() != h3
     caching.compiled_sources_hash.cache_clear()
 
 

@@ -56,3 +56,4 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
     assert sum("resuming after 2" in m for m in messages) == 1
     for key in clean.results:
         assert np.array_equal(clean.results[key].regret, resumed.results[key].regret)
+    assert (tmp_path / "x" / "seed000_fig1c" / "final_regret_vs_eps.png").stat().st_size > 0

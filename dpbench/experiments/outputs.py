@@ -144,8 +144,62 @@ def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, tit
     return path
 
 
+def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, param: str, path: Path):
+    """Mean final regret (95% CI) against a swept parameter, one line per swept entry and
+    panel; runs without the parameter (baselines) are drawn as horizontal lines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = list(dict.fromkeys(run.panel for run in runs))
+    ncols = min(2, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, 4.0 * nrows), squeeze=False)
+    for ax, panel in zip(axes.flat, panels):
+        groups: dict[str, list] = {}
+        flat = []
+        for run, key in zip(runs, results):
+            if run.panel != panel:
+                continue
+            if run.sweep_group and param in run.params:
+                groups.setdefault(run.sweep_group, []).append((float(run.params[param]), results[key]))
+            else:
+                flat.append((run.label, results[key]))
+        all_x = [x for pts in groups.values() for x, _ in pts]
+        for template, points in groups.items():
+            points.sort(key=lambda p: p[0])
+            xs = np.array([x for x, _ in points])
+            means = np.array([r.mean[-1] for _, r in points])
+            lo = np.array([r.ci95[0, -1] for _, r in points])
+            hi = np.array([r.ci95[1, -1] for _, r in points])
+            name = template.replace(f"{{{param}}}", "").rstrip(" ,=") or template
+            ax.errorbar(xs, means, yerr=[means - lo, hi - means], marker="o", ms=3, capsize=2, label=name)
+        for label, res in flat:
+            ax.axhline(res.mean[-1], ls="--", lw=1, color="grey", label=label)
+        if all_x and min(all_x) > 0:
+            ax.set_xscale("log")
+        if exp.yscale == "log":
+            ax.set_yscale("log")
+        ax.set_xlabel(param)
+        ax.set_ylabel("final pseudo-regret")
+        if panel:
+            ax.set_title(panel, fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    horizon = next(iter(results.values())).horizon if results else 0
+    fig.suptitle(f"{exp.title}\nfinal regret at T = {horizon:,} against {param}, 95% CI", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_outputs(exp, config, results, runs, rows, out_dir: Path) -> Path:
     figure = plot_regret(exp, results, runs, out_dir / "regret.png")
+    if exp.sweep_plot:
+        plot_final_vs_parameter(exp, results, runs, exp.sweep_plot, out_dir / f"final_regret_vs_{exp.sweep_plot}.png")
     md = markdown_table(exp, rows)
     (out_dir / "table.md").write_text(f"# {exp.title}\n\n{exp.source}\n\n{md}\n")
     with open(out_dir / "table.csv", "w", newline="") as fh:

@@ -37,6 +37,7 @@ class RunSpec:
     params: dict
     environment: dict
     panel: str = ""
+    sweep_group: str = ""      # label template of the [[runs]] entry a swept run came from
 
     @property
     def slug(self) -> str:
@@ -57,6 +58,7 @@ class Experiment:
     ratio_horizons: list[int] = field(default_factory=list)
     notes: str = ""
     yscale: str = "linear"
+    sweep_plot: str | None = None     # a swept parameter: also plot final regret against it
     table_info: list[str] = field(default_factory=list)
     path: Path | None = None
     raw: dict = field(default_factory=dict)
@@ -94,7 +96,7 @@ def load_experiment(name_or_path) -> Experiment:
         paper_horizon=raw.get("paper_horizon"),
         ratio_horizons=[int(float(t)) for t in raw.get("ratio_horizons", [])],
         notes=raw.get("notes", ""), yscale=raw.get("yscale", "linear"),
-        table_info=list(raw.get("table_info", [])), path=path, raw=raw)
+        table_info=list(raw.get("table_info", [])), sweep_plot=raw.get("sweep_plot"), path=path, raw=raw)
 
 
 def _expand_run(entry: dict, default_env: dict, where: str) -> list[RunSpec]:
@@ -112,7 +114,7 @@ def _expand_run(entry: dict, default_env: dict, where: str) -> list[RunSpec]:
         label = entry["label"].format(**point) if "{" in entry["label"] else \
             entry["label"] + " (" + ", ".join(f"{k}={v}" for k, v in point.items()) + ")"
         out.append(RunSpec(label, entry["policy"], {**params, **point}, env,
-                           entry.get("panel", "").format(**point)))
+                           entry.get("panel", "").format(**point), sweep_group=entry["label"]))
     return out
 
 
