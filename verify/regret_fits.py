@@ -629,7 +629,7 @@ def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: flo
     ok = lo - pad <= claimed <= hi + pad
     return Verdict(CONSISTENT if ok else INCONSISTENT,
                    f"measured {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'contains' if ok else 'excludes'} "
-                   f"{claimed:g}" + (f" (+- {relative_tolerance:.0%})" if pad else ""), label,
+                   f"{claimed:g}" + (f" (+- {pad:.3g})" if pad else ""), label,
                    {"claimed": claimed, "estimate": fit.estimate, "ci": fit.ci})
 
 

@@ -519,11 +519,12 @@ def panel_sweep(run, panel: str, policy: str, variable: str) -> dict:
 
 def sweep_exponent_row(run, panel: str, policy: str, variable: str, predicted: float, claim: str, *,
                        baseline: str | None = None, lo: float | None = None, hi: float | None = None,
-                       tolerance: float = 0.3, subtract_baseline: bool = False) -> list:
+                       tolerance: float = 0.3, subtract_baseline: bool = False, keep=None) -> list:
     """Log-log slope of the final regret against a swept parameter, in the regime where the
     privacy cost dominates: values in [lo, hi] whose mean regret exceeds twice the baseline
     run's (``baseline`` = 'panel / label') and stays below half of T x mean gap (no saturation).
-    ``subtract_baseline`` fits the privacy part R - R_baseline instead (an additive cost)."""
+    ``subtract_baseline`` fits the privacy part R - R_baseline instead (an additive cost);
+    ``keep(result)`` further restricts the regime (e.g. start phases shorter than T/2)."""
     from verify import regret_fits as rf
     sweep = panel_sweep(run, panel, policy, variable)
     if not sweep:
@@ -536,7 +537,7 @@ def sweep_exponent_row(run, panel: str, policy: str, variable: str, predicted: f
         m = float(r.final_regrets.mean())
         gaps = r.means.max() - r.means
         cap = 0.5 * r.horizon * float(gaps.mean())
-        if (lo is None or x >= lo) and (hi is None or x <= hi) and floor < m < cap:
+        if (lo is None or x >= lo) and (hi is None or x <= hi) and floor < m < cap and (keep is None or keep(r)):
             kept[x] = r.final_regrets - base_mean if subtract_baseline else r.final_regrets
     fit = rf.power_law_fit(list(kept), list(kept.values()), variable=variable, predicted=predicted,
                            tolerance=tolerance)
