@@ -235,6 +235,9 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
                            "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
                           capture_output=True, text=True, cwd=str(tmp_path),
                           env={**__import__("os").environ,
+                               # load the plugin once, explicitly, whether or not the installed
+                               # package also registers it through its pytest11 entry point
+                               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                                "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])})
     out = proc.stdout + proc.stderr
     assert "1 passed" in out and "1 failed" in out, out
