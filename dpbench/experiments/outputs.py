@@ -104,17 +104,42 @@ def markdown_table(exp, rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, title: str | None = None):
-    """Mean pseudo-regret with its 95% band, log time axis, one subplot per panel."""
+def _panel_figure(runs, max_cols: int, width: float, height: float):
+    """A figure with one subplot per panel of ``runs``; returns (plt, fig, [(ax, panel)])."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = list(dict.fromkeys(run.panel for run in runs))
-    ncols = min(3, len(panels))
+    ncols = min(max_cols, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.9 * nrows), squeeze=False)
-    for ax, panel in zip(axes.flat, panels):
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    return plt, fig, list(zip(axes.flat, panels))
+
+
+def _finish_panel(ax, panel, xlabel, ylabel):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if panel:
+        ax.set_title(panel, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def _save_figure(plt, fig, title, path):
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, title: str | None = None):
+    """Mean pseudo-regret with its 95% band, log time axis, one subplot per panel."""
+    plt, fig, cells = _panel_figure(runs, 3, 5.2, 3.9)
+    for ax, panel in cells:
         for run, key in zip(runs, results):
             if run.panel != panel:
                 continue
@@ -128,34 +153,16 @@ def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, tit
         if exp.yscale == "log":
             ax.set_yscale("log")
             ax.set_ylim(bottom=1)
-        ax.set_xlabel("t (pulls)")
-        ax.set_ylabel("pseudo-regret")
-        if panel:
-            ax.set_title(panel, fontsize=10)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.set_visible(False)
+        _finish_panel(ax, panel, "t (pulls)", "pseudo-regret")
     reps = next(iter(results.values())).reps if results else 0
-    fig.suptitle(title or f"{exp.title}\nmean over {reps} repetitions, 95% band", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save_figure(plt, fig, title or f"{exp.title}\nmean over {reps} repetitions, 95% band", path)
 
 
 def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, param: str, path: Path):
     """Mean final regret (95% CI) against a swept parameter, one line per swept entry and
     panel; runs without the parameter (baselines) are drawn as horizontal lines."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = list(dict.fromkeys(run.panel for run in runs))
-    ncols = min(2, len(panels))
-    nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, 4.0 * nrows), squeeze=False)
-    for ax, panel in zip(axes.flat, panels):
+    plt, fig, cells = _panel_figure(runs, 2, 5.6, 4.0)
+    for ax, panel in cells:
         groups: dict[str, list] = {}
         flat = []
         for run, key in zip(runs, results):
@@ -180,20 +187,9 @@ def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, par
             ax.set_xscale("log")
         if exp.yscale == "log":
             ax.set_yscale("log")
-        ax.set_xlabel(param)
-        ax.set_ylabel("final pseudo-regret")
-        if panel:
-            ax.set_title(panel, fontsize=10)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.set_visible(False)
+        _finish_panel(ax, panel, param, "final pseudo-regret")
     horizon = next(iter(results.values())).horizon if results else 0
-    fig.suptitle(f"{exp.title}\nfinal regret at T = {horizon:,} against {param}, 95% CI", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save_figure(plt, fig, f"{exp.title}\nfinal regret at T = {horizon:,} against {param}, 95% CI", path)
 
 
 def write_outputs(exp, config, results, runs, rows, out_dir: Path) -> Path:

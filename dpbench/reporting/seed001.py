@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .common import (BOUND_HEADER, RATIO_HEADER, SLOPE_RATIO_HEADER, RatioClaim, Report, ReportContext,
-                     bound_check_rows, finish, flattening_values, fmt, fmt_ci, fmt_t, new_figure,
+                     all_bound_rows, finish, flattening_values, fmt, fmt_ci, fmt_t, new_figure,
                      ordering_row, quick_banner, ratio_claim_rows, ratio_figure, registry_table, run_results,
                      setup_lines, slope_ratio_rows, status_cell)
 
@@ -211,13 +211,7 @@ def build(ctx: ReportContext) -> Report:
     report.text("As in the seed 000 report: log-regret slopes on [T/100, T] and mean regrets +- 3 s.e. "
                 "against every registered bound of each run's policy. Theorems 7 and 10 are minimised "
                 "over kappa numerically; for homogeneous levels they equal Corollaries 8 and 11.")
-    rows = []
-    for name, run in runs.items():
-        if run is None:
-            continue
-        for key, res in run.results.items():
-            rows += bound_check_rows(name, key, res)
-    report.table(BOUND_HEADER, rows)
+    report.table(BOUND_HEADER, all_bound_rows(runs))
     report.section("Slope ratios against the theory factor (F2)", 3)
     report.table(SLOPE_RATIO_HEADER, slope_ratio_rows(runs, claims))
     report.section("Registered bounds of seed 001", 3)
