@@ -4,10 +4,12 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 
+from ..engine.catalog import ALGORITHMS
 from ..engine.result import SimulationResult, _jsonable, now_iso, package_versions
 
 BOOTSTRAP = 2000
@@ -179,7 +181,8 @@ def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, par
             means = np.array([r.mean[-1] for _, r in points])
             lo = np.array([r.ci95[0, -1] for _, r in points])
             hi = np.array([r.ci95[1, -1] for _, r in points])
-            name = template.replace(f"{{{param}}}", "").rstrip(" ,=") or template
+            name = re.sub(rf"[\s,(]*\b{re.escape(param)}\s*=\s*\{{{re.escape(param)}\}}\)?", "", template)
+            name = name.strip() or ALGORITHMS[points[0][1].policy].label
             ax.errorbar(xs, means, yerr=[means - lo, hi - means], marker="o", ms=3, capsize=2, label=name)
         for label, res in flat:
             ax.axhline(res.mean[-1], ls="--", lw=1, color="grey", label=label)
