@@ -89,6 +89,7 @@ def _small_gdp_elim(eps, delta, pulls=(2, 4, 8, 16, 32)):
     def build(instance, horizon):
         policy = GDPElimNew(float(eps), 0.5 * delta, float(lemma15_c(eps, 0.5 * delta)), pulls, gaps, False)
         return Built(policy, bernoulli_observations(instance))
+    build.__name__ = f"GDP-Elim-New (phases {list(pulls)}, law at eps={eps:g})"
     return build
 
 
@@ -98,6 +99,10 @@ def test_gdp_elim_new_exploitation_decision_is_private():
     res = audit_policy(_small_gdp_elim(1.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
                        n=N, alpha=ALPHA, seed=7)
     assert not res.violated, str(res)
+    # negative control: the perturbation built for eps = 4 while the claim stays eps = 1
+    leaky = audit_policy(_small_gdp_elim(4.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
+                         n=N, alpha=ALPHA, seed=7)
+    assert leaky.violated and leaky.eps_lower_bound > 1.0, str(leaky)
     decisions = policy_mechanism(_small_gdp_elim(1.0, 0.1), arms=2, pulls=40, horizon=30,
                                  output="exploit")(table, 2000, 1)
     assert decisions.shape == (2000, 2) and np.unique(decisions[:, 1]).size >= 1

@@ -66,3 +66,13 @@ def test_known_answer_suite_at_a_tenth_of_the_report_samples():
             assert res.violated and res.eps_lower_bound > CLAIMED_EPS, case.name
         assert case.name in pub
         assert math.isfinite(res.eps_lower_bound)
+
+
+def test_dp_ftpl_beta_next_arm_is_private():
+    """Per-step DP of DP-FTPL-Beta after its start phase (ceil(N_B*) = 97 pulls per arm at
+    (1, 0.3)), on the edge history of all-zero rewards (spec §3.2: the worst case)."""
+    from verify.audit.policy_audit import audit_policy
+    table = np.zeros((3, 120))
+    res = audit_policy("dp_ftpl_beta", table, eps=1.0, delta=0.3, n=200_000, alpha=1e-4, seed=8,
+                       policy_params={"eps": 1.0, "delta": 0.3})
+    assert res.info["step"] == 3 * 97 and not res.violated, str(res)

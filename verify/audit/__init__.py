@@ -11,9 +11,9 @@
 input patterns), ``policy_audit`` (bandit policies as mechanisms),
 ``sniper_benchmark`` (the DP-Sniper known-answer suite).
 """
-from .core import AuditResult, AuditWarning, assert_dp, audit, check_resolution
+from .core import AuditResult, assert_dp, audit, check_resolution
 from .fast import compiled_mechanism
 from .inputs import Domain, pattern_pairs
 
-__all__ = ["audit", "assert_dp", "AuditResult", "AuditWarning", "Domain", "pattern_pairs",
+__all__ = ["audit", "assert_dp", "AuditResult", "Domain", "pattern_pairs",
            "compiled_mechanism", "check_resolution"]

@@ -36,15 +36,13 @@ from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
 from . import fast, statistics as st
-from .events import Event, Statistic, candidate_statistics, search
+from .events import Event, Statistic, candidate_statistics, search, validate
 from .inputs import Domain, as_input, pattern_pairs
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
 CHUNK = 1 << 18
-
-
-class AuditWarning(UserWarning):
-    """An audit ran but something about it deserves attention (e.g. a low sample count)."""
+#: events per family shortlisted on the screening quarter of the selection samples
+SHORTLIST = 4
 
 
 @dataclass
@@ -266,23 +264,34 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     source = _Source(mechanism, seed)
     notes: list[str] = []
     t0 = time.perf_counter()
-    best = None
+    found = []                     # (validated proxy, its standard error, event, pair index)
+    fit, screen = n_select // 2, (5 * n_select) // 8
     for p, (a, b) in enumerate(pairs):
         rows_a = source.rows(a, n_select, p, 0, 0)
         rows_b = source.rows(b, n_select, p, 1, 0)
-        half = n_select // 2
-        stats = candidate_statistics(rows_a[:half], rows_b[:half], log_density=log_density,
+        # fit the statistics (1/2) | screen a shortlist of events (1/8) | validate it (3/8)
+        stats = candidate_statistics(rows_a[:fit], rows_b[:fit], log_density=log_density,
                                      x=as_input(a), x_prime=as_input(b), features=features)
         for stat in stats:
-            s_a, s_b = stat.evaluate(rows_a[half:]), stat.evaluate(rows_b[half:])
-            event = search(stat, s_a, s_b, n, alpha, [delta])[0]
-            if best is None or event.proxy > best[0].proxy:
-                best = (event, p, s_a, s_b)
-    if best is None:
+            s_a, s_b = stat.evaluate(rows_a[fit:]), stat.evaluate(rows_b[fit:])
+            k = screen - fit
+            shortlist = search(stat, s_a[:k], s_b[:k], n, alpha, [delta], top=SHORTLIST)
+            scores = validate(shortlist, s_a[k:], s_b[k:], n, alpha)
+            if scores.shape[0] == 0:
+                continue
+            i = _most_promising(scores[:, 0], scores[:, 1])
+            shortlist[i].proxy = float(scores[i, 0])
+            found.append((float(scores[i, 0]), float(scores[i, 1]), shortlist[i], p))
+        del rows_a, rows_b
+    if not found:
         raise InputError(f"no statistic applies to the outputs of {source.name}")
-    event, p, s_a, s_b = best
+    event, p = _choose(found)
     a, b = pairs[p]
-    curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid)
+    # the curve's events: same statistic and bins as the headline event (one certification
+    # pass), chosen on the selection outputs of that pair (drawn again from the same stream)
+    s_a = event.statistic.evaluate(source.rows(a, n_select, p, 0, 0)[fit:])
+    s_b = event.statistic.evaluate(source.rows(b, n_select, p, 1, 0)[fit:])
+    curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid, edges=event.edges)
     t_select = time.perf_counter() - t0
 
     from tqdm.auto import tqdm
@@ -333,6 +342,39 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
               "fast_path": bool(source.component is not None and event.statistic.compiled),
               "curve_alpha_per_event": a_curve, "curve_events": len(distinct),
               "selection_proxy": event.proxy})
+
+
+#: a validated proxy is trusted if its standard error is at most this fraction of the best proxy
+RELIABLE_FRACTION = 1.0 / 3.0
+
+
+def _reliable(proxy: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """Candidates estimated precisely enough to trust: standard error at most a third of the
+    best proxy (a rare event that was lucky in validation is not)."""
+    return se <= max(float(proxy.max()), 0.0) * RELIABLE_FRACTION
+
+
+def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
+    """Index of the best validated proxy among the reliable candidates (or the plain best
+    if none is reliable)."""
+    reliable = _reliable(proxy, se)
+    if reliable.any():
+        return int(np.flatnonzero(reliable)[np.argmax(proxy[reliable])])
+    return int(np.argmax(proxy))
+
+
+def _choose(found):
+    """The event to certify: the most promising validated proxy (:func:`_most_promising`),
+    except that a learned score (naive-Bayes, logistic, sign) is passed over for a direct
+    statistic (value, category, pattern, exact likelihood ratio) whose proxy is within one
+    standard error of the difference: a fitted score adds noise the validation cannot see."""
+    proxy, se = np.array([f[0] for f in found]), np.array([f[1] for f in found])
+    top = found[_most_promising(proxy, se)]
+    reliable = _reliable(proxy, se)
+    direct = [f for f, ok in zip(found, reliable) if ok and not f[2].statistic.learned
+              and f[0] >= top[0] - math.hypot(top[1], f[1])]
+    pick = max(direct, key=lambda f: f[0]) if top[2].statistic.learned and direct else top
+    return pick[2], pick[3]
 
 
 def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0,

@@ -42,6 +42,8 @@ MAX_CATEGORIES = 4096
 SPECIAL_FRACTION = 0.002
 #: bins of a score/value beyond which only half-lines (not all intervals) are searched
 MAX_INTERVAL_BINS = 400
+#: standard errors subtracted from a validated proxy (see :func:`validate`)
+VALIDATION_MARGIN = 1.0
 
 
 # ------------------------------------------------------------------ statistics
@@ -67,6 +69,7 @@ class Statistic:
     func: Callable | None = None
     discrete: bool = False
     info: dict = field(default_factory=dict)
+    learned: bool = False         # a fitted score (preferred only when clearly better)
 
     @property
     def compiled(self) -> bool:
@@ -188,7 +191,7 @@ def additive_statistic(rows1, rows2, *, diff: bool, bins: int = 24) -> Statistic
     spec = make_spec(ADDITIVE, feat_col=cols, feat_diff=np.full(d, int(diff), np.int64),
                      feat_nedges=np.array([e.size for e in all_edges], np.int64),
                      feat_edges=feat_edges, feat_w=feat_w)
-    return Statistic("naive-Bayes score (differences)" if diff else "naive-Bayes score", spec)
+    return Statistic("naive-Bayes score (differences)" if diff else "naive-Bayes score", spec, learned=True)
 
 
 def _fit_logistic(X1: np.ndarray, X2: np.ndarray, l2: float, max_rows: int):
@@ -220,23 +223,27 @@ def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) 
     fit = _fit_logistic(rows1, rows2, l2, max_rows)
     if fit is None:
         return None
-    return Statistic("logistic score", make_spec(LINEAR, weights=fit[0], bias=fit[1]))
+    return Statistic("logistic score", make_spec(LINEAR, weights=fit[0], bias=fit[1]), learned=True)
 
 
-def sign_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 400_000) -> Statistic | None:
+def sign_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 400_000) -> list[Statistic]:
     """Weighted count of coordinates above their pooled median (logistic regression on the
-    sign features): the right score when each coordinate carries a small, saturating
-    signal, e.g. many Laplace outputs of one input (LaplaceParallel)."""
+    sign features), and the plain count with the fitted signs (+-1 weights, no weight
+    noise): the right scores when each coordinate carries a small, saturating signal,
+    e.g. many Laplace outputs of one input (LaplaceParallel)."""
     med = np.median(np.vstack([rows1[:max_rows], rows2[:max_rows]]), axis=0)
     fit = _fit_logistic(rows1 > med, rows2 > med, l2, max_rows)
     if fit is None:
-        return None
+        return []
     d = rows1.shape[1]
-    feat_w = np.zeros((d, 2))
-    feat_w[:, 1] = fit[0]
-    spec = make_spec(ADDITIVE, feat_col=np.arange(d, dtype=np.int64), feat_diff=np.zeros(d, np.int64),
-                     feat_nedges=np.ones(d, np.int64), feat_edges=med.reshape(d, 1).copy(), feat_w=feat_w)
-    return Statistic("sign score", spec)
+    out = []
+    for name, weights in (("sign score", fit[0]), ("sign count", np.sign(fit[0]))):
+        feat_w = np.zeros((d, 2))
+        feat_w[:, 1] = weights
+        spec = make_spec(ADDITIVE, feat_col=np.arange(d, dtype=np.int64), feat_diff=np.zeros(d, np.int64),
+                         feat_nedges=np.ones(d, np.int64), feat_edges=med.reshape(d, 1).copy(), feat_w=feat_w)
+        out.append(Statistic(name, spec, learned=True))
+    return out
 
 
 def llr_statistic(log_density: Callable, x, x_prime) -> Statistic:
@@ -271,7 +278,7 @@ def candidate_statistics(rows1, rows2, *, log_density=None, x=None, x_prime=None
     if d > 1 and (auto or "score" in features):
         stats.append(additive_statistic(rows1, rows2, diff=False))
         stats.append(additive_statistic(rows1, rows2, diff=True))
-        for learned in (logistic_statistic(rows1, rows2), sign_statistic(rows1, rows2)):
+        for learned in [logistic_statistic(rows1, rows2), *sign_statistic(rows1, rows2)]:
             if learned is not None:
                 stats.append(learned)
     for f in features:
@@ -341,33 +348,39 @@ def _label(edges, i, j, complement, n_bins, discrete):
     return f"the complement of {text}" if complement else text
 
 
-def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta):
+def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta, with_se=False):
     """Projected certified bound of candidate events with selection counts ``a`` (favoured
     input, of m_a) and ``b`` (other input, of m_b): the bound ``n_cert`` certification samples
     would give at these frequencies (half a pseudo-count on the other side), minus ``z_sel``
     selection standard errors of the estimated log-ratio ln(p_a - delta) - ln(p_b), so that the
-    maximum over many candidates does not favour lucky rare events (winner's curse)."""
+    maximum over many candidates does not favour lucky rare events (winner's curse).
+    ``with_se``: also return that standard error."""
     p_a = a / max(m_a, 1)
     p_b = (b + 0.5) / max(m_b, 1)
     base = approx_eps_bound(p_a * n_cert, n_cert, p_b * n_cert, n_cert, z_cert, delta)
     with np.errstate(divide="ignore", invalid="ignore"):
         lever = np.where(p_a > delta, p_a / (p_a - delta), np.inf)
         se = np.sqrt(lever ** 2 / np.maximum(a, 1.0) + 1.0 / (b + 0.5))
-    return base - z_sel * se
+    return (base - z_sel * se, se) if with_se else base - z_sel * se
 
 
 def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: float,
-           deltas) -> list[Event]:
-    """The best event of ``stat`` for each delta in ``deltas`` (selection data s1, s2).
+           deltas, *, top: int = 1, edges: np.ndarray | None = None) -> list[Event]:
+    """The best events of ``stat`` for each delta in ``deltas`` (selection data s1, s2).
 
     Candidates: every interval of consecutive bins and its complement (only
     half-lines when there are more than MAX_INTERVAL_BINS bins), in both
-    directions; scored by the bound projected to ``n_cert`` certification samples.
+    directions, scored by :func:`_proxy`.  With ``top = 1`` the single best event
+    per delta (winner's-curse margin sqrt(2 ln N) for N candidates); with ``top > 1``
+    a shortlist for :func:`validate`: the ``top`` best of each family (interval /
+    complement x direction) under a one-standard-error margin and under the full
+    margin, without duplicates.  ``edges`` fixes the bins (default: from the data).
     """
     from .statistics import one_sided_z
     m1, m2 = s1.size, s2.size
     f1, f2 = s1[np.isfinite(s1)], s2[np.isfinite(s2)]
-    edges = _edges_for(f1, f2, stat.discrete)
+    if edges is None:
+        edges = _edges_for(f1, f2, stat.discrete)
     n_bins = edges.size + 1
     c1 = np.bincount(np.searchsorted(edges, f1), minlength=n_bins).astype(np.float64)
     c2 = np.bincount(np.searchsorted(edges, f2), minlength=n_bins).astype(np.float64)
@@ -383,27 +396,55 @@ def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: 
     in2 = C2[jj + 1] - C2[ii]
     out1, out2 = f1.size - in1, f2.size - in2
     z = one_sided_z(alpha)
-    z_sel = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))   # largest noise among the candidates
+    z_full = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))   # largest noise among the candidates
+    margins = [z_full] if top == 1 else [1.0, z_full]
     # candidate families: (count favoured, count other, m favoured, m other, complement?, favours x?)
     families = [(in1, in2, m1, m2, False, True), (in2, in1, m2, m1, False, False),
                 (out1, out2, m1, m2, True, True), (out2, out1, m2, m1, True, False)]
     events = []
     for delta in np.atleast_1d(deltas):
-        best = (-np.inf, None)
+        picked = {}
         for a, b, ma, mb, complement, forward in families:
-            score = _proxy(a, b, ma, mb, n_cert, z, z_sel, float(delta))
-            idx = int(np.argmax(score))
-            if score[idx] > best[0]:
-                best = (float(score[idx]), (idx, complement, forward))
-        if best[1] is None:
-            idx, complement, forward = 0, False, True
-        else:
-            idx, complement, forward = best[1]
-        i, j = int(ii[idx]), int(jj[idx])
-        mask = np.zeros(n_bins, dtype=bool)
-        mask[i:j + 1] = True
-        if complement:
-            mask = ~mask
-        events.append(Event(stat, edges, mask, forward, best[0], float(delta),
-                            _label(edges, i, j, complement, n_bins, stat.discrete)))
+            for z_sel in margins:
+                score = _proxy(a, b, ma, mb, n_cert, z, z_sel, float(delta))
+                order = np.argsort(-score, kind="stable")[:top]
+                for idx in order:
+                    if not np.isfinite(score[idx]) and picked:
+                        continue
+                    key = (int(idx), complement, forward)
+                    if key not in picked or score[idx] > picked[key]:
+                        picked[key] = float(score[idx])
+        ranked = sorted(picked.items(), key=lambda kv: -kv[1])[:top if top == 1 else None]
+        for (idx, complement, forward), proxy in ranked:
+            i, j = int(ii[idx]), int(jj[idx])
+            mask = np.zeros(n_bins, dtype=bool)
+            mask[i:j + 1] = True
+            if complement:
+                mask = ~mask
+            events.append(Event(stat, edges, mask, forward, proxy, float(delta),
+                                _label(edges, i, j, complement, n_bins, stat.discrete)))
     return events
+
+
+def validate(events: list[Event], s1: np.ndarray, s2: np.ndarray, n_cert: int,
+             alpha: float) -> np.ndarray:
+    """(proxy, standard error) rows of shortlisted events recomputed on fresh selection
+    data (s1, s2).  The
+    shortlist was chosen on other data, so a lucky screening count does not carry over;
+    the margin is sqrt(2 ln(1 + shortlist length)) standard errors (the winner's curse
+    among the shortlisted events only)."""
+    from .statistics import one_sided_z
+    if not events:
+        return np.zeros((0, 2))
+    z_sel = VALIDATION_MARGIN
+    edges = events[0].edges
+    n_bins = edges.size + 1
+    h1 = np.bincount(np.searchsorted(edges, s1[np.isfinite(s1)]), minlength=n_bins)
+    h2 = np.bincount(np.searchsorted(edges, s2[np.isfinite(s2)]), minlength=n_bins)
+    z = one_sided_z(alpha)
+    out = np.empty((len(events), 2))
+    for e, ev in enumerate(events):
+        a, b = ev.counts(h1, h2)
+        ma, mb = (s1.size, s2.size) if ev.forward else (s2.size, s1.size)
+        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, z, z_sel, ev.delta, with_se=True)
+    return out
