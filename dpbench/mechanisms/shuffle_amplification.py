@@ -34,7 +34,7 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, choice, real, register_mechanism
-from ..engine.components import draw_sum, implements, respond
+from ..engine.components import draw_sum, implements, respond, respond_broadcast
 from ..validation import InputError, check_delta, check_eps, check_int, check_real
 
 REWARD_RANGE = 2.0           # rewards in [-1, 1] (Assumption 1): Delta_r
@@ -124,6 +124,19 @@ class LaplaceRandomizer(NamedTuple):
 def _laplace_randomizer_respond(mech, env, arm, m):
     total = draw_sum(env, arm, m)
     return total + rng.laplace_sum(m, mech.scale), mech.eps
+
+
+class AnnouncedLaplaceRandomizer(NamedTuple):
+    """Every client reports reward + Laplace(s) with the scale s the server announces for the
+    current batch (``broadcast``): the shuffle model's local randomiser, whose per-batch level
+    eps0^(i) follows from the batch size by eq. (10) (Alg. 3).  ``eps`` is the central claim."""
+    eps: float
+
+
+@implements(respond_broadcast, AnnouncedLaplaceRandomizer)
+def _announced_laplace_respond(mech, env, arm, m, public):
+    total = draw_sum(env, arm, m)
+    return total + rng.laplace_sum(m, public), mech.eps
 
 
 # ------------------------------------------------------------ shuffler (audit path)

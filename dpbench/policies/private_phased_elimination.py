@@ -11,8 +11,9 @@ Batch i (Algorithm 1 lines 4-10; spec §2.3-2.6):
 3. privatise the per-action sums: central (Alg. 1) adds one Laplace(s) per (batch,
    action) inside the policy (the trusted server; mechanism ``Direct``); local
    (Alg. 2) receives r + Laplace(s) per reward from :class:`LaplaceRandomizer`;
-   shuffle (Alg. 3) uses s = Delta_r / eps0^(i) with eps0^(i) from eq. (10) for the
-   batch's n_i clients;
+   shuffle (Alg. 3): the server announces s = Delta_r / eps0^(i), eps0^(i) from eq. (10)
+   for the batch's n_i clients (``broadcast``), and each client's
+   :class:`AnnouncedLaplaceRandomizer` adds Laplace(s) before the shuffler;
 4. least squares theta_i = V_i^+ sum_a rhat_ia a, V_i = sum_a n_ia a a^T, in the
    coordinates of an orthonormal basis of span(A_i) (the "A_i in R^m" of line 6);
 5. keep a in A_i with <a, theta_i> >= max_alpha <alpha, theta_i> - 2 gamma_i.
@@ -65,11 +66,11 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, integer, real,
                               register_algorithm)
-from ..engine.components import implements, init_state, select, update
+from ..engine.components import broadcast, implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct
 from ..engine.caching import cached_njit
-from ..mechanisms.shuffle_amplification import (EPS0_MODES, NOISE_SCALES, LaplaceRandomizer,
-                                                batch_local_eps)
+from ..mechanisms.shuffle_amplification import (EPS0_MODES, NOISE_SCALES, AnnouncedLaplaceRandomizer,
+                                                LaplaceRandomizer, batch_local_eps)
 from ..validation import InputError
 from .optimal_design import CORE_SET, DESIGN_KINDS, cholesky, cholesky_solve, design_kernel
 
@@ -147,9 +148,14 @@ def _update(policy, state, arm, m, value, level, t):
         return
     if policy.model == CENTRAL:
         value += rng.laplace(floats[_SCALE])                 # one Laplace per (batch, action)
-    elif policy.model == SHUFFLE:
-        value += rng.laplace_sum(m, floats[_SCALE])          # the m clients' local noise
     sums[arm] += value
+
+
+@implements(broadcast, PhasedElimination)
+def _broadcast(policy, state):
+    """The Laplace scale of the current batch, announced to the shuffle model's clients."""
+    active, weights, counts, sums, order, values, theta, basis, ints, floats = state
+    return floats[_SCALE] if policy.model == SHUFFLE else 0.0
 
 
 @cached_njit
@@ -451,7 +457,7 @@ def _build_local(instance, horizon, eps, **params):
 
 def _build_shuffle(instance, horizon, eps, delta, **params):
     policy, warnings, info = _common(instance, horizon, SHUFFLE, eps, delta, params)
-    return Built(policy, Direct(False), warnings, info)
+    return Built(policy, AnnouncedLaplaceRandomizer(float(eps)), warnings, info)
 
 
 def _build_batched(instance, horizon, **params):
