@@ -154,6 +154,9 @@ def test_pattern_search_finds_the_violating_pair():
     res = verify.audit(mech, eps=0.1, alpha=0.1, n=10 ** 6, seed=5, domain=Domain(5, 0, 10, integer=True))
     assert res.pairs_tried == 2 and res.violated
     assert res.eps_lower_bound > 6.0
+    quick = verify.audit(mech, eps=0.1, alpha=0.1, n=10 ** 6, seed=5, domain=Domain(5, 0, 10, integer=True),
+                         keep_pairs=1)
+    assert quick.violated and quick.eps_lower_bound > 6.0
 
 
 # ------------------------------------------------------------------ bad input

@@ -5,9 +5,10 @@ outputs for input x: shape (n,) (scalars or labels) or (n, d) (vectors).  An
 audit of the pair (x, x') against a claim (eps, delta):
 
 1. *selection*: draw ``n_select`` outputs of M(x) and M(x'); fit candidate
-   statistics on one half (``events.candidate_statistics``) and pick, on the
-   other half, the event S and direction that promise the largest certified
-   bound (``events.search``);
+   statistics on one half (``events.candidate_statistics``), shortlist events
+   on an eighth (``events.search``) and keep, by their estimates on the other
+   three eighths (``events.validate``), the event S and direction that promise
+   the largest certified bound;
 2. *certification*: draw ``n`` fresh outputs of each, count S (streamed in
    blocks, or counted inside compiled code for ``fast.compiled_mechanism``),
    and turn the counts into Clopper-Pearson statements (``statistics``).
@@ -21,7 +22,7 @@ eps and the smallest violating-event mass that n samples can certify).
 
 When only a domain is given (or the mechanism carries ``input_range``), every
 pair of the standard patterns (``inputs.pattern_pairs``) is tried at selection
-and the most promising one certified.
+and the most promising event of all is certified.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ from .inputs import Domain, as_input, pattern_pairs
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
 CHUNK = 1 << 18
-#: events per family shortlisted on the screening quarter of the selection samples
+#: events per family shortlisted on the screening part of the selection samples
 SHORTLIST = 4
 
 
@@ -227,9 +228,35 @@ def _pairs(mechanism, x, x_prime, domain):
 
 
 # ------------------------------------------------------------------ the audit
+def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density, features):
+    """Validated candidate events of every statistic of every pair in ``which``: rows
+    (validated proxy, its standard error, event, pair index).  The n_select outputs per
+    input are split: fit the statistics (1/2) | screen a shortlist of events (1/8) |
+    validate it (3/8)."""
+    fit, screen = n_select // 2, (5 * n_select) // 8
+    found = []
+    for p in which:
+        a, b = pairs[p]
+        rows_a = source.rows(a, n_select, p, 0, stream)
+        rows_b = source.rows(b, n_select, p, 1, stream)
+        stats = candidate_statistics(rows_a[:fit], rows_b[:fit], log_density=log_density,
+                                     x=as_input(a), x_prime=as_input(b), features=features)
+        for stat in stats:
+            s_a, s_b = stat.evaluate(rows_a[fit:]), stat.evaluate(rows_b[fit:])
+            k = screen - fit
+            shortlist = search(stat, s_a[:k], s_b[:k], n, alpha, [delta], top=SHORTLIST)
+            scores = validate(shortlist, s_a[k:], s_b[k:], n, alpha)
+            if scores.shape[0] == 0:
+                continue
+            i = _most_promising(scores[:, 0], scores[:, 1])
+            shortlist[i].proxy = float(scores[i, 0])
+            found.append((float(scores[i, 0]), float(scores[i, 1]), shortlist[i], p))
+    return found
+
+
 def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
-          progress=False) -> AuditResult:
+          keep_pairs=None, progress=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
@@ -244,12 +271,17 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     features     statistics to try: "auto" (all that apply), or any of "value",
                  "category", "score", "bitsK" (low K mantissa bits of float outputs)
     delta_grid   deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5)
+    keep_pairs   with a domain: give every pair a quick selection pass (n_select / 4) and
+                 the full one only to the ``keep_pairs`` most promising (faster, noisier);
+                 default None: the full selection on every pair
 
     Raises :class:`dpbench.InputError` on bad input (before sampling anything).
     """
     eps, delta, alpha = _check_claim(eps, delta, alpha)
     n = check_int("n", n, low=1)
     seed = check_int("seed", seed, low=0)
+    if keep_pairs is not None:
+        keep_pairs = check_int("keep_pairs", keep_pairs, low=1)
     ceiling, floor = check_resolution(n, alpha, eps, delta)
     if n_select is None:
         n_select = max(20, min(n, max(n // 8, 200_000)))
@@ -264,25 +296,18 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     source = _Source(mechanism, seed)
     notes: list[str] = []
     t0 = time.perf_counter()
-    found = []                     # (validated proxy, its standard error, event, pair index)
-    fit, screen = n_select // 2, (5 * n_select) // 8
-    for p, (a, b) in enumerate(pairs):
-        rows_a = source.rows(a, n_select, p, 0, 0)
-        rows_b = source.rows(b, n_select, p, 1, 0)
-        # fit the statistics (1/2) | screen a shortlist of events (1/8) | validate it (3/8)
-        stats = candidate_statistics(rows_a[:fit], rows_b[:fit], log_density=log_density,
-                                     x=as_input(a), x_prime=as_input(b), features=features)
-        for stat in stats:
-            s_a, s_b = stat.evaluate(rows_a[fit:]), stat.evaluate(rows_b[fit:])
-            k = screen - fit
-            shortlist = search(stat, s_a[:k], s_b[:k], n, alpha, [delta], top=SHORTLIST)
-            scores = validate(shortlist, s_a[k:], s_b[k:], n, alpha)
-            if scores.shape[0] == 0:
-                continue
-            i = _most_promising(scores[:, 0], scores[:, 1])
-            shortlist[i].proxy = float(scores[i, 0])
-            found.append((float(scores[i, 0]), float(scores[i, 1]), shortlist[i], p))
-        del rows_a, rows_b
+    fit = n_select // 2
+    kept = range(len(pairs))
+    if keep_pairs is not None and len(pairs) > keep_pairs:
+        # a quick pass over every pair (a quarter of the selection outputs, own streams),
+        # then the full selection on the most promising pairs only
+        quick = _select(source, pairs, kept, max(20, n_select // 4), 2, n, alpha, delta,
+                        log_density, features)
+        best_per_pair: dict = {}
+        for f in quick:
+            best_per_pair[f[3]] = max(best_per_pair.get(f[3], -math.inf), f[0])
+        kept = sorted(best_per_pair, key=best_per_pair.get, reverse=True)[:keep_pairs]
+    found = _select(source, pairs, kept, n_select, 0, n, alpha, delta, log_density, features)
     if not found:
         raise InputError(f"no statistic applies to the outputs of {source.name}")
     event, p = _choose(found)

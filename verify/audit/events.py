@@ -40,6 +40,8 @@ from .statistics import approx_eps_bound
 MAX_CATEGORIES = 4096
 #: a value repeating in at least this fraction of outputs is a "special" value
 SPECIAL_FRACTION = 0.002
+#: outputs per input used to find special values and quantile bin edges
+SUBSAMPLE = 200_000
 #: bins of a score/value beyond which only half-lines (not all intervals) are searched
 MAX_INTERVAL_BINS = 400
 #: standard errors subtracted from a validated proxy (see :func:`validate`)
@@ -103,6 +105,7 @@ def _codes(rows: np.ndarray, spec: StatSpec) -> np.ndarray:
 def find_specials(rows1: np.ndarray, rows2: np.ndarray, limit: int = 64) -> np.ndarray:
     """Values that repeat in at least SPECIAL_FRACTION of all entries (flags such as
     'abort' or the labels of a discrete output), most frequent first, at most ``limit``."""
+    rows1, rows2 = rows1[:SUBSAMPLE], rows2[:SUBSAMPLE]
     pooled = np.concatenate([rows1.ravel(), rows2.ravel()])
     pooled = pooled[np.isfinite(pooled)]
     if pooled.size == 0:
@@ -152,7 +155,7 @@ def _feature_values(rows: np.ndarray, col: int, diff: bool) -> np.ndarray:
 def _feature_edges(v1: np.ndarray, v2: np.ndarray, bins: int) -> np.ndarray:
     """Bin edges of one feature: a bin of its own for each special value, quantiles elsewhere."""
     specials = find_specials(v1[:, None], v2[:, None], limit=16)
-    pooled = np.concatenate([v1, v2])
+    pooled = np.concatenate([v1[:SUBSAMPLE], v2[:SUBSAMPLE]])
     rest = pooled[~np.isin(pooled, specials)] if specials.size else pooled
     edges = [np.quantile(rest, np.linspace(0, 1, bins + 1)[1:-1])] if rest.size else []
     for s in specials:

@@ -286,7 +286,7 @@ def cases(scale: float = 1.0) -> list[Case]:
     i5 = Domain(5, 0, 10, integer=True)
     rap = Domain(1, -10, 10, integer=True)
     return [
-        Case("LaplaceMechanism", Laplace(1.0 / e, 1), 1, f1, n(6e8), n(2e6), true_eps=0.1),
+        Case("LaplaceMechanism", Laplace(1.0 / e, 1), 1, f1, n(5e8), n(2e6), true_eps=0.1),
         Case("TruncatedGeometricMechanism", truncated_geometric(e, 5), 1, Domain(1, 0, 5, integer=True),
              n(1e8), n(1e6), true_eps=math.log(1 + 2 ** -3)),
         Case("NoisyHist1", Laplace(1.0 / e, 0), 5, i5, n(1e8), n(2e6), true_eps=0.1),
@@ -301,18 +301,18 @@ def cases(scale: float = 1.0) -> list[Case]:
         Case("SparseVectorTechnique1", SparseVector(SVT1, e, 1, 0.5), 10, f10c, n(1e8), n(2e6),
              true_eps=0.0885258),
         Case("SparseVectorTechnique2", SparseVector(SVT2, e, 1, 1.0), 10, f10c, n(1e8), n(2e6)),
-        Case("SparseVectorTechnique3", SparseVector(SVT3, e, 1, 1.0), 10, f10c, n(1e8), n(2e6)),
-        Case("SparseVectorTechnique4", SparseVector(SVT4, e, 1, 1.0), 10, f10c, n(1e8), n(2e6),
+        Case("SparseVectorTechnique3", SparseVector(SVT3, e, 1, 1.0), 10, f10c, n(5e7), n(2e6)),
+        Case("SparseVectorTechnique4", SparseVector(SVT4, e, 1, 1.0), 10, f10c, n(5e7), n(2e6),
              true_eps=0.1724707),
-        Case("SparseVectorTechnique5", SparseVector(SVT5, e, 1, 1.0), 10, f10c, n(3e8), n(1e6),
+        Case("SparseVectorTechnique5", SparseVector(SVT5, e, 1, 1.0), 10, f10c, n(2e8), n(1e6),
              true_eps=math.inf),
-        Case("SparseVectorTechnique6", SparseVector(SVT6, e, 1, 1.0), 10, f10c, n(1e8), n(1e6)),
-        Case("Rappor", rappor(False), 20, rap, n(1e8), n(1e6), true_eps=6 * math.log(0.5125 / 0.4875)),
-        Case("OneTimeRappor", rappor(True), 20, rap, n(1e8), n(1e6), true_eps=6 * math.log(0.525 / 0.475)),
-        Case("LaplaceParallel", Laplace(1.0 / 0.005, 20), 20, f1, n(5e7), n(1e6), true_eps=0.1),
-        Case("SVT34Parallel", SVT34Parallel(e, 2, 1.0), 20, f10c, n(5e7), n(5e5)),
-        Case("PrefixSum", PrefixSum(e), 10, f10c, n(1e8), n(1e6), true_eps=1.0),
-        Case("NumericalSVT", SparseVector(NUMERICAL, e, 2, 1.0), 10, f10c, n(1e8), n(1e6)),
+        Case("SparseVectorTechnique6", SparseVector(SVT6, e, 1, 1.0), 10, f10c, n(5e7), n(2e6)),
+        Case("Rappor", rappor(False), 20, rap, n(5e7), n(1e6), true_eps=6 * math.log(0.5125 / 0.4875)),
+        Case("OneTimeRappor", rappor(True), 20, rap, n(5e7), n(1e6), true_eps=6 * math.log(0.525 / 0.475)),
+        Case("LaplaceParallel", Laplace(1.0 / 0.005, 20), 20, f1, n(3e7), n(1e6), true_eps=0.1),
+        Case("SVT34Parallel", SVT34Parallel(e, 2, 1.0), 20, f10c, n(5e7), n(1e6)),
+        Case("PrefixSum", PrefixSum(e), 10, f10c, n(2e7), n(1e6), true_eps=1.0),
+        Case("NumericalSVT", SparseVector(NUMERICAL, e, 2, 1.0), 10, f10c, n(1e8), n(2e6)),
         Case("FloatingPointLaplace", Laplace(1.0 / e, 1), 1, f1, n(1e8), n(2e6), features=("bits4",),
              note="textbook Laplace (log of a uniform double), statistic: float bit pattern"),
     ]
@@ -331,12 +331,13 @@ def published() -> dict:
     return out
 
 
-def run_case(case: Case, seed: int = 0, progress: bool = False):
+def run_case(case: Case, seed: int = 0, progress: bool = False, keep_pairs=None):
     """(AuditResult, wall seconds, CPU seconds of all threads) of one known-answer case."""
     from .core import audit
     t0, c0 = time.perf_counter(), time.process_time()
     result = audit(case.mechanism(), eps=CLAIMED_EPS, alpha=ALPHA, n=case.n, n_select=case.n_select,
-                   seed=seed, domain=case.domain, features=case.features, progress=progress)
+                   seed=seed, domain=case.domain, features=case.features, progress=progress,
+                   keep_pairs=keep_pairs)
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 
@@ -465,6 +466,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="*", help="run only these mechanisms")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-controls", action="store_true", help="skip the dpbench catalog/controls table")
+    parser.add_argument("--keep-pairs", type=int, help="quick pass over the input pairs, full selection "
+                                                       "on this many (faster, noisier event choice)")
     parser.add_argument("--out", default="reports/audit_benchmark.md")
     args = parser.parse_args(argv)
     rows = []
@@ -472,13 +475,14 @@ def main(argv=None) -> int:
     for case in cases(args.scale):
         if args.only and case.name not in args.only:
             continue
-        res, secs, cpu = run_case(case, args.seed)
+        res, secs, cpu = run_case(case, args.seed, keep_pairs=args.keep_pairs)
         print(f"{case.name:30s} eps_LB={res.eps_lower_bound:9.5f}  {secs:6.1f}s wall {cpu:6.1f}s cpu  "
               f"{res.witness['statistic']}", flush=True)
         rows.append((case, res, secs, cpu))
     total, total_cpu = time.perf_counter() - t0, time.process_time() - c0
     controls = None if (args.no_controls or args.only) else audit_controls(seed=args.seed)
-    cmd = "python -m verify.audit.sniper_benchmark" + (f" --scale {args.scale:g}" if args.scale != 1 else "")
+    cmd = ("python -m verify.audit.sniper_benchmark" + (f" --scale {args.scale:g}" if args.scale != 1 else "")
+           + (f" --keep-pairs {args.keep_pairs}" if args.keep_pairs else ""))
     text = report(rows, total, total_cpu, cmd, controls)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text + "\n")
