@@ -80,11 +80,17 @@ def _rr_update(policy, state, arm, m, value, level, t):
     state[0] += value
 
 
-def test_batched_pulls_are_split_exactly_at_checkpoints():
-    if "_test_round_robin" not in ALGORITHMS:
-        ALGORITHMS.add(AlgorithmSpec("_test_round_robin", "RR", "test", "test only", "tests", (),
-                                     lambda inst, horizon: Built(_RoundRobinBatches(7), Direct(False))))
-    res = dpbench.simulate("_test_round_robin", "bernoulli", 1000, 2, 0, means=MEANS, trace=True)
+@pytest.fixture
+def round_robin_policy():
+    """A toy batched policy, registered only for the test (other tests check the registry)."""
+    ALGORITHMS.add(AlgorithmSpec("_test_round_robin", "RR", "test", "test only", "tests", (),
+                                 lambda inst, horizon: Built(_RoundRobinBatches(7), Direct(False))))
+    yield "_test_round_robin"
+    del ALGORITHMS["_test_round_robin"]
+
+
+def test_batched_pulls_are_split_exactly_at_checkpoints(round_robin_policy):
+    res = dpbench.simulate(round_robin_policy, "bernoulli", 1000, 2, 0, means=MEANS, trace=True)
     gaps = 0.9 - np.array(MEANS)
     expected = np.cumsum(gaps[(np.arange(1000) // 7) % 4])
     assert np.array_equal(res.trace[0], (np.arange(1000) // 7) % 4)
