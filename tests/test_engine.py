@@ -151,3 +151,33 @@ def test_result_round_trip(tmp_path):
     assert back.metadata["versions"]["numba"] == numba.__version__
     lo, hi = res.ci95[:, -1]
     assert lo <= res.mean[-1] <= hi
+
+
+_RENAMED_COMPONENT = '''
+from typing import NamedTuple
+from dpbench.engine.caching import cached_njit
+
+class {name}(NamedTuple):
+    x: float
+
+@cached_njit
+def twice(p):
+    return 2.0 * p.x
+
+def run():
+    return twice({name}(1.5))
+'''
+
+
+def test_cache_index_naming_a_renamed_class_is_a_miss_not_an_error(tmp_path):
+    """numba unpickles a cache index before checking its stamp; after a component class of an
+    importable module is renamed the old index cannot be read back, which must count as a
+    cache miss (classes of __main__ are pickled by value, so the component is a module)."""
+    def run(name):
+        (tmp_path / "renamed_component.py").write_text(_RENAMED_COMPONENT.format(name=name))
+        return subprocess.run([sys.executable, "-c", "import renamed_component as c; print(c.run())"],
+                              capture_output=True, text=True, cwd=tmp_path,
+                              env=dict(os.environ, NUMBA_DISABLE_JIT="0", PYTHONPATH=f"{ROOT}:{tmp_path}"))
+    assert run("Before").stdout.strip() == "3.0"
+    after = run("After")
+    assert after.returncode == 0 and after.stdout.strip() == "3.0", after.stderr[-2000:]

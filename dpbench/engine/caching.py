@@ -8,7 +8,8 @@ folds a hash of every source file of ``dpbench`` and ``verify`` that contains
 compiled code (any file that imports numba, uses ``cached_njit`` or registers
 engine components with ``@implements``) into the cache's source stamp: any such
 edit recompiles, nothing else does (a docstring that merely names numba does not
-count, so unrelated edits do not force recompiles).
+count, so unrelated edits do not force recompiles).  An index that cannot even be
+read back (it names a class that was renamed) counts as a miss, not an error.
 
 Rule for contributors: a constant read by compiled code must live in such a
 file, so that it is part of the hash.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import pickle
 import warnings
 from pathlib import Path
 
@@ -52,7 +54,21 @@ def _fold_stamp(dispatcher):
                           RuntimeWarning, stacklevel=3)
         return dispatcher
     cache_file._source_stamp = (cache_file._source_stamp, compiled_sources_hash())
+    cache_file._load_index = _tolerant(cache_file._load_index)
     return dispatcher
+
+
+def _tolerant(load_index):
+    """numba unpickles a cache index before comparing its stamp, so an index that names a
+    component class which no longer exists (renamed by an upgrade or an edit) raises
+    instead of counting as stale: treat it as empty (a miss), and it is rewritten."""
+    @functools.wraps(load_index)
+    def load():
+        try:
+            return load_index()
+        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError, TypeError, ValueError):
+            return {}
+    return load
 
 
 def cached_njit(*args, **options):

@@ -118,8 +118,9 @@ def _ctb_respond(mech, env, arm, m):
     return total, mech.eps
 
 
-class HeteroCTL(NamedTuple):
-    """CTL / CTL-S with a per-user level eps_t ~ levels (seed 001 Curator 1).
+class HeteroCurator(NamedTuple):
+    """CTL / CTB (and their -S variants) with a per-user level eps_t ~ levels (seed 001
+    Curators 1 and 3, R9): ``binary`` selects CTB, else CTL.
 
     Order of draws per round: eps_t, then (if eps_t > 0) the reward, then the noise.
     A user with eps_t = 0 sends nothing usable: no reward or noise is drawn, the
@@ -132,14 +133,19 @@ class HeteroCTL(NamedTuple):
     level_lo: float
     level_hi: float
     sigmoid: bool
+    binary: bool
 
     @classmethod
-    def of(cls, levels: PrivacyLevels, sigmoid: bool):
-        return cls(*levels, sigmoid)
+    def ctl(cls, levels: PrivacyLevels, sigmoid: bool):
+        return cls(*levels, sigmoid, False)
+
+    @classmethod
+    def ctb(cls, levels: PrivacyLevels, sigmoid: bool):
+        return cls(*levels, sigmoid, True)
 
 
-@implements(respond, HeteroCTL)
-def _hetero_ctl_respond(mech, env, arm, m):
+@implements(respond, HeteroCurator)
+def _hetero_respond(mech, env, arm, m):
     eps = draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
                      mech.level_lo, mech.level_hi)
     if eps <= 0.0:
@@ -147,34 +153,9 @@ def _hetero_ctl_respond(mech, env, arm, m):
     r = draw(env, arm)
     if mech.sigmoid:
         r = sigmoid(r)
+    if mech.binary:
+        return rng.bernoulli(ctb_probability(r, eps)), eps
     return r + rng.laplace(1.0 / eps), eps
-
-
-class HeteroCTB(NamedTuple):
-    """CTB / CTB-S with a per-user level eps_t ~ levels (seed 001 Curator 3, R9)."""
-    level_kind: int
-    level_values: np.ndarray
-    level_mu: float
-    level_sd: float
-    level_lo: float
-    level_hi: float
-    sigmoid: bool
-
-    @classmethod
-    def of(cls, levels: PrivacyLevels, sigmoid: bool):
-        return cls(*levels, sigmoid)
-
-
-@implements(respond, HeteroCTB)
-def _hetero_ctb_respond(mech, env, arm, m):
-    eps = draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
-                     mech.level_lo, mech.level_hi)
-    if eps <= 0.0:
-        return 0.0, 0.0
-    r = draw(env, arm)
-    if mech.sigmoid:
-        r = sigmoid(r)
-    return rng.bernoulli(ctb_probability(r, eps)), eps
 
 
 # ------------------------------------------------- stand-alone samplers

@@ -30,7 +30,7 @@ from .. import randomness as rng
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, real, register_algorithm,
                               vector)
 from ..engine.components import implements, init_state, select, update
-from ..mechanisms.ldp_curators import HeteroCTB, HeteroCTL, bernoulli_factor, debias
+from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
 
@@ -153,14 +153,14 @@ def _build_l(sigmoid):
     def build(instance, horizon, forced_choice, **level_params):
         levels, eps_min, info = _levels(**level_params)
         policy = HeteroLaplaceUCB(eps_min, forced_choice == "random")
-        return Built(policy, HeteroCTL.of(levels, sigmoid), info=info)
+        return Built(policy, HeteroCurator.ctl(levels, sigmoid), info=info)
     return build
 
 
 def _build_b(sigmoid):
     def build(instance, horizon, **level_params):
         levels, eps_min, info = _levels(**level_params)
-        return Built(HeteroBernoulliUCB(eps_min), HeteroCTB.of(levels, sigmoid), info=info)
+        return Built(HeteroBernoulliUCB(eps_min), HeteroCurator.ctb(levels, sigmoid), info=info)
     return build
 
 
