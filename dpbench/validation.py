@@ -33,20 +33,21 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
         try:
             value = float(value)
         except (TypeError, ValueError):
-            raise InputError(f"{name} must be a real number{_interval(low, high, low_open, high_open)} "
+            raise InputError(f"{name} must be a real number{describe_interval(low, high, low_open, high_open)} "
                              f"(got {value!r})") from None
     value = float(value)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise InputError(f"{name} must be a finite real number{_interval(low, high, low_open, high_open)} "
+        raise InputError(f"{name} must be a finite real number{describe_interval(low, high, low_open, high_open)} "
                          f"(got {value!r})")
     bad = ((low is not None and (value < low or (low_open and value == low)))
            or (high is not None and (value > high or (high_open and value == high))))
     if bad:
-        raise InputError(f"{name} must be{_interval(low, high, low_open, high_open)} (got {value!r})")
+        raise InputError(f"{name} must be{describe_interval(low, high, low_open, high_open)} (got {value!r})")
     return value
 
 
-def _interval(low, high, low_open, high_open) -> str:
+def describe_interval(low, high, low_open, high_open) -> str:
+    """" in [a, b)", " > a", ... for error messages and `dpbench list -v` (empty if unbounded)."""
     if low is None and high is None:
         return ""
     if high is None:
@@ -59,13 +60,13 @@ def _interval(low, high, low_open, high_open) -> str:
 def check_int(name: str, value, *, low=None, high=None) -> int:
     """Return ``int(value)`` if it is an integer (or integral float) in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, np.floating)):
-        raise InputError(f"{name} must be an integer{_interval(low, high, False, False)} (got {value!r})")
+        raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value!r})")
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value) or value != int(value):
-            raise InputError(f"{name} must be an integer{_interval(low, high, False, False)} (got {value!r})")
+            raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value!r})")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise InputError(f"{name} must be an integer{_interval(low, high, False, False)} (got {value})")
+        raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value})")
     return value
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..validation import InputError, check_choice, check_int, check_real, check_vector
+from ..validation import describe_interval
 
 
 class _Required:
@@ -34,14 +35,14 @@ def real(low=None, high=None, *, low_open=False, high_open=False, allow_inf=Fals
     def check(name, value):
         return check_real(name, value, low=low, high=high, low_open=low_open,
                           high_open=high_open, allow_inf=allow_inf)
-    check.describe = _describe_interval(low, high, low_open, high_open)
+    check.describe = describe_interval(low, high, low_open, high_open)
     return check
 
 
 def integer(low=None, high=None):
     def check(name, value):
         return check_int(name, value, low=low, high=high)
-    check.describe = "integer" + _describe_interval(low, high, False, False)
+    check.describe = "integer" + describe_interval(low, high, False, False)
     return check
 
 
@@ -51,7 +52,7 @@ def vector(low=None, high=None, min_len=1):
             from ..validation import parse_float_list
             value = parse_float_list(name, value)
         return check_vector(name, value, low=low, high=high, min_len=min_len)
-    check.describe = "list of numbers" + _describe_interval(low, high, False, False)
+    check.describe = "list of numbers" + describe_interval(low, high, False, False)
     return check
 
 
@@ -71,16 +72,6 @@ def flag():
         raise InputError(f"{name} must be true or false (got {value!r})")
     check.describe = "true/false"
     return check
-
-
-def _describe_interval(low, high, low_open, high_open):
-    if low is None and high is None:
-        return ""
-    if high is None:
-        return f" {'>' if low_open else '>='} {low:g}"
-    if low is None:
-        return f" {'<' if high_open else '<='} {high:g}"
-    return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
 @dataclass(frozen=True)
