@@ -134,33 +134,47 @@ def test_sweep_killed_with_sigkill_resumes_to_identical_results(tmp_path):
 
 @pytest.mark.slow
 def test_sweep_killed_again_and_again_still_merges_identically(tmp_path):
-    """SIGKILL at fixed-seed random moments (start-up, compilation, computing, writing), in-process
-    and on a LocalCluster alternately, until every cell is stored; then compare with a clean run."""
+    """SIGKILL at many moments (start-up, compilation or cache loading, computing, writing), in-process
+    and on a LocalCluster alternately, until every cell is stored; then compare with a clean run.
+    Kills during computation are triggered by progress (a number of stored cells plus a seeded
+    jitter), not by a wall-clock delay, so the test does not depend on the machine's speed."""
     toml = tmp_path / "killed.toml"
-    toml.write_text(KILL_TOML)
+    toml.write_text(KILL_TOML.replace("horizon = 500000", "horizon = 4000000"))   # cells of ~0.3 s
     out = tmp_path / "out"
     store = out / "killed" / "results.sqlite"
-    delays = np.random.default_rng(2024).uniform(0.5, 12.0, size=12)
-    kills = 0
-    for i, delay in enumerate(delays):
-        if len(_stored_cells(store)) == 24:
-            break
+    jitter = np.random.default_rng(2024).uniform(0.0, 0.3, size=8)
+    # ("after", seconds): kill after that delay whatever the progress; ("cells", k): once k cells are stored
+    schedule = [("after", 0.3), ("cells", 2), ("after", 1.5), ("cells", 8), ("after", 3.0), ("cells", 14),
+                ("cells", 20), ("finish", None)]
+    killed = []
+    for i, (how, arg) in enumerate(schedule):
         where = ["--scheduler", "none"] if i % 2 == 0 else ["--scheduler", "local", "--workers", "2"]
         command = [sys.executable, "-m", "dpbench", "sweep", str(toml), "--out", str(out), "--no-progress",
                    *where]
         proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
-            proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            kills += 1
+            deadline = time.monotonic() + 600
+            if how == "after":
+                time.sleep(arg)
+            elif how == "cells":
+                while len(_stored_cells(store)) < arg and proc.poll() is None:
+                    assert time.monotonic() < deadline, f"fewer than {arg} cells within 10 minutes"
+                    time.sleep(0.01)
+                time.sleep(jitter[i])
+            else:
+                assert proc.wait(timeout=900) == 0
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                killed.append((how, arg))
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
         assert _group_gone(proc.pid)
-    assert kills >= 3
+    # start-up and every progress-triggered kill must have hit a running sweep
+    assert {("after", 0.3)} | {s for s in schedule if s[0] == "cells"} <= set(killed), killed
+    assert len(_stored_cells(store)) == 24
     resumed = run_experiment(toml, out=out, progress=False, log=quiet)
     clean = run_experiment(toml, out=tmp_path / "clean", progress=False, log=quiet)
     _same(clean, resumed)
