@@ -51,7 +51,9 @@ def test_bound_is_close_to_the_truth_for_randomised_response():
     assert res.pairs_tried == 1
     assert {"eps_lower_bound", "p_value", "violated", "witness", "curve_delta", "curve_eps", "n_samples",
             "samples_per_second", "eps_ceiling", "delta_floor"} <= set(res.to_dict())
-    assert res.n_samples == 2 * (res.n + 2 * res.n_select)     # chosen pair's selection drawn twice
+    # selection + refinement (n // 4 fresh outputs per input) + certification
+    assert res.info["n_refine"] == res.n // 4
+    assert res.n_samples == 2 * (res.n + res.n_select + res.info["n_refine"])
     assert res.eps_ceiling == pytest.approx(math.log(10 ** 6 / math.log(40)), abs=0.05)
 
 

@@ -37,7 +37,7 @@ from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
 from . import fast, statistics as st
-from .events import Event, Statistic, candidate_statistics, search, validate
+from .events import Event, Statistic, candidate_statistics, search, search_counts, validate
 from .inputs import Domain, as_input, pattern_pairs
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
@@ -256,7 +256,7 @@ def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density
 
 def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
-          keep_pairs=None, progress=False) -> AuditResult:
+          keep_pairs=None, n_refine=None, progress=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
@@ -274,6 +274,9 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     keep_pairs   with a domain: give every pair a quick selection pass (n_select / 4) and
                  the full one only to the ``keep_pairs`` most promising (faster, noisier);
                  default None: the full selection on every pair
+    n_refine     fresh outputs per input on which the event of the chosen statistic and
+                 pair is chosen again (bins counted, never certified; default n // 4):
+                 rare strong events need more data to tell apart than the selection has
 
     Raises :class:`dpbench.InputError` on bad input (before sampling anything).
     """
@@ -286,6 +289,7 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     if n_select is None:
         n_select = max(20, min(n, max(n // 8, 200_000)))
     n_select = check_int("n_select", n_select, low=20)
+    n_refine = n // 4 if n_refine is None else check_int("n_refine", n_refine, low=0)
     pairs = _pairs(mechanism, x, x_prime, domain)
     if delta_grid is None:
         delta_grid = st.log_delta_grid(n)
@@ -312,16 +316,32 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         raise InputError(f"no statistic applies to the outputs of {source.name}")
     event, p = _choose(found)
     a, b = pairs[p]
-    # the curve's events: same statistic and bins as the headline event (one certification
-    # pass), chosen on the selection outputs of that pair (drawn again from the same stream)
-    s_a = event.statistic.evaluate(source.rows(a, n_select, p, 0, 0)[fit:])
-    s_b = event.statistic.evaluate(source.rows(b, n_select, p, 1, 0)[fit:])
-    curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid, edges=event.edges)
+    from tqdm.auto import tqdm
+    bar = tqdm(total=2 * (n + n_refine), desc=f"audit {source.name}", unit="out", unit_scale=True,
+               disable=not progress, leave=False)
+    validated = event
+    if n_refine > 0:
+        # refinement: the chosen statistic and pair are fixed; its bins are counted on
+        # n_refine fresh outputs per input (own streams, never certified) and the event
+        # (bins, direction) is chosen again on these counts, as are the curve's events
+        try:
+            r_a = source.histogram(a, n_refine, event.statistic, event.edges, (p, 0, 3), bar)
+            r_b = source.histogram(b, n_refine, event.statistic, event.edges, (p, 1, 3), bar)
+        except BaseException:
+            bar.close()
+            raise
+        event = search_counts(event.statistic, event.edges, r_a, r_b, n_refine, n_refine, n, alpha,
+                              [delta])[0]
+        curve_events = search_counts(event.statistic, event.edges, r_a, r_b, n_refine, n_refine, n,
+                                     alpha, delta_grid)
+    else:
+        # the curve's events: same statistic and bins as the headline event (one certification
+        # pass), chosen on the selection outputs of that pair (drawn again from the same stream)
+        s_a = event.statistic.evaluate(source.rows(a, n_select, p, 0, 0)[fit:])
+        s_b = event.statistic.evaluate(source.rows(b, n_select, p, 1, 0)[fit:])
+        curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid, edges=event.edges)
     t_select = time.perf_counter() - t0
 
-    from tqdm.auto import tqdm
-    bar = tqdm(total=2 * n, desc=f"audit {source.name}", unit="out", unit_scale=True,
-               disable=not progress, leave=False)
     t1 = time.perf_counter()
     try:
         hist_a = source.histogram(a, n, event.statistic, event.edges, (p, 0, 1), bar)
@@ -366,7 +386,8 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
               "certify_samples_per_second": 2 * n / t_cert if t_cert > 0 else math.inf,
               "fast_path": bool(source.component is not None and event.statistic.compiled),
               "curve_alpha_per_event": a_curve, "curve_events": len(distinct),
-              "selection_proxy": event.proxy})
+              "selection_proxy": validated.proxy, "refined_proxy": event.proxy if n_refine else None,
+              "n_refine": n_refine})
 
 
 #: a validated proxy is trusted if its standard error is at most this fraction of the best proxy

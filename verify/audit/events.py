@@ -379,14 +379,23 @@ def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: 
     complement x direction) under a one-standard-error margin and under the full
     margin, without duplicates.  ``edges`` fixes the bins (default: from the data).
     """
-    from .statistics import one_sided_z
-    m1, m2 = s1.size, s2.size
     f1, f2 = s1[np.isfinite(s1)], s2[np.isfinite(s2)]
     if edges is None:
         edges = _edges_for(f1, f2, stat.discrete)
     n_bins = edges.size + 1
-    c1 = np.bincount(np.searchsorted(edges, f1), minlength=n_bins).astype(np.float64)
-    c2 = np.bincount(np.searchsorted(edges, f2), minlength=n_bins).astype(np.float64)
+    c1 = np.bincount(np.searchsorted(edges, f1), minlength=n_bins)
+    c2 = np.bincount(np.searchsorted(edges, f2), minlength=n_bins)
+    return search_counts(stat, edges, c1, c2, s1.size, s2.size, n_cert, alpha, deltas, top=top)
+
+
+def search_counts(stat: Statistic, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int,
+                  alpha: float, deltas, *, top: int = 1) -> list[Event]:
+    """:func:`search` on bin counts: ``c1``/``c2`` are the histograms (bins of ``edges``) of
+    ``m1``/``m2`` selection outputs of M(x)/M(x') (outputs in no bin count in m only)."""
+    from .statistics import one_sided_z
+    n_bins = edges.size + 1
+    c1 = np.asarray(c1, dtype=np.float64)
+    c2 = np.asarray(c2, dtype=np.float64)
     C1 = np.concatenate([[0.0], np.cumsum(c1)])
     C2 = np.concatenate([[0.0], np.cumsum(c2)])
     if n_bins <= MAX_INTERVAL_BINS:
@@ -397,7 +406,7 @@ def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: 
         jj = np.concatenate([j_all, np.full(n_bins, n_bins - 1)])
     in1 = C1[jj + 1] - C1[ii]
     in2 = C2[jj + 1] - C2[ii]
-    out1, out2 = f1.size - in1, f2.size - in2
+    out1, out2 = C1[-1] - in1, C2[-1] - in2
     z = one_sided_z(alpha)
     z_full = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))   # largest noise among the candidates
     margins = [z_full] if top == 1 else [1.0, z_full]
