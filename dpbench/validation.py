@@ -34,16 +34,23 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
             value = float(value)
         except (TypeError, ValueError):
             raise InputError(f"{name} must be a real number{describe_interval(low, high, low_open, high_open)} "
-                             f"(got {value!r})") from None
+                             f"(got {_shown(value)})") from None
     value = float(value)
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise InputError(f"{name} must be a finite real number{describe_interval(low, high, low_open, high_open)} "
-                         f"(got {value!r})")
+                         f"(got {_shown(value)})")
     bad = ((low is not None and (value < low or (low_open and value == low)))
            or (high is not None and (value > high or (high_open and value == high))))
     if bad:
-        raise InputError(f"{name} must be{describe_interval(low, high, low_open, high_open)} (got {value!r})")
+        raise InputError(f"{name} must be{describe_interval(low, high, low_open, high_open)} (got {_shown(value)})")
     return value
+
+
+def _shown(value) -> str:
+    """repr of the offending value, numpy scalars shown as plain numbers (1.8, not np.float64(1.8))."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
 
 
 def describe_interval(low, high, low_open, high_open) -> str:
@@ -60,10 +67,10 @@ def describe_interval(low, high, low_open, high_open) -> str:
 def check_int(name: str, value, *, low=None, high=None) -> int:
     """Return ``int(value)`` if it is an integer (or integral float) in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, np.floating)):
-        raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value!r})")
+        raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {_shown(value)})")
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value) or value != int(value):
-            raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value!r})")
+            raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {_shown(value)})")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value})")
@@ -83,7 +90,7 @@ def check_delta(value, name: str = "delta", *, allow_zero: bool = True) -> float
 def check_choice(name: str, value, choices: Iterable[str]) -> str:
     choices = list(choices)
     if value not in choices:
-        raise InputError(f"unknown {name} {value!r}; allowed values: {', '.join(sorted(choices))}")
+        raise InputError(f"unknown {name} {_shown(value)}; allowed values: {', '.join(sorted(choices))}")
     return value
 
 
@@ -102,9 +109,9 @@ def check_vector(name: str, values, *, low=None, high=None, min_len: int = 1,
         raise InputError(f"{name} must contain only finite numbers (got {values!r})")
     if low is not None and (arr < low).any() or high is not None and (arr > high).any():
         bad = arr[((arr < low) if low is not None else False) | ((arr > high) if high is not None else False)]
-        raise InputError(f"{name} must lie in [{low:g}, {high:g}] (got {bad[0]!r})"
+        raise InputError(f"{name} must lie in [{low:g}, {high:g}] (got {_shown(bad[0])})"
                          if low is not None and high is not None else
-                         f"{name} out of range (got {bad[0]!r})")
+                         f"{name} out of range (got {_shown(bad[0])})")
     return arr
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from ..validation import InputError
@@ -47,6 +48,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("dpbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:             # output piped into head, less, ...: stop quietly
+        sys.stderr = open(os.devnull, "w")
+        return 0
 
 
 if __name__ == "__main__":
