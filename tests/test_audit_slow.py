@@ -59,7 +59,8 @@ def test_known_answer_suite_at_a_tenth_of_the_report_samples():
              "FloatingPointLaplace"}
     for case in cases(0.1):
         res = verify.audit(case.mechanism(), eps=CLAIMED_EPS, alpha=SNIPER_ALPHA, n=case.n,
-                           n_select=case.n_select, domain=case.domain, features=case.features, seed=1)
+                           n_select=case.n_select, n_refine=case.n_refine, domain=case.domain,
+                           features=case.features, seed=1)
         if case.true_eps is not None:
             assert res.eps_lower_bound <= case.true_eps, case.name
         if case.name in buggy:

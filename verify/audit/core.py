@@ -37,7 +37,8 @@ from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
 from . import fast, statistics as st
-from .events import Event, Statistic, candidate_statistics, search, search_counts, validate
+from .events import (Event, Statistic, candidate_statistics, search, search_counts, validate,
+                     validate_counts)
 from .inputs import Domain, as_input, pattern_pairs
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
@@ -319,21 +320,34 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     from tqdm.auto import tqdm
     bar = tqdm(total=2 * (n + n_refine), desc=f"audit {source.name}", unit="out", unit_scale=True,
                disable=not progress, leave=False)
-    validated = event
+    selection_proxy = event.proxy
     if n_refine > 0:
-        # refinement: the chosen statistic and pair are fixed; its bins are counted on
-        # n_refine fresh outputs per input (own streams, never certified) and the event
-        # (bins, direction) is chosen again on these counts, as are the curve's events
+        # refinement: the chosen statistic and pair are fixed; its bins are counted on fresh
+        # outputs (own streams, never certified) and the event (bins, direction) is chosen
+        # again as at selection, with more data: shortlist on one half, validate on the other
+        # (the validated event of the selection competes); the curve's events on both halves
+        half = max(1, n_refine // 2)
         try:
-            r_a = source.histogram(a, n_refine, event.statistic, event.edges, (p, 0, 3), bar)
-            r_b = source.histogram(b, n_refine, event.statistic, event.edges, (p, 1, 3), bar)
+            hists = [source.histogram(x_, m_, event.statistic, event.edges, (p, side, 3 + part), bar)
+                     for part, m_ in enumerate((half, n_refine - half))
+                     for side, x_ in enumerate((a, b))]
         except BaseException:
             bar.close()
             raise
-        event = search_counts(event.statistic, event.edges, r_a, r_b, n_refine, n_refine, n, alpha,
-                              [delta])[0]
-        curve_events = search_counts(event.statistic, event.edges, r_a, r_b, n_refine, n_refine, n,
-                                     alpha, delta_grid)
+        shortlist = search_counts(event.statistic, event.edges, hists[0], hists[1], half, half, n,
+                                  alpha, [delta], top=SHORTLIST) + [event]
+        scores = validate_counts(shortlist, hists[2], hists[3], n_refine - half, n_refine - half,
+                                 n, alpha)
+        i, inc = _most_promising(scores[:, 0], scores[:, 1]), len(shortlist) - 1
+        # the selection's event is replaced only by one clearly better on these counts: by more
+        # than the standard error of the difference (nested events: sqrt|se_1^2 - se_2^2|), so
+        # near-ties among events of a plentiful statistic stay with the incumbent
+        if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
+            i = inc
+        event = shortlist[i]
+        event.proxy = float(scores[i, 0])
+        curve_events = search_counts(event.statistic, event.edges, hists[0] + hists[2],
+                                     hists[1] + hists[3], n_refine, n_refine, n, alpha, delta_grid)
     else:
         # the curve's events: same statistic and bins as the headline event (one certification
         # pass), chosen on the selection outputs of that pair (drawn again from the same stream)
@@ -386,7 +400,7 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
               "certify_samples_per_second": 2 * n / t_cert if t_cert > 0 else math.inf,
               "fast_path": bool(source.component is not None and event.statistic.compiled),
               "curve_alpha_per_event": a_curve, "curve_events": len(distinct),
-              "selection_proxy": validated.proxy, "refined_proxy": event.proxy if n_refine else None,
+              "selection_proxy": selection_proxy, "refined_proxy": event.proxy if n_refine else None,
               "n_refine": n_refine})
 
 

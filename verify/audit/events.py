@@ -221,7 +221,7 @@ def _fit_logistic(X1: np.ndarray, X2: np.ndarray, l2: float, max_rows: int):
     return w, float(res.x[0] - w @ mu)
 
 
-def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) -> Statistic | None:
+def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 100_000) -> Statistic | None:
     """Linear score of a logistic regression separating M(x) from M(x') (DP-Sniper's classifier)."""
     fit = _fit_logistic(rows1, rows2, l2, max_rows)
     if fit is None:
@@ -229,7 +229,7 @@ def logistic_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 200_000) 
     return Statistic("logistic score", make_spec(LINEAR, weights=fit[0], bias=fit[1]), learned=True)
 
 
-def sign_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 400_000) -> list[Statistic]:
+def sign_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 100_000) -> list[Statistic]:
     """Weighted count of coordinates above their pooled median (logistic regression on the
     sign features), and the plain count with the fitted signs (+-1 weights, no weight
     noise): the right scores when each coordinate carries a small, saturating signal,
@@ -448,15 +448,22 @@ def validate(events: list[Event], s1: np.ndarray, s2: np.ndarray, n_cert: int,
     from .statistics import one_sided_z
     if not events:
         return np.zeros((0, 2))
-    z_sel = VALIDATION_MARGIN
     edges = events[0].edges
     n_bins = edges.size + 1
     h1 = np.bincount(np.searchsorted(edges, s1[np.isfinite(s1)]), minlength=n_bins)
     h2 = np.bincount(np.searchsorted(edges, s2[np.isfinite(s2)]), minlength=n_bins)
+    return validate_counts(events, h1, h2, s1.size, s2.size, n_cert, alpha)
+
+
+def validate_counts(events: list[Event], h1, h2, m1: int, m2: int, n_cert: int,
+                    alpha: float) -> np.ndarray:
+    """:func:`validate` on bin counts (histograms of m1 / m2 fresh outputs, the events' bins)."""
+    from .statistics import one_sided_z
     z = one_sided_z(alpha)
     out = np.empty((len(events), 2))
     for e, ev in enumerate(events):
         a, b = ev.counts(h1, h2)
-        ma, mb = (s1.size, s2.size) if ev.forward else (s2.size, s1.size)
-        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, z, z_sel, ev.delta, with_se=True)
+        ma, mb = (m1, m2) if ev.forward else (m2, m1)
+        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, z, VALIDATION_MARGIN, ev.delta,
+                        with_se=True)
     return out
