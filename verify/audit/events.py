@@ -233,14 +233,18 @@ def sign_statistic(rows1, rows2, l2: float = 1e-4, max_rows: int = 100_000) -> l
     """Weighted count of coordinates above their pooled median (logistic regression on the
     sign features), and the plain count with the fitted signs (+-1 weights, no weight
     noise): the right scores when each coordinate carries a small, saturating signal,
-    e.g. many Laplace outputs of one input (LaplaceParallel)."""
+    e.g. many Laplace outputs of one input (LaplaceParallel).  The count's signs are the
+    signs of the differences of the above-median frequencies on all fit rows (cheap, and
+    the weak per-coordinate signals need every row); the weighted score is fitted on
+    ``max_rows`` rows per input."""
     med = np.median(np.vstack([rows1[:max_rows], rows2[:max_rows]]), axis=0)
     fit = _fit_logistic(rows1 > med, rows2 > med, l2, max_rows)
     if fit is None:
         return []
     d = rows1.shape[1]
+    signs = np.sign((rows1 > med).mean(axis=0) - (rows2 > med).mean(axis=0))
     out = []
-    for name, weights in (("sign score", fit[0]), ("sign count", np.sign(fit[0]))):
+    for name, weights in (("sign score", fit[0]), ("sign count", signs)):
         feat_w = np.zeros((d, 2))
         feat_w[:, 1] = weights
         spec = make_spec(ADDITIVE, feat_col=np.arange(d, dtype=np.int64), feat_diff=np.zeros(d, np.int64),
