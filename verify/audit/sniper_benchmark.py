@@ -321,7 +321,7 @@ def cases(scale: float = 1.0) -> list[Case]:
         Case("OneTimeRappor", rappor(True), 20, rap, n(2e7), n(1e6), n_refine=n(2e6),
              true_eps=6 * math.log(0.525 / 0.475)),
         Case("LaplaceParallel", Laplace(1.0 / 0.005, 20), 20, f1, n(3e7), n(1e6), n_refine=n(3e6), true_eps=0.1),
-        Case("SVT34Parallel", SVT34Parallel(e, 2, 1.0), 20, f10c, n(2e7), n(1e6), n_refine=n(1e7)),
+        Case("SVT34Parallel", SVT34Parallel(e, 2, 1.0), 20, f10c, n(5e7), n(1e6), n_refine=n(1e7)),
         Case("PrefixSum", PrefixSum(e), 10, f10c, n(1e7), n(5e5), n_refine=n(2e6), true_eps=1.0),
         Case("NumericalSVT", SparseVector(NUMERICAL, e, 2, 1.0), 10, f10c, n(5e7), n(1e6), n_refine=n(1e7)),
         Case("FloatingPointLaplace", Laplace(1.0 / e, 1), 1, f1, n(2e7), n(1e6), n_refine=n(2e6),
