@@ -49,15 +49,24 @@ def test_catalog_false_positive_rate(name):
     assert rejected <= _max_rejections(SEEDS, alpha), rejected
 
 
+#: rows whose best violating event is too rare to catch at a tenth of the report's samples
+#: (SVT34Parallel: mass ~5e-5; at n = 5e6 the bound stays below the claim)
+NEED_REPORT_SAMPLES = {"SVT34Parallel"}
+
+
 def test_known_answer_suite_at_a_tenth_of_the_report_samples():
-    """Every DP-Sniper mechanism at 1/10 of the report's sample counts: no bound above a known
-    exact eps, and every buggy mechanism caught (bounds above the claimed 0.1)."""
+    """Every DP-Sniper mechanism at 1/10 of the report's sample counts (the full count for
+    NEED_REPORT_SAMPLES): no bound above a known exact eps, and every buggy mechanism caught
+    (bounds above the claimed 0.1)."""
     pub = published()
     buggy = {"TruncatedGeometricMechanism", "NoisyHist2", "ReportNoisyMax3", "ReportNoisyMax4",
              "SparseVectorTechnique3", "SparseVectorTechnique4", "SparseVectorTechnique5",
              "SparseVectorTechnique6", "Rappor", "OneTimeRappor", "SVT34Parallel", "PrefixSum",
              "FloatingPointLaplace"}
+    full = {case.name: case for case in cases(1.0)}
     for case in cases(0.1):
+        if case.name in NEED_REPORT_SAMPLES:
+            case = full[case.name]
         res = verify.audit(case.mechanism(), eps=CLAIMED_EPS, alpha=SNIPER_ALPHA, n=case.n,
                            n_select=case.n_select, n_refine=case.n_refine, domain=case.domain,
                            features=case.features, seed=1)
