@@ -102,6 +102,28 @@ def exponent_rows(runs) -> list[list]:
     return rows
 
 
+def d_probe_row(horizon: int = 10 ** 6, reps: int = 20, eps: float = 0.1, dims=(2, 4, 8)) -> list:
+    """Erratum E6 (Theorems 1 and 3 state no d; their proofs carry d and d^2): the privacy part
+    R(Alg. 1) - R(non-private batched) on the instances A = {+-e_i}, theta* = e_1 / 2 (K = 2d,
+    every gap 0.5 or 1, so only d changes).  The phase schedule makes the regret nearly the
+    same in every repetition, so the row reports the values and their order, not an exponent."""
+    import numpy as np
+    from .. import simulate
+    parts = {}
+    for d in dims:
+        actions = ";".join(",".join(f"{v:g}" for v in row) for row in np.vstack([np.eye(d), -np.eye(d)]))
+        env = {"actions": actions, "theta": ",".join(["0.5"] + ["0"] * (d - 1))}
+        private = simulate("linear_central", "linear", horizon, reps, 4004006, env_params=env, eps=eps)
+        plain = simulate("linear_batched", "linear", horizon, reps, 4004006, env_params=env)
+        parts[d] = float(private.final_regrets.mean() - plain.final_regrets.mean())
+    grows = all(parts[a] < parts[b] for a, b in zip(dims, dims[1:]))
+    shown = ", ".join(f"d={d}: {fmt(v)}" for d, v in parts.items())
+    return ["E6", "Theorems 1 and 3 drop d; the proofs carry d and d^2",
+            f"privacy part of Alg. 1's regret at eps = {eps:g}, T = {horizon:.0e}, A = {{+-e_i}} (K = 2d): {shown}; "
+            "the registry keeps the proofs' d-dependence",
+            "**confirmed**: the privacy cost grows with d" if grows else "not shown at this T (no strict growth in d)"]
+
+
 def build(ctx: ReportContext) -> Report:
     report = Report(ctx, "Seed 004: Differentially private stochastic linear bandits: (almost) for free (Hanna et al.)")
     quick_banner(report)
@@ -133,8 +155,7 @@ def build(ctx: ReportContext) -> Report:
     report.table(["erratum", "statement", "evidence", "verdict"], [
         ["E1", "Laplace(1/eps) on rewards in [-1, 1] gives 2 eps-DP", "the audit section above (paper-literal row)",
          "see the audit verdict"],
-        ["E6", "Theorems 1 and 3 drop d; the proofs carry d and d^2", "the registry keeps the proofs' d-dependence",
-         "d-sweep not run"],
+        d_probe_row(),
         ["E12", "Theorem 3's condition eps = O(sqrt(log(1/delta)/T)) cannot be checked (unstated constant)",
          "seed004.thm3 always evaluates to *not applicable*", "**confirmed**"],
     ])
