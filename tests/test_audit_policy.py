@@ -5,11 +5,8 @@ import numpy as np
 import pytest
 
 from dpbench import InputError
-from dpbench.engine.catalog import Built
-from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
-from dpbench.mechanisms.perturbations import lemma15_c
-from dpbench.policies.gdp_elim import GDPElimNew
-from verify.audit.policy_audit import audit_policy, flip_one, policy_mechanism, run_traces
+from verify.audit.policy_audit import (audit_policy, flip_one, gdp_elim_short_phases, policy_mechanism,
+                                       run_traces)
 
 N = 100_000
 ALPHA = 1e-4
@@ -80,30 +77,17 @@ def test_dp_ftpl_new_next_arm_is_private():
     assert res.info["step"] == 3 and not res.violated, str(res)
 
 
-def _small_gdp_elim(eps, delta, pulls=(2, 4, 8, 16, 32)):
-    """GDP-Elim-New with short phases N(k) (spec check C13's test variant: the privacy
-    argument does not depend on the N(k) formula)."""
-    pulls = np.array(pulls, dtype=np.int64)
-    gaps = 0.5 ** np.arange(1, pulls.size + 1)
-
-    def build(instance, horizon):
-        policy = GDPElimNew(float(eps), 0.5 * delta, float(lemma15_c(eps, 0.5 * delta)), pulls, gaps, False)
-        return Built(policy, bernoulli_observations(instance))
-    build.__name__ = f"GDP-Elim-New (phases {list(pulls)}, law at eps={eps:g})"
-    return build
-
-
 def test_gdp_elim_new_exploitation_decision_is_private():
     rng = np.random.default_rng(0)
     table = (rng.random((2, 40)) < np.array([[0.9], [0.2]])).astype(float)
-    res = audit_policy(_small_gdp_elim(1.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
+    res = audit_policy(gdp_elim_short_phases(1.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
                        n=N, alpha=ALPHA, seed=7)
     assert not res.violated, str(res)
     # negative control: the perturbation built for eps = 4 while the claim stays eps = 1
-    leaky = audit_policy(_small_gdp_elim(4.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
+    leaky = audit_policy(gdp_elim_short_phases(4.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
                          n=N, alpha=ALPHA, seed=7)
     assert leaky.violated and leaky.eps_lower_bound > 1.0, str(leaky)
-    decisions = policy_mechanism(_small_gdp_elim(1.0, 0.1), arms=2, pulls=40, horizon=30,
+    decisions = policy_mechanism(gdp_elim_short_phases(1.0, 0.1), arms=2, pulls=40, horizon=30,
                                  output="exploit")(table, 2000, 1)
     assert decisions.shape == (2000, 2) and np.unique(decisions[:, 1]).size >= 1
 

@@ -14,6 +14,7 @@ input patterns), ``policy_audit`` (bandit policies as mechanisms),
 from .core import AuditResult, assert_dp, audit, check_resolution
 from .fast import compiled_mechanism
 from .inputs import Domain, pattern_pairs
+from .policy_audit import audit_policy
 
-__all__ = ["audit", "assert_dp", "AuditResult", "Domain", "pattern_pairs",
+__all__ = ["audit", "assert_dp", "audit_policy", "AuditResult", "Domain", "pattern_pairs",
            "compiled_mechanism", "check_resolution"]
