@@ -155,12 +155,14 @@ class _Source:
         xs = np.atleast_1d(np.asarray(x, np.float64))
         if self.component is not None:
             seeds = fast.block_seeds(self.seed, n, *key)
-            per_call = 64                                     # blocks per kernel call (progress)
+            per_call = 256                                    # blocks per kernel call (progress)
+            grid = fast.bin_grid(np.ascontiguousarray(edges, dtype=np.float64)) if stat.compiled else None
             for first in range(0, seeds.size, per_call):
                 chunk = seeds[first:first + per_call]
                 m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
                 if stat.compiled:
-                    total += fast.count_bins(self.component, xs, chunk, m, self.d, stat.spec, edges)
+                    total += fast.count_bins(self.component, xs, chunk, m, self.d, stat.spec, edges,
+                                           grid)
                 else:
                     rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
                     total += _bin(stat.evaluate(rows), edges, n_bins)

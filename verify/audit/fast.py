@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from numba import prange
 from numba.extending import overload
@@ -32,6 +33,9 @@ from dpbench.validation import check_int
 
 #: outputs per seeded block (one np.random.seed per block)
 BLOCK = 1 << 14
+#: blocks a thread takes at a time (dynamic scheduling: on a shared machine a thread that is
+#: descheduled does not hold the others up at the end of a kernel call, as an even split would)
+CHUNK_BLOCKS = 2
 
 
 def emit(mech, x, out):
@@ -85,6 +89,74 @@ class StatSpec(NamedTuple):
 
 
 @cached_njit
+def bin_index(edges, s):
+    """np.searchsorted(edges, s) (side 'left': the number of entries below s) for one scalar s
+    of the sorted array's type, by a branch-free binary search (numba's scalar searchsorted
+    costs more than a Laplace draw)."""
+    first = 0
+    length = edges.shape[0]
+    while length > 0:
+        half = length >> 1
+        first += (length - half) if edges[first + half] < s else 0
+        length = half
+    return first
+
+
+@cached_njit
+def grid_cell(s, lo, scale, cells):
+    """The cell of s on the uniform grid of ``cells`` cells from lo (clamped; monotone in s)."""
+    t = (s - lo) * scale
+    if t < 0.0:
+        return 0
+    if t >= cells - 1:
+        return cells - 1
+    return int(t)
+
+
+@cached_njit
+def grid_starts(edges, lo, scale, cells):
+    """starts[g] = number of edges in grid cells below g (cells + 1 entries)."""
+    starts = np.zeros(cells + 1, np.int64)
+    for k in range(edges.shape[0]):
+        starts[grid_cell(edges[k], lo, scale, cells) + 1] += 1
+    for g in range(cells):
+        starts[g + 1] += starts[g]
+    return starts
+
+
+@cached_njit
+def grid_bin_index(edges, starts, lo, scale, s):
+    """bin_index(edges, s) through the grid of :func:`bin_grid`: since the cell is monotone in
+    s, the edges below s are those of the lower cells plus those of s's own cell below s."""
+    cells = starts.shape[0] - 1
+    g = grid_cell(s, lo, scale, cells)
+    j = starts[g]
+    end = starts[g + 1]
+    if end - j > 8:
+        return j + bin_index(edges[j:end], s)
+    while j < end and edges[j] < s:
+        j += 1
+    return j
+
+
+#: edges beyond which the counting kernel looks bins up on a grid (binary search below)
+GRID_MIN_EDGES = 16
+
+
+def bin_grid(edges: np.ndarray):
+    """(lo, scale, starts) of a uniform lookup grid over the finite edges (8 cells per edge),
+    or (0.0, 0.0, empty) when a plain binary search is as fast or the edges are not finite."""
+    if edges.size < GRID_MIN_EDGES or not np.all(np.isfinite(edges)) or not edges[-1] > edges[0]:
+        return 0.0, 0.0, np.zeros(0, np.int64)
+    cells = int(min(1 << 16, 8 * edges.size))
+    lo = float(edges[0])
+    scale = cells / (float(edges[-1]) - lo)
+    if not np.isfinite(scale):
+        return 0.0, 0.0, np.zeros(0, np.int64)
+    return lo, scale, grid_starts(edges, lo, scale, cells)
+
+
+@cached_njit
 def row_code(spec, row):
     """The 64-bit category key of an output row (CODE statistics)."""
     bits = row.view(np.uint64)
@@ -95,7 +167,7 @@ def row_code(spec, row):
         if v != v:
             key = _SENTINEL + np.uint64(1)
         elif not spec.keep_all:
-            i = np.searchsorted(spec.specials, v)
+            i = bin_index(spec.specials, v)
             if i >= spec.specials.shape[0] or spec.specials[i] != v:
                 key = _SENTINEL
         if spec.low_bits > 0:
@@ -123,10 +195,10 @@ def statistic_value(spec, row):
             if spec.feat_diff[f] != 0 and c > 0:
                 v = v - row[c - 1]
             ne = spec.feat_nedges[f]
-            s += spec.feat_w[f, np.searchsorted(spec.feat_edges[f, :ne], v)]
+            s += spec.feat_w[f, bin_index(spec.feat_edges[f, :ne], v)]
         return s
     h = row_code(spec, row)
-    i = np.searchsorted(spec.keys, h)
+    i = bin_index(spec.keys, h)
     if i < spec.keys.shape[0] and spec.keys[i] == h:
         return spec.ranks[i]
     return math.nan
@@ -148,28 +220,46 @@ def statistic_block(spec, rows, out):
 
 # --------------------------------------------------------------- kernel
 @cached_njit(parallel=True)
-def mechanism_kernel(mech, x, seeds, n, d, spec, edges, counts, rows):
+def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, starts, counts, rows):
     """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either
     store them (``rows`` of shape (n, d)) or count their statistic into histogram bins
     (``rows`` of shape (0, d)): counts[b, j] += #outputs of block b whose statistic lies in
-    bin j = (edges[j-1], edges[j]] (edges[-1] = -inf, edges[len] = +inf; NaN: no bin).
+    bin j = (edges[j-1], edges[j]] (edges[-1] = -inf, edges[len] = +inf; NaN: no bin), looked up
+    on the grid (grid_lo, grid_scale, starts) of :func:`bin_grid` unless ``starts`` is empty.
 
     One kernel for both jobs: one compilation per mechanism type, and the stored and the
     counted outputs are the same draws.
     """
     store = rows.shape[0] > 0
+    kind = spec.kind
+    column = spec.column
+    use_grid = starts.shape[0] > 0
     for b in prange(seeds.shape[0]):
         np.random.seed(seeds[b])
         row = np.empty(d)
         hi = min(n, (b + 1) * BLOCK)
-        for i in range(b * BLOCK, hi):
-            if store:
+        cb = counts[b]
+        if store:
+            for i in range(b * BLOCK, hi):
                 emit(mech, x, rows[i])
-            else:
+        elif kind == VALUE:                 # the common case, without the statistic's dispatch
+            for i in range(b * BLOCK, hi):
+                emit(mech, x, row)
+                s = row[column]
+                if s == s:
+                    if use_grid:
+                        cb[grid_bin_index(edges, starts, grid_lo, grid_scale, s)] += 1
+                    else:
+                        cb[bin_index(edges, s)] += 1
+        else:
+            for i in range(b * BLOCK, hi):
                 emit(mech, x, row)
                 s = statistic_value(spec, row)
                 if s == s:
-                    counts[b, np.searchsorted(edges, s)] += 1
+                    if use_grid:
+                        cb[grid_bin_index(edges, starts, grid_lo, grid_scale, s)] += 1
+                    else:
+                        cb[bin_index(edges, s)] += 1
 
 
 _NO_SPEC = None
@@ -186,14 +276,20 @@ def _no_spec():
 def sample_rows(mech, x, seeds, n, d) -> np.ndarray:
     """n outputs of a compiled mechanism as an (n, d) array (blocks seeded by ``seeds``)."""
     rows = np.empty((n, d))
-    mechanism_kernel(mech, x, seeds, n, d, _no_spec(), np.zeros(0), np.zeros((1, 1), np.int64), rows)
+    with numba.parallel_chunksize(CHUNK_BLOCKS):
+        mechanism_kernel(mech, x, seeds, n, d, _no_spec(), np.zeros(0), 0.0, 0.0, np.zeros(0, np.int64),
+                         np.zeros((1, 1), np.int64), rows)
     return rows
 
 
-def count_bins(mech, x, seeds, n, d, spec, edges) -> np.ndarray:
-    """Histogram (len(edges) + 1 bins) of the statistic of n fresh outputs."""
+def count_bins(mech, x, seeds, n, d, spec, edges, grid=None) -> np.ndarray:
+    """Histogram (len(edges) + 1 bins) of the statistic of n fresh outputs (``grid``: the
+    edges' :func:`bin_grid`, computed here if not given)."""
+    edges = np.ascontiguousarray(edges, dtype=np.float64)
+    lo, scale, starts = bin_grid(edges) if grid is None else grid
     counts = np.zeros((seeds.shape[0], edges.shape[0] + 1), dtype=np.int64)
-    mechanism_kernel(mech, x, seeds, n, d, spec, edges, counts, np.empty((0, d)))
+    with numba.parallel_chunksize(CHUNK_BLOCKS):
+        mechanism_kernel(mech, x, seeds, n, d, spec, edges, lo, scale, starts, counts, np.empty((0, d)))
     return counts.sum(axis=0)
 
 
