@@ -157,23 +157,58 @@ def bin_grid(edges: np.ndarray):
 
 
 @cached_njit
-def row_code(spec, row):
-    """The 64-bit category key of an output row (CODE statistics)."""
-    bits = row.view(np.uint64)
+def code_key(specials, keep_all, low_bits, bit_mask, row, bits):
+    """The 64-bit category key of an output row (``bits``: the row viewed as uint64)."""
     h = _FNV_OFFSET
     for j in range(row.shape[0]):
         v = row[j]
         key = bits[j]
         if v != v:
             key = _SENTINEL + np.uint64(1)
-        elif not spec.keep_all:
-            i = bin_index(spec.specials, v)
-            if i >= spec.specials.shape[0] or spec.specials[i] != v:
+        elif not keep_all:
+            i = bin_index(specials, v)
+            if i >= specials.shape[0] or specials[i] != v:
                 key = _SENTINEL
-        if spec.low_bits > 0:
-            key = key & spec.bit_mask
+        if low_bits > 0:
+            key = key & bit_mask
         h = (h ^ key) * _FNV_PRIME + np.uint64(j)
     return h
+
+
+@cached_njit
+def code_rank(keys, ranks, h):
+    """The rank of category key h (NaN if not among the ranked keys)."""
+    i = bin_index(keys, h)
+    if i < keys.shape[0] and keys[i] == h:
+        return ranks[i]
+    return math.nan
+
+
+@cached_njit
+def linear_value(bias, weights, row):
+    s = bias
+    for j in range(row.shape[0]):
+        s += weights[j] * row[j]
+    return s
+
+
+@cached_njit
+def additive_value(feat_col, feat_diff, feat_nedges, feat_edges, feat_w, row):
+    s = 0.0
+    for f in range(feat_col.shape[0]):
+        c = feat_col[f]
+        v = row[c]
+        if feat_diff[f] != 0 and c > 0:
+            v = v - row[c - 1]
+        ne = feat_nedges[f]
+        s += feat_w[f, bin_index(feat_edges[f, :ne], v)]
+    return s
+
+
+@cached_njit
+def row_code(spec, row):
+    """The 64-bit category key of an output row (CODE statistics)."""
+    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, row, row.view(np.uint64))
 
 
 @cached_njit
@@ -183,25 +218,11 @@ def statistic_value(spec, row):
     if kind == VALUE:
         return row[spec.column]
     if kind == LINEAR:
-        s = spec.bias
-        for j in range(row.shape[0]):
-            s += spec.weights[j] * row[j]
-        return s
+        return linear_value(spec.bias, spec.weights, row)
     if kind == ADDITIVE:
-        s = 0.0
-        for f in range(spec.feat_col.shape[0]):
-            c = spec.feat_col[f]
-            v = row[c]
-            if spec.feat_diff[f] != 0 and c > 0:
-                v = v - row[c - 1]
-            ne = spec.feat_nedges[f]
-            s += spec.feat_w[f, bin_index(spec.feat_edges[f, :ne], v)]
-        return s
-    h = row_code(spec, row)
-    i = bin_index(spec.keys, h)
-    if i < spec.keys.shape[0] and spec.keys[i] == h:
-        return spec.ranks[i]
-    return math.nan
+        return additive_value(spec.feat_col, spec.feat_diff, spec.feat_nedges, spec.feat_edges,
+                              spec.feat_w, row)
+    return code_rank(spec.keys, spec.ranks, row_code(spec, row))
 
 
 @cached_njit(parallel=True)
@@ -231,30 +252,37 @@ def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, sta
     counted outputs are the same draws.
     """
     store = rows.shape[0] > 0
+    # the statistic's parts, unpacked once (statistic_value computes the same values from the
+    # spec, but passing the whole struct per output costs more than the statistic itself)
     kind = spec.kind
     column = spec.column
+    bias, weights = spec.bias, spec.weights
+    feat_col, feat_diff, feat_nedges = spec.feat_col, spec.feat_diff, spec.feat_nedges
+    feat_edges, feat_w = spec.feat_edges, spec.feat_w
+    specials, keep_all, low_bits, bit_mask = spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask
+    keys, ranks = spec.keys, spec.ranks
     use_grid = starts.shape[0] > 0
     for b in prange(seeds.shape[0]):
         np.random.seed(seeds[b])
         row = np.empty(d)
+        bits = row.view(np.uint64)
+        lo_i = b * BLOCK
         hi = min(n, (b + 1) * BLOCK)
         cb = counts[b]
         if store:
-            for i in range(b * BLOCK, hi):
+            for i in range(lo_i, hi):
                 emit(mech, x, rows[i])
-        elif kind == VALUE:                 # the common case, without the statistic's dispatch
-            for i in range(b * BLOCK, hi):
-                emit(mech, x, row)
-                s = row[column]
-                if s == s:
-                    if use_grid:
-                        cb[grid_bin_index(edges, starts, grid_lo, grid_scale, s)] += 1
-                    else:
-                        cb[bin_index(edges, s)] += 1
         else:
-            for i in range(b * BLOCK, hi):
+            for i in range(lo_i, hi):
                 emit(mech, x, row)
-                s = statistic_value(spec, row)
+                if kind == VALUE:
+                    s = row[column]
+                elif kind == LINEAR:
+                    s = linear_value(bias, weights, row)
+                elif kind == ADDITIVE:
+                    s = additive_value(feat_col, feat_diff, feat_nedges, feat_edges, feat_w, row)
+                else:
+                    s = code_rank(keys, ranks, code_key(specials, keep_all, low_bits, bit_mask, row, bits))
                 if s == s:
                     if use_grid:
                         cb[grid_bin_index(edges, starts, grid_lo, grid_scale, s)] += 1
