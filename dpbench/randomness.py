@@ -67,13 +67,15 @@ def normal(mu, sigma):
 
 @njit(cache=True)
 def laplace(scale):
-    """Laplace(0, scale) by inversion of one uniform, as NumPy's legacy sampler."""
+    """Laplace(0, scale) by inversion of one uniform, as NumPy's legacy sampler.  The half is
+    chosen by selects, not a branch around the logarithm: the sign of the noise is a coin flip,
+    so a branch would be mispredicted half the time (same draws and bits either way)."""
     u = np.random.random()
     while u == 0.0:              # log(0): redraw (probability 2**-53)
         u = np.random.random()
-    if u >= 0.5:
-        return -scale * math.log(2.0 - u - u)
-    return scale * math.log(u + u)
+    upper = u >= 0.5
+    arg = (2.0 - u - u) if upper else (u + u)
+    return (-scale if upper else scale) * math.log(arg)
 
 
 @njit(cache=True)

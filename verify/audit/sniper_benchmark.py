@@ -22,7 +22,6 @@ from typing import NamedTuple
 import numpy as np
 
 from dpbench import randomness as rng
-from dpbench.engine.caching import cached_njit
 from dpbench.engine.components import implements
 
 from .fast import compiled_mechanism, emit
@@ -34,19 +33,6 @@ ALPHA = 0.1                      # DP-Sniper's 90% confidence
 
 
 # ------------------------------------------------------------------ mechanisms
-@cached_njit
-def laplace(scale):
-    """Laplace(0, scale): the same draws and bits as ``dpbench.randomness.laplace`` (NumPy's
-    legacy inversion of one uniform), with the half chosen by selects rather than a branch
-    (the sign of the noise is a coin flip, a branch on it is mispredicted half the time)."""
-    u = np.random.random()
-    while u == 0.0:              # log(0): redraw (probability 2**-53)
-        u = np.random.random()
-    upper = u >= 0.5
-    arg = (2.0 - u - u) if upper else (u + u)
-    return (-scale if upper else scale) * math.log(arg)
-
-
 class Laplace(NamedTuple):
     """x + Laplace(scale) per output entry, ``copies`` independent entries (LaplaceMechanism,
     LaplaceParallel, NoisyHist1/2).  The noise is the textbook float sampler
@@ -59,10 +45,10 @@ class Laplace(NamedTuple):
 def _laplace_emit(mech, x, out):
     if mech.copies == 0:
         for j in range(x.shape[0]):
-            out[j] = x[j] + laplace(mech.scale)
+            out[j] = x[j] + rng.laplace(mech.scale)
     else:
         for j in range(mech.copies):
-            out[j] = x[0] + laplace(mech.scale)
+            out[j] = x[0] + rng.laplace(mech.scale)
 
 
 class TruncatedGeometric(NamedTuple):
@@ -109,7 +95,7 @@ def _rnm_emit(mech, x, out):
     best = -math.inf
     arg = 0
     for j in range(x.shape[0]):
-        noise = rng.exponential(mech.scale) if mech.exponential else laplace(mech.scale)
+        noise = rng.exponential(mech.scale) if mech.exponential else rng.laplace(mech.scale)
         v = x[j] + noise
         if v > best:
             best = v
@@ -140,11 +126,11 @@ def _svt_emit(mech, x, out):
     eps1 = eps / 4.0 if v == SVT4 else eps / 2.0
     eps2 = eps - eps1
     if v == NUMERICAL:
-        rho = laplace(3.0 / eps)
+        rho = rng.laplace(3.0 / eps)
     elif v == SVT2:
-        rho = laplace(c / eps1)
+        rho = rng.laplace(c / eps1)
     else:
-        rho = laplace(1.0 / eps1)
+        rho = rng.laplace(1.0 / eps1)
     count = 0
     aborted = False
     for j in range(x.shape[0]):
@@ -152,25 +138,25 @@ def _svt_emit(mech, x, out):
             out[j] = -1000.0 if v == NUMERICAL else (-2000.0 if v == SVT3 else -1.0)
             continue
         if v == SVT1 or v == SVT2:
-            m = x[j] + laplace(2.0 * c / eps2)
+            m = x[j] + rng.laplace(2.0 * c / eps2)
         elif v == SVT3:
-            m = x[j] + laplace(c / eps2)
+            m = x[j] + rng.laplace(c / eps2)
         elif v == SVT4 or v == SVT6:
-            m = x[j] + laplace(1.0 / eps2)
+            m = x[j] + rng.laplace(1.0 / eps2)
         elif v == SVT5:
             m = x[j]
         else:
-            m = x[j] + laplace(6.0 * c / eps)
+            m = x[j] + rng.laplace(6.0 * c / eps)
         above = m >= rho + t
         if v == NUMERICAL:
-            z = x[j] + laplace(3.0 * c / eps)
+            z = x[j] + rng.laplace(3.0 * c / eps)
             out[j] = z if above else 0.0
         elif v == SVT3:
             out[j] = m if above else -1000.0
         else:
             out[j] = 1.0 if above else 0.0
         if v == SVT2 and above:
-            rho = laplace(c / eps1)
+            rho = rng.laplace(c / eps1)
         if v != SVT5 and v != SVT6:
             if above:
                 count += 1
@@ -266,7 +252,7 @@ class PrefixSum(NamedTuple):
 def _prefix_emit(mech, x, out):
     total = 0.0
     for j in range(x.shape[0]):
-        total += x[j] + laplace(1.0 / mech.eps)
+        total += x[j] + rng.laplace(1.0 / mech.eps)
         out[j] = total
 
 
