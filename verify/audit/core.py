@@ -37,7 +37,7 @@ from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
 from . import fast, statistics as st
-from .events import (Event, Statistic, candidate_statistics, search, search_counts, validate,
+from .events import (Event, Statistic, candidate_statistics, histogram, search, search_counts, validate,
                      validate_counts)
 from .inputs import Domain, as_input, pattern_pairs
 
@@ -165,21 +165,16 @@ class _Source:
                                            grid)
                 else:
                     rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
-                    total += _bin(stat.evaluate(rows), edges, n_bins)
+                    total += histogram(stat.evaluate(rows), edges)
                 self.drawn += m
                 bar.update(m)
             return total
         for c, first in enumerate(range(0, n, CHUNK)):
             m = min(CHUNK, n - first)
             rows = self.rows(x, m, *key, c)
-            total += _bin(stat.evaluate(rows), edges, n_bins)
+            total += histogram(stat.evaluate(rows), edges)
             bar.update(m)
         return total
-
-
-def _bin(s: np.ndarray, edges: np.ndarray, n_bins: int) -> np.ndarray:
-    s = s[np.isfinite(s)]
-    return np.bincount(np.searchsorted(edges, s), minlength=n_bins).astype(np.int64)
 
 
 # ------------------------------------------------------------------ validation

@@ -371,6 +371,12 @@ def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta, with_se=False):
     return (base - z_sel * se, se) if with_se else base - z_sel * se
 
 
+def histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts of the finite ``values`` in the len(edges) + 1 bins (edges[j-1], edges[j]]."""
+    values = values[np.isfinite(values)]
+    return np.bincount(np.searchsorted(edges, values), minlength=edges.size + 1).astype(np.int64)
+
+
 def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: float,
            deltas, *, top: int = 1, edges: np.ndarray | None = None) -> list[Event]:
     """The best events of ``stat`` for each delta in ``deltas`` (selection data s1, s2).
@@ -383,13 +389,10 @@ def search(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: 
     complement x direction) under a one-standard-error margin and under the full
     margin, without duplicates.  ``edges`` fixes the bins (default: from the data).
     """
-    f1, f2 = s1[np.isfinite(s1)], s2[np.isfinite(s2)]
     if edges is None:
-        edges = _edges_for(f1, f2, stat.discrete)
-    n_bins = edges.size + 1
-    c1 = np.bincount(np.searchsorted(edges, f1), minlength=n_bins)
-    c2 = np.bincount(np.searchsorted(edges, f2), minlength=n_bins)
-    return search_counts(stat, edges, c1, c2, s1.size, s2.size, n_cert, alpha, deltas, top=top)
+        edges = _edges_for(s1[np.isfinite(s1)], s2[np.isfinite(s2)], stat.discrete)
+    return search_counts(stat, edges, histogram(s1, edges), histogram(s2, edges), s1.size, s2.size,
+                         n_cert, alpha, deltas, top=top)
 
 
 def search_counts(stat: Statistic, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int,
@@ -445,18 +448,13 @@ def search_counts(stat: Statistic, edges: np.ndarray, c1, c2, m1: int, m2: int, 
 def validate(events: list[Event], s1: np.ndarray, s2: np.ndarray, n_cert: int,
              alpha: float) -> np.ndarray:
     """(proxy, standard error) rows of shortlisted events recomputed on fresh selection
-    data (s1, s2).  The
-    shortlist was chosen on other data, so a lucky screening count does not carry over;
-    the margin is sqrt(2 ln(1 + shortlist length)) standard errors (the winner's curse
-    among the shortlisted events only)."""
-    from .statistics import one_sided_z
+    data (s1, s2).  The shortlist was chosen on other data, so a lucky screening count does
+    not carry over; the proxy is taken VALIDATION_MARGIN standard errors low."""
     if not events:
         return np.zeros((0, 2))
     edges = events[0].edges
-    n_bins = edges.size + 1
-    h1 = np.bincount(np.searchsorted(edges, s1[np.isfinite(s1)]), minlength=n_bins)
-    h2 = np.bincount(np.searchsorted(edges, s2[np.isfinite(s2)]), minlength=n_bins)
-    return validate_counts(events, h1, h2, s1.size, s2.size, n_cert, alpha)
+    return validate_counts(events, histogram(s1, edges), histogram(s2, edges), s1.size, s2.size,
+                           n_cert, alpha)
 
 
 def validate_counts(events: list[Event], h1, h2, m1: int, m2: int, n_cert: int,
