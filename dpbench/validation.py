@@ -54,7 +54,8 @@ def _shown(value) -> str:
 
 
 def describe_interval(low, high, low_open, high_open) -> str:
-    """" in [a, b)", " > a", ... for error messages and `dpbench list -v` (empty if unbounded)."""
+    """The allowed range as a phrase for error messages and `dpbench list -v`: ' in [a, b)',
+    ' > a', ' <= b', or '' when unbounded."""
     if low is None and high is None:
         return ""
     if high is None:

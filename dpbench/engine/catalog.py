@@ -18,8 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..validation import InputError, check_choice, check_int, check_real, check_vector
-from ..validation import describe_interval
+from ..validation import InputError, check_choice, check_int, check_real, check_vector, describe_interval
 
 
 class _Required:

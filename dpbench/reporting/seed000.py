@@ -284,8 +284,8 @@ def distribution_free_rows(horizons=(10 ** 4, 10 ** 5, 10 ** 6), eps_grid=(0.25,
     def predicted(xs, f):
         return float(np.polyfit(np.log(xs), np.log([f(x) for x in xs]), 1)[0])
 
-    def row(law, xs, results, pred):
-        fit = rf.power_law_fit(list(xs), [r for _, r in results], variable=law.split()[2], predicted=pred,
+    def row(law, variable, xs, results, pred):
+        fit = rf.power_law_fit(list(xs), [r for _, r in results], variable=variable, predicted=pred,
                                tolerance=0.1)
         shown = ", ".join(f"{x:g}: {fmt(float(r.final_regrets.mean()))} (c={c:g})" for x, (c, r) in zip(xs, results))
         return [law, shown, fmt_ci(fit), f"{pred:.3f}",
@@ -293,10 +293,10 @@ def distribution_free_rows(horizons=(10 ** 4, 10 ** 5, 10 ** 6), eps_grid=(0.25,
 
     rows = []
     eps0 = eps_grid[1]
-    rows.append(row(f"R_max against T at eps = {eps0:g}", horizons, [worst(t, eps0) for t in horizons],
+    rows.append(row(f"R_max against T at eps = {eps0:g}", "T", horizons, [worst(t, eps0) for t in horizons],
                     predicted(horizons, lambda t: math.sqrt(t * math.log(t)))))
     t0 = horizons[-1]
-    rows.append(row(f"R_max against eps at T = {t0:.0e}", eps_grid, [worst(t0, e) for e in eps_grid],
+    rows.append(row(f"R_max against eps at T = {t0:.0e}", "eps", eps_grid, [worst(t0, e) for e in eps_grid],
                     predicted(eps_grid, lambda e: math.sqrt(bernoulli_factor(e)))))
     return rows
 

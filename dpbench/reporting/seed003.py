@@ -121,8 +121,10 @@ def declared_u_row(v: float = 0.9, eps: float = 2.0, horizon: int = 10 ** 7, rep
     from verify import regret_fits as rf
     from verify.bounds.seed003 import exponent_table
     from .. import simulate
+    from ..engine.simulate import build_environment
+    from ..environments.heavy_tailed import moment_bound
     env = {"setting": "S1", "tail_v": v}
-    true_u = float(simulate("dp_robust_se", "pareto", 1000, 1, 0, env_params=env, v=v, eps=eps).info["u"])
+    true_u = moment_bound(build_environment("pareto", env), v, None)[0]
     runs = [simulate("dp_robust_se", "pareto", horizon, reps, 3003090, env_params=env, v=v, u=true_u * f,
                      eps=eps, constants="scaled") for f in factors]
     cap = 0.5 * horizon * float((runs[0].means.max() - runs[0].means).mean())
