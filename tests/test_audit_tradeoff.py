@@ -5,9 +5,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 import verify
-from verify.audit import tradeoff as tr
+from verify.audit import statistics as st, tradeoff as tr
 
 MU = 1.0                        # Delta / sigma
 DELTAS = np.logspace(-9, math.log10(0.9), 200)
@@ -42,6 +43,32 @@ def test_points_to_eps_delta_conversion_is_exact_on_the_gdp_curve():
 def test_pareto_points():
     fpr, fnr = tr.pareto_points([0.1, 0.2, 0.1, 0.3, 0.05], [0.5, 0.4, 0.6, 0.45, 0.9])
     assert fpr.tolist() == [0.05, 0.1, 0.2] and fnr.tolist() == [0.9, 0.5, 0.4]
+
+
+class _Event:
+    """A stand-in for an audit event: a key and (favoured, other) counts."""
+    def __init__(self, key, k1, k2):
+        self._key, self._counts = key, (k1, k2)
+
+    def key(self):
+        return self._key
+
+    def counts(self, hist_x, hist_x_prime):
+        return self._counts
+
+
+def test_certified_points_are_simultaneous_clopper_pearson_bounds():
+    n, alpha = 10_000, 0.05
+    # 3 distinct events; the last certifies most through its complement (FNR tiny)
+    events = [_Event("a", 5000, 300), _Event("b", 9000, 4000), _Event("a", 5000, 300), _Event("c", 9990, 5000)]
+    got = tr.certify(events, None, None, n, alpha, [0.0, 0.01])
+    assert got.events == 3 and got.alpha_per_event == alpha / 3
+    fpr = st.cp_upper(np.array([300, 4000, 5000]), n, alpha / 6)          # alpha / (2 m) per side
+    fnr = 1 - st.cp_lower(np.array([5000, 9000, 9990]), n, alpha / 6)
+    assert np.allclose(got.fpr, fpr) and np.allclose(got.fnr, fnr)
+    assert got.mu_lower_bound == pytest.approx(max(norm.isf(fpr) - norm.ppf(fnr)))
+    assert got.eps[0] == pytest.approx(max(np.log((1 - fnr) / fpr).max(), np.log((1 - fpr) / fnr).max()))
+    assert got.eps[0] == pytest.approx(np.log((1 - fpr[2]) / fnr[2]))
 
 
 # ------------------------------------------------------------------ the audit

@@ -388,9 +388,11 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
-    x, x_prime   a neighbouring input pair (scalars or 1-d arrays); or give ``domain``
-                 (a :class:`Domain`) to search the standard patterns, or neither for a
-                 mechanism with ``input_range`` (a local randomiser)
+    x, x_prime   a neighbouring input pair: numbers or numeric arrays of one shape (passed
+                 as a float or a flat float array), or any objects the mechanism accepts,
+                 passed as given (datasets of different sizes for add/remove one record,
+                 dicts, strings); or give ``domain`` (a :class:`Domain`) to search the
+                 standard patterns, or neither for a mechanism with ``input_range``
     eps, delta   the claim; alpha: 1 - confidence of every certified statement
     n            certification outputs per input (selection draws ``n_select`` more,
                  default min(n, max(n // 8, 200_000)) per input and pair)
@@ -406,7 +408,8 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
                  pair is chosen again (bins counted, never certified; default n // 4):
                  rare strong events need more data to tell apart than the selection has
 
-    Raises :class:`dpbench.InputError` on bad input (before sampling anything).
+    Raises :class:`dpbench.InputError` on bad input (before sampling anything) and when
+    the mechanism raises or returns outputs it cannot compare (see :class:`_Source`).
     """
     eps, delta, alpha = _check_claim(eps, delta, alpha)
     n = check_int("n", n, low=1)
