@@ -59,6 +59,8 @@ def test_label_numbers_are_fixed_and_consistent():
     tuples, _ = _as_rows([("a", 1), ("b", 2), ("a", 1)], 3, "m", 0.0)     # tuples: one label per entry
     assert tuples.shape == (3, 2) and np.array_equal(tuples[0], tuples[2])
     ragged, _ = _as_rows([(1,), (1, 2), (1,)], 3, "m", 0.0)                 # ragged: one label per output
+    objects = np.array([np.float64(3.0), "bottom", 4], dtype=object)          # numbers keep their value
+    assert _as_rows(objects, 3, "m", 0.0)[0][:, 0].tolist() == [3.0, label_value("bottom"), 4.0]
     assert ragged.shape == (3, 1) and ragged[0, 0] == ragged[2, 0] != ragged[1, 0]
 
 

@@ -152,9 +152,13 @@ def label_value(text: str) -> float:
 
 
 def _label_text(v) -> str:
+    """The text of one output label: strings as they are, numbers as str() writes them (as
+    NumPy does when numbers and strings share an array), anything else by its repr."""
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
-    return v if isinstance(v, str) else repr(v)
+    if isinstance(v, str):
+        return v
+    return str(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else repr(v)
 
 
 def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
@@ -261,15 +265,19 @@ class _Source:
         return rows
 
     def _check_kinds(self, x, kind: str):
-        entry = self._kinds.setdefault(id(x), (x, set()))
-        entry[1].add(kind)
-        pure = {"labels": "numbers", "numbers": "labels"}
+        """InputError if x gave only labels so far and another input only numbers (or the
+        reverse); a mix (numbers and a "bottom" symbol) is fine."""
+        seen = self._kinds.setdefault(id(x), (x, set()))[1]
+        seen.add(kind)
+        opposite = {"labels": "numbers", "numbers": "labels"}.get(kind)
+        if seen != {kind} or opposite is None:
+            return
         for other, kinds in self._kinds.values():
-            if entry[1] == {kind} and kinds == {pure.get(kind)}:
+            if kinds == {opposite}:
                 shown = ", ".join(repr(t) for t in list(self.labels.values())[:3])
                 raise InputError(
                     f"mechanism {self.name} returned only {kind} on input {describe_input(x)} but only "
-                    f"{pure[kind]} on input {describe_input(other)} (labels: {shown}): outputs of different "
+                    f"{opposite} on input {describe_input(other)} (labels: {shown}): outputs of different "
                     f"types tell the inputs apart trivially and usually mean a bug; if intended, return "
                     f"one type (e.g. a number for the symbol)")
 
