@@ -27,13 +27,16 @@ def register(sub):
     p.set_defaults(func=_run)
 
 
-def parse_assignments(items) -> dict:
+def parse_assignments(items, flag: str = "--set", coerce=None) -> dict:
+    """``KEY=VALUE`` items to a dict (dashes in keys become underscores); values by
+    ``coerce`` (default: int, float, true/false, else the text)."""
+    coerce = coerce or _coerce
     out = {}
     for item in items:
         if "=" not in item:
-            raise InputError(f"--set expects KEY=VALUE (got {item!r})")
+            raise InputError(f"{flag} expects KEY=VALUE (got {item!r})")
         key, value = item.split("=", 1)
-        out[key.strip().replace("-", "_")] = _coerce(value.strip())
+        out[key.strip().replace("-", "_")] = coerce(value.strip())
     return out
 
 
