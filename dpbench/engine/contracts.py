@@ -48,12 +48,17 @@ def check_build_signature(what: str, build, positional: tuple, params) -> None:
         sig = inspect.signature(build)
     except (TypeError, ValueError):
         return                                   # a builtin or C callable: cannot check
+    first = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(positional)]
     try:
         sig.bind(*positional, **{n: None for n in names})
+        problem = "" if first == list(positional) else f"its first parameters must be {', '.join(positional)}"
     except TypeError as err:
+        problem = str(err)
+    if problem:
         got = ", ".join(sig.parameters)
         raise ComponentError(f"{what}: build must have the signature build({shown}), got "
-                             f"build({got}) in {describe_function(build)} ({err})") from None
+                             f"build({got}) in {describe_function(build)} ({problem})")
 
 
 # ---------------------------------------------------------------- preparing
@@ -117,41 +122,18 @@ def _who(verb: str, role: str, component) -> str:
     return f"{verb} of {role} {cls.__name__}{where}"
 
 
-def _call_init_state(policy, k, horizon):
-    return comp.init_state(policy, k, horizon)
-
-
-def _call_select(policy, state, t):
-    return comp.select(policy, state, t)
-
-
-def _call_broadcast(policy, state):
-    return comp.broadcast(policy, state)
-
-
-def _call_draw_sum(env, arm, m):
-    return comp.draw_sum(env, arm, m)
-
-
-def _call_respond(mech, env, arm, m, public):
-    return comp.respond_broadcast(mech, env, arm, m, public)
-
-
-def _call_update(policy, state, arm, m, value, level, t):
-    return comp.update(policy, state, arm, m, value, level, t)
-
-
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _summary(err: Exception) -> str:
-    """numba's message in one line: its first line, plus the innermost location in user code."""
-    text = _ANSI.sub("", str(err))
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    first = lines[0] if lines else type(err).__name__
-    spots = [ln for ln in lines if ln.startswith("File \"") and "site-packages/numba" not in ln
-             and "/dpbench/engine/" not in ln]
-    return first + (f" [{spots[-1].rstrip(':')}]" if spots else "")
+    """numba's message in one line: what failed (and the signature it tried), plus the innermost
+    location outside numba and dpbench's engine."""
+    lines = [ln.strip() for ln in _ANSI.sub("", str(err)).splitlines() if ln.strip()]
+    what = [ln for ln in lines if not ln.startswith(("Failed in", "During:", "File ", "raised from"))][:1]
+    what += [ln for ln in lines if ln.startswith(">>>")][:1]
+    spots = [ln.rstrip(":") for ln in lines if ln.startswith("File \"") and "site-packages/numba" not in ln
+             and "dpbench/engine/" not in ln]
+    return " ".join(what or lines[:1]) + (f" [{spots[-1]}]" if spots else "")
 
 
 def _is_pair_of_integers(t) -> bool:
@@ -166,46 +148,52 @@ def _is_pair_of_numbers(t) -> bool:
 
 def compile_error(plan, err: Exception) -> Exception:
     """The error to raise when numba cannot compile ``plan``'s loop: a :class:`ComponentError`
-    naming the first verb that fails on its own (or returns the wrong type), else ``err``."""
+    naming the first verb that fails on its own (or returns the wrong type), else ``err``.
+    Each registered function is compiled on its own, in the loop's order, so numba's message
+    points into the user's code."""
     policy, mech, env = plan.built.policy, plan.built.mechanism, plan.instance.env
     i64, f64 = numba.types.int64, numba.types.float64
     tp, tm, te = numba.typeof(policy), numba.typeof(mech), numba.typeof(env)
 
-    def compiled(func, argtypes, who):
-        disp = numba.njit(func)
+    def return_type(verb, role, component, *argtypes):
+        """(type ``verb`` returns, None) or (None, the error naming it)."""
         try:
-            disp.compile(tuple(argtypes))
+            disp = numba.njit(comp.implementations(type(component))[verb])
+            disp.compile(argtypes)
         except numba.core.errors.NumbaError as inner:
-            return None, ComponentError(f"numba cannot compile {who}: {_summary(inner)}")
+            return None, ComponentError(f"numba cannot compile {_who(verb, role, component)}: {_summary(inner)}")
         return disp.nopython_signatures[-1].return_type, None
 
-    state, bad = compiled(_call_init_state, (tp, i64, i64), _who("init_state", "policy", policy))
+    def wrong(verb, role, component, got, want):
+        return ComponentError(f"{_who(verb, role, component)} returns {got}; {want}")
+
+    state, bad = return_type("init_state", "policy", policy, tp, i64, i64)
     if bad:
         return bad
-    ret, bad = compiled(_call_select, (tp, state, i64), _who("select", "policy", policy))
+    arm_m, bad = return_type("select", "policy", policy, tp, state, i64)
+    if bad or not _is_pair_of_integers(arm_m):
+        return bad or wrong("select", "policy", policy, arm_m, "select must return a pair (arm, m) of "
+                            "integers, e.g. `return arm, 1`")
+    public, bad = (f64, None)
+    if "broadcast" in comp.implementations(type(policy)):
+        public, bad = return_type("broadcast", "policy", policy, tp, state)
     if bad:
         return bad
-    if not _is_pair_of_integers(ret):
-        return ComponentError(f"{_who('select', 'policy', policy)} returns {ret}; select must return a "
-                              "pair (arm, m) of integers, e.g. `return arm, 1`")
-    public, bad = compiled(_call_broadcast, (tp, state), _who("broadcast", "policy", policy))
+    draw_verb = "draw_sum" if "draw_sum" in comp.implementations(type(env)) else "draw"
+    _, bad = return_type(draw_verb, "environment", env, te, i64, *((i64,) if draw_verb == "draw_sum" else ()))
     if bad:
         return bad
-    _, bad = compiled(_call_draw_sum, (te, i64, i64), _who("draw_sum", "environment", env))
-    if bad:
-        return bad
-    ret, bad = compiled(_call_respond, (tm, te, i64, i64, public), _who("respond_broadcast", "mechanism", mech))
-    if bad:
-        return bad
-    if not _is_pair_of_numbers(ret):
-        return ComponentError(f"{_who('respond_broadcast', 'mechanism', mech)} returns {ret}; respond must "
-                              "return a pair (response, privacy level) of numbers")
-    ret, bad = compiled(_call_update, (tp, state, i64, i64, ret[0], ret[1], i64), _who("update", "policy", policy))
-    if bad:
-        return bad
-    if ret != numba.types.none:
-        return ComponentError(f"{_who('update', 'policy', policy)} returns {ret}; update must change the "
-                              "state arrays in place and return nothing")
+    if "respond_broadcast" in comp.implementations(type(mech)):
+        response, bad = return_type("respond_broadcast", "mechanism", mech, tm, te, i64, i64, public)
+    else:
+        response, bad = return_type("respond", "mechanism", mech, tm, te, i64, i64)
+    if bad or not _is_pair_of_numbers(response):
+        return bad or wrong("respond_broadcast", "mechanism", mech, response, "respond must return a pair "
+                            "(response, privacy level) of numbers")
+    ret, bad = return_type("update", "policy", policy, tp, state, i64, i64, response[0], response[1], i64)
+    if bad or ret != numba.types.none:
+        return bad or wrong("update", "policy", policy, ret, "update must change the state arrays in place "
+                            "and return nothing")
     return err
 
 
