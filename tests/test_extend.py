@@ -191,9 +191,8 @@ class BareInt(NamedTuple):
     c: float
 
 
-@implements(init_state, BareInt)
-def _bare_init(policy, k, horizon):
-    return np.zeros(k)
+class Untypable(NamedTuple):
+    c: float
 
 
 @implements(select, BareInt)
@@ -201,28 +200,22 @@ def _bare_select(policy, state, t):
     return t % state.shape[0]                       # forgot the m
 
 
-@implements(update, BareInt)
-def _bare_update(policy, state, arm, m, value, level, t):
-    state[arm] += value
-
-
-class Untypable(NamedTuple):
-    c: float
-
-
-@implements(init_state, Untypable)
-def _untypable_init(policy, k, horizon):
-    return np.zeros(k)
-
-
 @implements(select, Untypable)
 def _untypable_select(policy, state, t):
     return int(math.gamma(state)), 1                # math.gamma of an array: numba cannot type it
 
 
-@implements(update, Untypable)
-def _untypable_update(policy, state, arm, m, value, level, t):
+def _array_init(policy, k, horizon):
+    return np.zeros(k)
+
+
+def _array_update(policy, state, arm, m, value, level, t):
     state[arm] += value
+
+
+for _cls in (BareInt, Untypable):
+    implements(init_state, _cls)(_array_init)
+    implements(update, _cls)(_array_update)
 
 
 @pytest.mark.parametrize("cls, message", [
@@ -359,77 +352,41 @@ out["misses"] = sum(kernel.stats.cache_misses.values())
 print(json.dumps(out))
 '''
 
-_EDITED = '''
-import numpy as np
-from typing import NamedTuple
-import dpbench
-from dpbench.extend import Built, implements, init_state, select, update
-from dpbench.mechanisms.ldp_curators import Direct
-
-EXPLORE = {explore}
-
-
-class EditedGreedy(NamedTuple):
-    c: float
-
-
-@implements(init_state, EditedGreedy)
-def init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k)
-
-
-@implements(select, EditedGreedy)
-def choose(policy, state, t):
-    sums, counts = state
-    k = counts.shape[0]
-    if t < k:
-        return t, 1
-    if np.random.random() < EXPLORE * k / t:
-        return np.random.randint(k), 1
-    return int(np.argmax(sums / counts)), 1
-
-
-@implements(update, EditedGreedy)
-def learn(policy, state, arm, m, value, level, t):
-    state[0][arm] += value
-    state[1][arm] += m
-
-
-dpbench.register_policy("edited_greedy", lambda instance, horizon: Built(EditedGreedy(0.0), Direct(False)))
-'''
-
-
 def test_editing_a_user_policy_recompiles_and_recomputes(tmp_path):
     """The issue's silent wrong numbers: after an edit, simulate reran the stale kernel and a
     sweep reused its cells.  Also: a folder where the user module cannot be imported still
-    loads the built-in kernels from the cache (it used to recompile every one of them)."""
+    loads the built-in kernels from the cache (it used to recompile every one of them).
+    The user module is the README example, with its exploration rate halved as the edit."""
     user, elsewhere = tmp_path / "user", tmp_path / "elsewhere"
     user.mkdir(), elsewhere.mkdir()
-    module = user / "edited_probe.py"
-    runs = '[("edited_greedy", {}), ("ucb1", {})]'
-    module.write_text(_EDITED.format(explore=5.0))
-    first = json.loads(_run(["-c", _SIMULATE.format(runs=runs), "edited_probe"], user).stdout)
-    module.write_text(_EDITED.format(explore=0.5))
-    second = json.loads(_run(["-c", _SIMULATE.format(runs=runs), "edited_probe"], user).stdout)
-    assert second["edited_greedy"] != first["edited_greedy"]
+    original = readme_example()
+    edited = original.replace("policy.c * k / t", "0.5 * policy.c * k / t")
+    assert edited != original
+    module = user / "myalgo.py"
+    runs = '[("ldp_eps_greedy", {"eps": 0.5}), ("ucb1", {})]'
+    module.write_text(original)
+    first = json.loads(_run(["-c", _SIMULATE.format(runs=runs), "myalgo"], user).stdout)
+    module.write_text(edited)
+    second = json.loads(_run(["-c", _SIMULATE.format(runs=runs), "myalgo"], user).stdout)
+    assert second["ldp_eps_greedy"] != first["ldp_eps_greedy"]
     assert second["ucb1"] == first["ucb1"] and second["misses"] == 1 and second["hits"] == 1, second
     there = json.loads(_run(["-c", _SIMULATE.format(runs='[("ucb1", {})]')], elsewhere).stdout)
     assert there["misses"] == 0 and there["hits"] == 1, there          # recompilations: 0
     assert there["ucb1"] == first["ucb1"]
 
-    sweep = ["-m", "dpbench", "sweep", "--plugin", "edited_probe", "--name", "edits", "--policy",
-             "edited_greedy", "--instance", "means=0.9,0.6,0.5", "--horizon", "3000", "--reps", "2",
+    sweep = ["-m", "dpbench", "sweep", "--plugin", "myalgo", "--name", "edits", "--policy", "ldp_eps_greedy",
+             "--set", "eps=0.5", "--instance", "means=0.9,0.6,0.5", "--horizon", "3000", "--reps", "2",
              "--seed", "5", "--scheduler", "none", "--json", "--no-progress"]
     before = _run(sweep, user)
     assert json.loads(before.stdout)["cells"]["computed"] == 1
-    module.write_text(_EDITED.format(explore=5.0))
+    module.write_text(original)
     after = _run(sweep, user)
     assert json.loads(after.stdout)["cells"] == {"total": 1, "stored": 0, "computed": 1}
     assert "recomputing 1 stored cells computed by other code" in after.stderr
     from dpbench.sweeps.store import ResultStore
     with ResultStore.open(user / "dpbench-results" / "edits" / "results.sqlite") as store:
         (result,) = store.results().values()
-    assert result.final_regrets.tolist() == first["edited_greedy"]
+    assert result.final_regrets.tolist() == first["ldp_eps_greedy"]
 
 
 def readme_example() -> str:
