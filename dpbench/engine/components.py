@@ -124,8 +124,6 @@ def implements(verb, cls):
     def decorate(func):
         py = getattr(func, "py_func", func)
         name = getattr(verb, "__name__", repr(verb))
-        if _STUBS.get(name) is not verb:
-            raise ComponentError(f"implements: {verb!r} is not a verb; verbs are {', '.join(_STUBS)}")
         if not is_component_class(cls):
             raise ComponentError(f"{describe_function(py)} implements {name} for {cls!r}, which is not a "
                                  "typing.NamedTuple class; components are NamedTuples of parameters")
@@ -234,10 +232,6 @@ def _default_respond_broadcast(mech, env, arm, m, public):
 
 _DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast,
              "respond_broadcast": _default_respond_broadcast}
-
-#: verb name -> stub, in the order the loop calls them
-_STUBS = {f.__name__: f for f in (init_state, select, broadcast, respond_broadcast, respond, update,
-                                  draw, draw_sum)}
 
 
 @overload(init_state)
