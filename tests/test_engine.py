@@ -84,7 +84,7 @@ def _rr_update(policy, state, arm, m, value, level, t):
 def round_robin_policy():
     """A toy batched policy, registered only for the test (other tests check the registry)."""
     ALGORITHMS.add(AlgorithmSpec("_test_round_robin", "RR", "test", "test only", "tests", (),
-                                 lambda inst, horizon: Built(_RoundRobinBatches(7), Direct(False))))
+                                 lambda instance, horizon: Built(_RoundRobinBatches(7), Direct(False))))
     yield "_test_round_robin"
     del ALGORITHMS["_test_round_robin"]
 

@@ -24,6 +24,8 @@ def register(sub):
     p.add_argument("--threads", type=int, help="numba threads (default: all cores)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--check", action="store_true",
+                   help="first run repetition 0 as plain Python with every component call checked")
     p.set_defaults(func=_run)
 
 
@@ -58,7 +60,8 @@ def _run(args) -> int:
         if getattr(args, key) is not None:
             params[key] = getattr(args, key)
     result = simulate(args.policy, args.rewards, args.horizon, args.reps, args.seed,
-                      threads=args.threads, progress=not (args.no_progress or args.json), **params)
+                      threads=args.threads, progress=not (args.no_progress or args.json), check=args.check,
+                      **params)
     summary = result.summary()
     if args.json:
         print(json.dumps(_jsonable(summary), indent=1))

@@ -216,9 +216,11 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
 
 
 def _missing_cells(store, entries, reps, cell_reps, log):
-    """The cells still to compute, one log line per run, and the cell counts."""
+    """The cells still to compute, one log line per run, and the cell counts.  Stored cells
+    computed by other code (another stamp: dpbench's compiled sources or a user component
+    changed since) are discarded and recomputed."""
+    from ..engine.stamps import plan_stamp
     from ..sweeps.grid import Cell, missing_ranges
-    from ..sweeps.store import code_stamp
 
     todo, seen = [], {}
     counts = {"total": 0, "stored": 0, "computed": 0}
@@ -229,17 +231,19 @@ def _missing_cells(store, entries, reps, cell_reps, log):
             log(f"{where}: same configuration as {seen[cid]!r}")
             continue
         seen[cid] = key
+        stamp = plan_stamp(plan)
+        stale = [s for s in store.code_stamps(cid) if s != stamp]
+        if stale:
+            dropped = store.discard_cells(cid, keep_stamp=stamp)
+            log(f"{where}: recomputing {dropped} stored cells computed by other code (stamp "
+                f"{', '.join(stale)}, now {stamp}: dpbench's or a plugin's source changed)")
         have = store.coverage(cid, reps)
-        stale = [s for s in store.code_stamps(cid) if s != code_stamp()]
         if have.all():
             log(f"{where}: reusing saved result")
         elif have.any():
             log(f"{where}: resuming after {int(have.sum())} saved repetitions")
         else:
             log(where)
-        if stale:
-            log(f"{where}: note: stored cells were computed by other dpbench sources "
-                f"(stamp {', '.join(stale)}, now {code_stamp()}); --force recomputes them")
         missing = missing_ranges(have, cell_reps)
         todo.extend((key, Cell(cid, first, count), cfg, plan) for first, count in missing)
         counts["stored"] += sum(bool(have[a:a + cell_reps].all()) for a in range(0, reps, cell_reps))
@@ -257,8 +261,11 @@ def _cell_bar(counts, desc, enabled):
 def _run_here(store, todo, threads, bar, log):
     """Compute cells one after another in this process (compiled threads over repetitions)."""
     import socket
+
+    from ..engine.stamps import plan_stamp
     host = socket.gethostname()
     for key, cell, _, plan in todo:
+        stamp = plan_stamp(plan)
         try:
             res = run_plan(plan, cell.reps, first_rep=cell.first_rep, threads=threads, progress=False,
                            desc=key)
@@ -267,26 +274,26 @@ def _run_here(store, todo, threads, bar, log):
                 part = stop.partial
                 store.write_cell(cell.config_id, part.first_rep, part.regret, part.pulls,
                                  seconds=part.seconds, compile_seconds=part.compile_seconds,
-                                 threads=part.threads, host=host)
+                                 threads=part.threads, host=host, stamp=stamp)
                 log(f"interrupted: kept {part.reps} finished repetitions of {key!r} in {store.path}; "
                     "rerun the same command to resume")
             raise
         store.write_cell(cell.config_id, cell.first_rep, res.regret, res.pulls, seconds=res.seconds,
-                         compile_seconds=res.compile_seconds, threads=res.threads, host=host)
+                         compile_seconds=res.compile_seconds, threads=res.threads, host=host, stamp=stamp)
         bar.update(1)
 
 
 def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
     """Compute cells on Dask; the client writes each to the store as it completes."""
     from .. import __version__
+    from ..engine.stamps import plan_stamp
     from ..sweeps import dask_backend
-    from ..sweeps.store import code_stamp
 
     tasks = [{"config": cfg.describe(), "config_id": cell.config_id, "first_rep": cell.first_rep,
-              "reps": cell.reps, "threads": threads, "dpbench": __version__, "run": key}
-             for key, cell, cfg, _ in todo]
+              "reps": cell.reps, "threads": threads, "dpbench": __version__, "run": key,
+              "code_stamp": plan_stamp(plan)}
+             for key, cell, cfg, plan in todo]
     done = 0
-    other_stamps = set()
 
     def write(task, out):
         nonlocal done
@@ -294,10 +301,6 @@ def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
                          seconds=out["seconds"], compile_seconds=out["compile_seconds"],
                          threads=out["threads"], worker=out["worker"], host=out["host"],
                          stamp=out["code_stamp"])
-        if out["code_stamp"] != code_stamp() and out["code_stamp"] not in other_stamps:
-            other_stamps.add(out["code_stamp"])
-            log(f"note: worker {out['worker']} on {out['host']} ran other dpbench sources (stamp "
-                f"{out['code_stamp']}, here {code_stamp()}); the store records each cell's stamp")
         done += 1
         bar.update(1)
 
