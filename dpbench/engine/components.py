@@ -13,6 +13,8 @@ verb                   signature                                                
 ``broadcast``          ``broadcast(policy, state) -> float`` (optional)          policy
 ``respond``            ``respond(mech, env, arm, m) -> (value, level)``          mechanism
 ``respond_broadcast``  ``respond_broadcast(mech, env, arm, m, public)`` (opt.)   mechanism
+``privatize``          ``privatize(mech, r, public) -> float``                   mechanism
+``emit``               ``emit(mech, x, out)`` (optional)                          mechanism
 ``draw``               ``draw(env, arm) -> float``                               environment
 ``draw_sum``           ``draw_sum(env, arm, m) -> float``                        environment
 =====================  ========================================================  =========
@@ -31,6 +33,19 @@ users apply before adding noise (seed 003 Alg. 4).  The loop calls
 ``respond_broadcast(mech, env, arm, m, broadcast(policy, state))``; by default
 a policy broadcasts 0.0 and a mechanism ignores it and calls ``respond``, so
 components that need neither define neither (no cost: both inline away).
+
+``privatize`` is the mechanism's one privatisation function: the private
+report of ONE user whose reward is ``r`` (``public`` as above, 0.0 when the
+policy broadcasts nothing; a mechanism that needs such a parameter holds its
+stand-alone value as a field and takes the broadcast one when it is positive).
+Everything else derives from it: ``respond`` pulls the arm and privatises each
+reward with it (or, where the law allows, draws the sum of the m users' noises
+at once: the *batched form*, whose law the tests check against the sum of m
+single reports), the stand-alone samplers (``dpbench.sampler``) draw reports
+of a fixed input with it, and the audits' compiled fast path calls ``emit``,
+whose default writes ``privatize(mech, x[0], 0.0)`` into ``out[0]`` (a
+mechanism with vector outputs registers its own ``emit``: write one output of
+M(x) into ``out[:d]``).
 
 The verbs below are ``numba.extending.overload`` stubs: inside compiled code
 ``select(policy, ...)`` resolves to the function registered for
@@ -82,6 +97,11 @@ def implementation(verb_name: str, cls: type):
         raise TypeError(f"{cls.__name__} does not implement {verb_name!r}") from None
 
 
+def registered(verb_name: str, cls: type) -> bool:
+    """Whether ``cls`` registers its own ``verb_name`` (not the verb's default)."""
+    return (verb_name, cls) in _IMPLEMENTATIONS
+
+
 def _resolve(verb_name, numba_type):
     cls = getattr(numba_type, "instance_class", None)
     if cls is None:
@@ -120,6 +140,16 @@ def respond_broadcast(mech, env, arm, m, public):
     return implementation("respond_broadcast", type(mech))(mech, env, arm, m, public)
 
 
+def privatize(mech, r, public):
+    """One user's private report of reward ``r`` (``public``: the learner's broadcast, or 0.0)."""
+    return implementation("privatize", type(mech))(mech, r, public)
+
+
+def emit(mech, x, out):
+    """Write one output of mechanism ``mech`` on input ``x`` (a 1-d float array) into ``out[:d]``."""
+    return implementation("emit", type(mech))(mech, x, out)
+
+
 def draw(env, arm):
     """One reward of ``arm``."""
     return implementation("draw", type(env))(env, arm)
@@ -145,8 +175,12 @@ def _default_respond_broadcast(mech, env, arm, m, public):
     return respond(mech, env, arm, m)
 
 
+def _default_emit(mech, x, out):
+    out[0] = privatize(mech, x[0], 0.0)
+
+
 _DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast,
-             "respond_broadcast": _default_respond_broadcast}
+             "respond_broadcast": _default_respond_broadcast, "emit": _default_emit}
 
 
 @overload(init_state)
@@ -177,6 +211,16 @@ def _ol_broadcast(policy, state):
 @overload(respond_broadcast)
 def _ol_respond_broadcast(mech, env, arm, m, public):
     return _resolve("respond_broadcast", mech)
+
+
+@overload(privatize)
+def _ol_privatize(mech, r, public):
+    return _resolve("privatize", mech)
+
+
+@overload(emit)
+def _ol_emit(mech, x, out):
+    return _resolve("emit", mech)
 
 
 @overload(draw)

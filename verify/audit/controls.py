@@ -25,6 +25,7 @@ CATALOG_SETTINGS = {
     "lemma15": {"eps": 1.0, "delta": 0.01, "pulls": 10},
     "truncated_laplace": {"eps": 1.0, "bound": 1.0},
     "laplace_pm1": {"eps": 1.0},
+    "laplace_release": {"eps": 1.0, "n": 10},
 }
 
 
