@@ -119,56 +119,36 @@ def assert_bernoulli(bits, p, what, p_alternatives=()):
 
 
 # ------------------------------------------------------------------ primitives
-@cached_njit
-def _laplaces(b, seed, out):
-    np.random.seed(seed)
-    for i in range(out.shape[0]):
-        out[i] = rng.laplace(b)
+LAPLACE, LAPLACE_SUM, GAMMA, BETA, BINOMIAL, NORMAL = range(6)
 
 
 @cached_njit
-def _laplace_sums(m, b, seed, out):
+def _primitive_draws(kind, a, b, seed, out):
+    """out[i] = one draw of primitive ``kind`` with parameters (a, b), after np.random.seed(seed)."""
     np.random.seed(seed)
     for i in range(out.shape[0]):
-        out[i] = rng.laplace_sum(m, b)
+        if kind == LAPLACE:
+            out[i] = rng.laplace(a)
+        elif kind == LAPLACE_SUM:
+            out[i] = rng.laplace_sum(int(a), b)
+        elif kind == GAMMA:
+            out[i] = rng.gamma(a, b)
+        elif kind == BETA:
+            out[i] = rng.beta(a, b)
+        elif kind == BINOMIAL:
+            out[i] = rng.binomial(int(a), b)
+        else:
+            out[i] = rng.normal(a, b)
 
 
-@cached_njit
-def _gammas(shape, scale, seed, out):
-    np.random.seed(seed)
-    for i in range(out.shape[0]):
-        out[i] = rng.gamma(shape, scale)
-
-
-@cached_njit
-def _betas(a, b, seed, out):
-    np.random.seed(seed)
-    for i in range(out.shape[0]):
-        out[i] = rng.beta(a, b)
-
-
-@cached_njit
-def _binomials(n, p, seed, out):
-    np.random.seed(seed)
-    for i in range(out.shape[0]):
-        out[i] = rng.binomial(n, p)
-
-
-@cached_njit
-def _normals(mu, sigma, seed, out):
-    np.random.seed(seed)
-    for i in range(out.shape[0]):
-        out[i] = rng.normal(mu, sigma)
-
-
-def draws(kernel, *args, n=N, seed=1):
+def draws(kind, a, b=0.0, n=N, seed=1):
     out = np.empty(n)
-    kernel(*args, seed, out)
+    _primitive_draws(kind, float(a), float(b), seed, out)
     return out
 
 
 def test_laplace_primitive():
-    y = draws(_laplaces, 1.7)
+    y = draws(LAPLACE, 1.7)
     assert_ks(y, stats.laplace(scale=1.7).cdf, "laplace(1.7)")
     assert_scale(y, 0.0, *laplace_cumulants(1.7), "laplace(1.7)")
 
@@ -178,10 +158,10 @@ def test_laplace_sum_is_the_sum_of_m_laplaces(m):
     """Gamma(m, b) - Gamma(m, b): exact moments of a sum of m Lap(b), and its whole law against
     m summed ``laplace`` draws (m <= 7) or the normal limit (m = 1000, excess kurtosis 0.003)."""
     b = 0.6
-    y = draws(_laplace_sums, m, b, seed=m)
+    y = draws(LAPLACE_SUM, m, b, seed=m)
     assert_scale(y, 0.0, *laplace_cumulants(b, m), f"laplace_sum({m}, {b})")
     if m <= 7:
-        singles = draws(_laplaces, b, n=N * m, seed=100 + m).reshape(N, m).sum(axis=1)
+        singles = draws(LAPLACE, b, n=N * m, seed=100 + m).reshape(N, m).sum(axis=1)
         assert_same_law(y, singles, f"laplace_sum({m}) vs {m} laplace draws")
     else:
         assert_ks(y, stats.norm(scale=math.sqrt(2.0 * m) * b).cdf, f"laplace_sum({m}) vs normal limit")
@@ -189,25 +169,25 @@ def test_laplace_sum_is_the_sum_of_m_laplaces(m):
 
 @pytest.mark.parametrize("shape", [0.3, 1.0, 2.5, 50.0, 1e4])
 def test_gamma_primitive(shape):
-    y = draws(_gammas, shape, 1.3)
+    y = draws(GAMMA, shape, 1.3)
     assert_ks(y, stats.gamma(shape, scale=1.3).cdf, f"gamma({shape})")
 
 
 @pytest.mark.parametrize("a,b", [(0.5, 0.5), (2.0, 5.0), (134.0, 934.0)])
 def test_beta_primitive(a, b):
-    assert_ks(draws(_betas, a, b), stats.beta(a, b).cdf, f"beta({a}, {b})")
+    assert_ks(draws(BETA, a, b), stats.beta(a, b).cdf, f"beta({a}, {b})")
 
 
 @pytest.mark.parametrize("n,p", [(1, 0.3), (13, 0.7), (1000, 0.05), (100_000, 0.5)])
 def test_binomial_primitive(n, p):
-    y = draws(_binomials, n, p)
+    y = draws(BINOMIAL, n, p)
     lo, hi = stats.binom(n, p).ppf([1e-12, 1 - 1e-12]).astype(int)
     support = np.arange(lo, hi + 1)
     assert_pmf(y, support, stats.binom(n, p).pmf(support), f"binomial({n}, {p})")
 
 
 def test_normal_primitive():
-    y = draws(_normals, 0.4, 2.5)
+    y = draws(NORMAL, 0.4, 2.5)
     assert_ks(y, stats.norm(0.4, 2.5).cdf, "normal(0.4, 2.5)")
     assert_scale(y, 0.4, 2.5 ** 2, 0.0, "normal(0.4, 2.5)")
 
@@ -220,6 +200,12 @@ def _draw_sums(env, arm, m, seed, out):
         out[i] = draw_sum(env, arm, m)
 
 
+def sums(env, arm, m, n=N, seed=1):
+    out = np.empty(n)
+    _draw_sums(env, arm, m, seed, out)
+    return out
+
+
 def _env(name, **params):
     return ENVIRONMENTS.get_spec(name).build(**params)
 
@@ -227,7 +213,7 @@ def _env(name, **params):
 @pytest.mark.parametrize("m", [1, 13])
 def test_bernoulli_draw_sum_is_binomial(m):
     inst = _env("bernoulli", means=[0.3, 0.8])
-    y = draws(_draw_sums, inst.env, 1, m, seed=m)
+    y = sums(inst.env, 1, m, seed=m)
     support = np.arange(m + 1)
     assert_pmf(y, support, stats.binom(m, 0.8).pmf(support), f"bernoulli draw_sum m={m}")
 
@@ -235,7 +221,7 @@ def test_bernoulli_draw_sum_is_binomial(m):
 def test_gaussian_draw_sum_is_the_sum_of_m_normals():
     inst = _env("gaussian", means=[0.5, -1.0], sigma=2.0)
     m = 13
-    y = draws(_draw_sums, inst.env, 1, m)
+    y = sums(inst.env, 1, m)
     assert_ks(y, stats.norm(-m, math.sqrt(m) * 2.0).cdf, "gaussian draw_sum")
     assert_scale(y, -m, m * 4.0, 0.0, "gaussian draw_sum")
 
@@ -244,7 +230,7 @@ def test_gaussian_draw_sum_is_the_sum_of_m_normals():
 def test_linear_draw_sum_is_the_sum_of_m_rewards(noise):
     inst = _env("linear", actions="1,0;0.6,0.8", theta="0.3,0.5", noise=noise, sigma=0.7)
     mu, m = 0.3 * 0.6 + 0.5 * 0.8, 13
-    y = draws(_draw_sums, inst.env, 1, m)
+    y = sums(inst.env, 1, m)
     if noise == "gaussian":
         assert_ks(y, stats.norm(m * mu, math.sqrt(m) * 0.7).cdf, "linear gaussian draw_sum")
         assert_scale(y, m * mu, m * 0.49, 0.0, "linear gaussian draw_sum")

@@ -69,6 +69,8 @@ import inspect
 
 from numba.extending import overload
 
+from .caching import cached_njit
+
 _IMPLEMENTATIONS: dict[tuple[str, type], object] = {}
 
 
@@ -158,6 +160,13 @@ def draw(env, arm):
 def draw_sum(env, arm, m):
     """Sum of ``m`` i.i.d. rewards of ``arm`` (one draw where the law allows)."""
     return implementation("draw_sum", type(env))(env, arm, m)
+
+
+@cached_njit
+def broadcast_or(public, own):
+    """The learner's broadcast if it made one (``public`` > 0), else the mechanism's ``own``
+    stand-alone value (see ``privatize`` above)."""
+    return public if public > 0.0 else own
 
 
 def _default_draw_sum(env, arm, m):

@@ -216,30 +216,31 @@ def _curator_range(sig):
     return (-math.inf, math.inf) if sig else (0.0, 1.0)
 
 
-class CTLMechanism(Mechanism):
+class _CuratorMechanism(Mechanism):
+    """A curator at level eps, on [0, 1] or, with ``sigmoid``, on R (its -S variant)."""
+    _kind = ""
+    _component = None
+
+    def __init__(self, *, eps: float, sigmoid: bool = False):
+        eps = check_eps(eps)
+        sig = bool(sigmoid)
+        super().__init__(self._component(eps, sig), eps=eps, name=self._kind + ("_s" if sig else ""),
+                         input_range=_curator_range(sig), params={"eps": eps},
+                         source=_SOURCES[self._kind, sig])
+
+
+class CTLMechanism(_CuratorMechanism):
     """CTL(eps): r -> r + Laplace(1/eps), eps-LDP for rewards in [0, 1] (seed 000 Curator 1,
     Lemma 2); ``sigmoid=True``: CTL-S, sigmoid(r) + Laplace(1/eps), eps-LDP on R (Curator 5,
     Lemma 8).  Engine component :class:`CTL` (LDP-UCB-L, LDP-UCB-LS)."""
-
-    def __init__(self, *, eps: float, sigmoid: bool = False):
-        eps = check_eps(eps)
-        sig = bool(sigmoid)
-        super().__init__(CTL(eps, sig), eps=eps, name="ctl_s" if sig else "ctl",
-                         input_range=_curator_range(sig), params={"eps": eps},
-                         source=_SOURCES["ctl", sig])
+    _kind, _component = "ctl", CTL
 
 
-class CTBMechanism(Mechanism):
+class CTBMechanism(_CuratorMechanism):
     """CTB(eps): r -> Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP for rewards in [0, 1]
     (seed 000 Curator 3, Lemma 5; R9); ``sigmoid=True``: CTB-S, the same of sigmoid(r),
     eps-LDP on R (Curator 6, Lemma 9).  Engine component :class:`CTB` (LDP-UCB-B, -BS)."""
-
-    def __init__(self, *, eps: float, sigmoid: bool = False):
-        eps = check_eps(eps)
-        sig = bool(sigmoid)
-        super().__init__(CTB(eps, sig), eps=eps, name="ctb_s" if sig else "ctb",
-                         input_range=_curator_range(sig), params={"eps": eps},
-                         source=_SOURCES["ctb", sig])
+    _kind, _component = "ctb", CTB
 
 
 class HeteroCuratorMechanism(Mechanism):

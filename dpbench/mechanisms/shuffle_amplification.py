@@ -38,7 +38,7 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, choice, real, register_mechanism
-from ..engine.components import draw_sum, implements, privatize, respond_broadcast
+from ..engine.components import broadcast_or, draw_sum, implements, privatize, respond_broadcast
 from ..validation import InputError, check_delta, check_eps, check_int, check_real
 from .base import Mechanism
 
@@ -140,19 +140,14 @@ class LaplaceRandomizer(NamedTuple):
     eps: float
 
 
-@cached_njit
-def _scale(mech, public):
-    return public if public > 0.0 else mech.scale
-
-
 @implements(privatize, LaplaceRandomizer)
 def _laplace_randomizer_privatize(mech, r, public):
-    return laplace_report(r, _scale(mech, public))
+    return laplace_report(r, broadcast_or(public, mech.scale))
 
 
 @implements(respond_broadcast, LaplaceRandomizer)
 def _laplace_randomizer_respond(mech, env, arm, m, public):
-    return laplace_report_sum(draw_sum(env, arm, m), m, _scale(mech, public)), mech.eps
+    return laplace_report_sum(draw_sum(env, arm, m), m, broadcast_or(public, mech.scale)), mech.eps
 
 
 # ------------------------------------------------------------ shuffler (audit path)

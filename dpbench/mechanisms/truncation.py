@@ -29,7 +29,7 @@ from typing import NamedTuple
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
-from ..engine.components import draw, implements, privatize, respond_broadcast
+from ..engine.components import broadcast_or, draw, implements, privatize, respond_broadcast
 from ..validation import check_eps, check_real
 from .base import Mechanism
 
@@ -63,19 +63,14 @@ class TruncatedLaplace(NamedTuple):
     bound: float
 
 
-@cached_njit
-def _bound(mech, public):
-    return public if public > 0.0 else mech.bound
-
-
 @implements(privatize, TruncatedLaplace)
 def _truncated_laplace_privatize(mech, r, public):
-    return truncated_laplace_report(r, _bound(mech, public), mech.eps)
+    return truncated_laplace_report(r, broadcast_or(public, mech.bound), mech.eps)
 
 
 @implements(respond_broadcast, TruncatedLaplace)
 def _truncated_laplace_respond(mech, env, arm, m, public):
-    bound = _bound(mech, public)
+    bound = broadcast_or(public, mech.bound)
     total = 0.0
     for _ in range(m):
         total += truncate(draw(env, arm), bound)
