@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 import dpbench
+import verify
 from dpbench.mechanisms import ldp_curators as lc
 from dpbench.mechanisms.base import engine_responses
 
@@ -84,6 +85,8 @@ def test_sampler_is_reproducible_and_validated():
         dpbench.sampler("ctl", eps=-1)
     with pytest.raises(dpbench.InputError, match=r"x must lie in \[0, 1\]"):
         mech(1.5, 10, 0)
+    with pytest.raises(dpbench.InputError, match=r"x must lie in \[0, 1\]"):    # also on the audit's fast path
+        verify.audit(mech, 1.5, 0.0, eps=1.0, n=10_000)
 
 
 def test_distribution_invariance_of_ctb_agents():
