@@ -45,7 +45,9 @@ single reports), the stand-alone samplers (``dpbench.sampler``) draw reports
 of a fixed input with it, and the audits' compiled fast path calls ``emit``,
 whose default writes ``privatize(mech, x[0], 0.0)`` into ``out[0]`` (a
 mechanism with vector outputs registers its own ``emit``: write one output of
-M(x) into ``out[:d]``).
+M(x) into ``out[:d]``).  A mechanism needs only ``privatize``: ``respond``
+defaults to :func:`report_each` with level 0.0 (register ``respond`` to batch the
+noise or to return a privacy level).
 
 The verbs below are ``numba.extending.overload`` stubs: inside compiled code
 ``select(policy, ...)`` resolves to the function registered for
@@ -176,6 +178,20 @@ def _default_draw_sum(env, arm, m):
     return total
 
 
+@cached_njit
+def report_each(mech, env, arm, m):
+    """Sum of the reports of m users: each pull of ``arm`` privatised by ``mech`` in turn
+    (reward, then its report): the ``respond`` of a mechanism without a batched form."""
+    total = 0.0
+    for _ in range(m):
+        total += privatize(mech, draw(env, arm), 0.0)
+    return total
+
+
+def _default_respond(mech, env, arm, m):
+    return report_each(mech, env, arm, m), 0.0
+
+
 def _default_broadcast(policy, state):
     return 0.0
 
@@ -188,7 +204,7 @@ def _default_emit(mech, x, out):
     out[0] = privatize(mech, x[0], 0.0)
 
 
-_DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast,
+_DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast, "respond": _default_respond,
              "respond_broadcast": _default_respond_broadcast, "emit": _default_emit}
 
 

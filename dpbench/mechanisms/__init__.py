@@ -5,10 +5,11 @@
 """
 from __future__ import annotations
 
-from . import central_laplace, ldp_curators, privacy_levels
+from . import ldp_curators, privacy_levels
 from . import perturbations  # seed 002 perturbation laws
 from . import tree_counter, truncation  # seed 003
 from . import shuffle_amplification  # seed 004
+from . import central_laplace  # central DP (DP-SE, DP Robust SE, seed 004 Alg. 1)
 from .base import Mechanism
 from ..engine.catalog import MECHANISMS, validate_params
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.components import implementation, privatize, registered, respond_broadcast
+from ..engine.components import implementation, privatize, respond_broadcast
 from ..environments.replay import PointMass
 from ..validation import InputError, check_delta, check_int, check_real
 
@@ -119,10 +119,8 @@ class Mechanism:
 
     def sample_sum(self, x, m: int, n: int, seed: int) -> np.ndarray:
         """n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
-        (O(1) draws for the Laplace mechanisms); in law the sum of m ``sample`` reports."""
-        cls = type(self.component)
-        if not (registered("respond", cls) or registered("respond_broadcast", cls)):
-            raise InputError(f"mechanism {self.name} is not an engine mechanism: it has no batched form")
+        (O(1) draws for the Laplace mechanisms; m reports in turn for a mechanism that
+        registers no ``respond``); in law the sum of m ``sample`` reports."""
         x = self.check_input(x)
         m = check_int("m", m, low=1, high=self.max_batch)
         return engine_responses(self.component, PointMass(x), 0, m, n, seed)

@@ -24,7 +24,7 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
-from ..engine.components import draw, draw_sum, implements, privatize, respond
+from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
 from ..validation import InputError, check_eps
 from .base import Mechanism
 from .privacy_levels import PrivacyLevels, draw_level
@@ -89,16 +89,6 @@ def ctb_report(r, eps, sig):
 
 
 # ------------------------------------------------------ engine components
-@cached_njit
-def report_each(mech, env, arm, m):
-    """Sum of the reports of m users: each pull of ``arm`` privatised by ``mech``, in turn
-    (reward, then its report); the ``respond`` of mechanisms without a batched form."""
-    total = 0.0
-    for _ in range(m):
-        total += privatize(mech, draw(env, arm), 0.0)
-    return total
-
-
 class Direct(NamedTuple):
     """No privacy: the agent sees the raw reward (optionally sigmoid-mapped).
     Used by UCB1 and by central-DP policies, which privatise internally."""
