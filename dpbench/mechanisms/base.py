@@ -14,8 +14,10 @@ attribute           meaning
 ``claimed_eps``     the (eps, delta)-DP claim (local DP: one user's report, neighbouring
 ``claimed_delta``   rewards anywhere in ``input_range``)
 ``input_range``     (low, high) of the input x (inclusive; +-inf: unbounded)
-``component``       the engine component: ``simulate`` runs it, the audit's compiled
-                    fast path counts its ``emit`` (default: ``privatize``)
+``component``       the engine component: ``simulate`` runs it (local mechanisms), or its
+                    ``privatize`` is the very draw the policy makes (perturbations, the
+                    central Laplace release); the audit's compiled fast path counts its
+                    ``emit`` (default: ``privatize``)
 ``output_dim``      1 (one scalar report per input)
 ``params``          the parameters it was built with
 ``source``          paper, algorithm and lemma
