@@ -30,7 +30,7 @@ def _copy(scratch: Path) -> None:
 
 
 def _first_failure(output: str) -> str | None:
-    found = re.search(r"^FAILED (\S+)", output, flags=re.M) or re.search(r"^ERROR (\S+)", output, flags=re.M)
+    found = re.search(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", output, flags=re.M)
     return found.group(1) if found else None
 
 
