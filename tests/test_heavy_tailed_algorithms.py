@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 import dpbench
-from dpbench.mechanisms.truncation import sample_truncated_laplace, truncate
+from dpbench.mechanisms.truncation import TruncatedLaplaceMechanism, truncate
 from dpbench.policies.robust_elimination import SWEEPS, epoch_parameters, epoch_schedule
 from dpbench.policies.robust_ucb import _heap_pop, _heap_push
 
@@ -17,9 +17,10 @@ def test_truncation_zeroes_not_clips():
     """A1: x * 1{|x| <= B}; reports of a reward beyond B are pure noise around 0 with scale 2B/eps."""
     assert truncate(3.0, 2.0) == 0.0 and truncate(-3.0, 2.0) == 0.0
     assert truncate(2.0, 2.0) == 2.0 and truncate(-1.5, 2.0) == -1.5
-    out = sample_truncated_laplace(5.0, 50_000, 1, eps=2.0, bound=2.0)
+    mech = TruncatedLaplaceMechanism(eps=2.0, bound=2.0)
+    out = mech(5.0, 50_000, 1)
     assert stats.kstest(out, stats.laplace(scale=2.0).cdf).pvalue > 1e-6
-    out = sample_truncated_laplace(1.0, 50_000, 2, eps=2.0, bound=2.0)
+    out = mech(1.0, 50_000, 2)
     assert stats.kstest(out, stats.laplace(loc=1.0, scale=2.0).cdf).pvalue > 1e-6
     assert stats.kstest(out, stats.laplace(loc=1.0, scale=2.2).cdf).pvalue < 1e-6
 

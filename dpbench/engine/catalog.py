@@ -171,15 +171,13 @@ class EnvironmentSpec:
 
 @dataclass(frozen=True)
 class MechanismSpec:
-    """A stand-alone privacy mechanism sampler ``sample(x, n, seed, **params)``."""
+    """A catalog privacy mechanism: ``build(**params)`` returns its mechanism object
+    (:class:`dpbench.mechanisms.base.Mechanism`: claim, input range, engine component, sampler)."""
     name: str
     summary: str
     source: str
     params: tuple[Param, ...]
-    sampler: Callable[..., np.ndarray]
-    claimed: Callable[[dict], tuple[float, float]]   # params -> (eps, delta) claimed
-    input_low: float = 0.0
-    input_high: float = 1.0
+    build: Callable[..., Any]
 
 
 class _Registry(dict):

@@ -13,6 +13,8 @@ verb                   signature                                                
 ``broadcast``          ``broadcast(policy, state) -> float`` (optional)          policy
 ``respond``            ``respond(mech, env, arm, m) -> (value, level)``          mechanism
 ``respond_broadcast``  ``respond_broadcast(mech, env, arm, m, public)`` (opt.)   mechanism
+``privatize``          ``privatize(mech, r, public) -> float``                   mechanism
+``emit``               ``emit(mech, x, out)`` (optional)                          mechanism
 ``draw``               ``draw(env, arm) -> float``                               environment
 ``draw_sum``           ``draw_sum(env, arm, m) -> float``                        environment
 =====================  ========================================================  =========
@@ -31,6 +33,21 @@ users apply before adding noise (seed 003 Alg. 4).  The loop calls
 ``respond_broadcast(mech, env, arm, m, broadcast(policy, state))``; by default
 a policy broadcasts 0.0 and a mechanism ignores it and calls ``respond``, so
 components that need neither define neither (no cost: both inline away).
+
+``privatize`` is the mechanism's one privatisation function: the private
+report of ONE user whose reward is ``r`` (``public`` as above, 0.0 when the
+policy broadcasts nothing; a mechanism that needs such a parameter holds its
+stand-alone value as a field and takes the broadcast one when it is positive).
+Everything else derives from it: ``respond`` pulls the arm and privatises each
+reward with it (or, where the law allows, draws the sum of the m users' noises
+at once: the *batched form*, whose law the tests check against the sum of m
+single reports), the stand-alone samplers (``dpbench.sampler``) draw reports
+of a fixed input with it, and the audits' compiled fast path calls ``emit``,
+whose default writes ``privatize(mech, x[0], 0.0)`` into ``out[0]`` (a
+mechanism with vector outputs registers its own ``emit``: write one output of
+M(x) into ``out[:d]``).  A mechanism needs only ``privatize``: ``respond``
+defaults to :func:`report_each` with level 0.0 (register ``respond`` to batch the
+noise or to return a privacy level).
 
 The verbs below are ``numba.extending.overload`` stubs: inside compiled code
 ``select(policy, ...)`` resolves to the function registered for
@@ -69,6 +86,7 @@ import textwrap
 from numba.extending import overload
 
 from ..validation import InputError
+from .caching import cached_njit
 
 _IMPLEMENTATIONS: dict[tuple[str, type], object] = {}
 
@@ -167,6 +185,11 @@ def implementation(verb_name: str, cls: type):
         raise TypeError(f"{cls.__name__} does not implement {verb_name!r}") from None
 
 
+def registered(verb_name: str, cls: type) -> bool:
+    """Whether ``cls`` registers its own ``verb_name`` (not the verb's default)."""
+    return (verb_name, cls) in _IMPLEMENTATIONS
+
+
 def _resolve(verb_name, numba_type):
     cls = getattr(numba_type, "instance_class", None)
     if cls is None:
@@ -205,6 +228,16 @@ def respond_broadcast(mech, env, arm, m, public):
     return implementation("respond_broadcast", type(mech))(mech, env, arm, m, public)
 
 
+def privatize(mech, r, public):
+    """One user's private report of reward ``r`` (``public``: the learner's broadcast, or 0.0)."""
+    return implementation("privatize", type(mech))(mech, r, public)
+
+
+def emit(mech, x, out):
+    """Write one output of mechanism ``mech`` on input ``x`` (a 1-d float array) into ``out[:d]``."""
+    return implementation("emit", type(mech))(mech, x, out)
+
+
 def draw(env, arm):
     """One reward of ``arm``."""
     return implementation("draw", type(env))(env, arm)
@@ -215,11 +248,32 @@ def draw_sum(env, arm, m):
     return implementation("draw_sum", type(env))(env, arm, m)
 
 
+@cached_njit
+def broadcast_or(public, own):
+    """The learner's broadcast if it made one (``public`` > 0), else the mechanism's ``own``
+    stand-alone value (see ``privatize`` above)."""
+    return public if public > 0.0 else own
+
+
 def _default_draw_sum(env, arm, m):
     total = 0.0
     for _ in range(m):
         total += draw(env, arm)
     return total
+
+
+@cached_njit
+def report_each(mech, env, arm, m):
+    """Sum of the reports of m users: each pull of ``arm`` privatised by ``mech`` in turn
+    (reward, then its report): the ``respond`` of a mechanism without a batched form."""
+    total = 0.0
+    for _ in range(m):
+        total += privatize(mech, draw(env, arm), 0.0)
+    return total
+
+
+def _default_respond(mech, env, arm, m):
+    return report_each(mech, env, arm, m), 0.0
 
 
 def _default_broadcast(policy, state):
@@ -230,8 +284,12 @@ def _default_respond_broadcast(mech, env, arm, m, public):
     return respond(mech, env, arm, m)
 
 
-_DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast,
-             "respond_broadcast": _default_respond_broadcast}
+def _default_emit(mech, x, out):
+    out[0] = privatize(mech, x[0], 0.0)
+
+
+_DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast, "respond": _default_respond,
+             "respond_broadcast": _default_respond_broadcast, "emit": _default_emit}
 
 
 @overload(init_state)
@@ -262,6 +320,16 @@ def _ol_broadcast(policy, state):
 @overload(respond_broadcast)
 def _ol_respond_broadcast(mech, env, arm, m, public):
     return _resolve("respond_broadcast", mech)
+
+
+@overload(privatize)
+def _ol_privatize(mech, r, public):
+    return _resolve("privatize", mech)
+
+
+@overload(emit)
+def _ol_emit(mech, x, out):
+    return _resolve("emit", mech)
 
 
 @overload(draw)

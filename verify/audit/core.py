@@ -430,6 +430,11 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     n_select = check_int("n_select", n_select, low=20)
     n_refine = n // 4 if n_refine is None else check_int("n_refine", n_refine, low=0)
     pairs = _pairs(mechanism, x, x_prime, domain)
+    check_input = getattr(mechanism, "check_input", None)     # a dpbench Mechanism: its input range
+    if check_input is not None:                               # (the fast path never calls it)
+        for pair in pairs:
+            for value in pair:
+                check_input(value)
     if delta_grid is None:
         delta_grid = st.log_delta_grid(n)
     delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
