@@ -24,9 +24,8 @@ COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "au
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):           # argparse usage errors: status 2, no traceback
-        self.print_usage(sys.stderr)
-        self.exit(2, f"dpbench: error: {message}\n")
+    def error(self, message):           # argparse usage errors: status 2, one line, no traceback
+        self.exit(2, f"dpbench: error: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

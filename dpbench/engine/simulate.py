@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from ..randomness import rep_seeds
-from ..validation import InputError, check_int
+from ..validation import MAX_COUNT, InputError, check_count, check_int
 from . import contracts
 from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, EnvironmentSpec, Instance, validate_params
 from .kernel import simulate_kernel
@@ -77,7 +77,7 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
     instance, env_spec = _environment(env, env_params)
     if instance.k < 2:
         raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
-    horizon = check_int("horizon", horizon, low=instance.k)
+    horizon = check_count("horizon", horizon, low=instance.k)
     seed = check_int("seed", seed, low=0)
     checked = validate_params(f"policy {spec.name!r}", spec.params, params)
     if spec.rewards == "unit" and (instance.reward_low < 0.0 or instance.reward_high > 1.0):
@@ -224,8 +224,8 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
     >>> r = simulate("ldp_ucb_b", "bernoulli", horizon=10_000, reps=4, seed=1, eps=2.0)
     """
     if reps is None:
-        raise InputError("reps must be an integer >= 1 (got None)")
-    check_int("reps", reps, low=1)
+        raise InputError(f"reps must be an integer in [1, {MAX_COUNT}] (got None)")
+    check_count("reps", reps)
     check_threads(threads)
     plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints, **params)
     if check:

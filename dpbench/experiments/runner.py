@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
-from ..validation import InputError, check_int, check_real
+from ..validation import InputError, check_count, check_int, check_real, make_output_dir
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
@@ -71,11 +71,14 @@ def experiment_names() -> list[str]:
 def load_experiment(name_or_path) -> Experiment:
     """Load a shipped experiment by name, or a TOML file by path."""
     path = Path(name_or_path)
-    if path.suffix != ".toml" or not path.exists():
+    if path.suffix == ".toml" or len(path.parts) > 1:          # a file, not a shipped name
+        if not path.is_file():
+            raise InputError(f"experiment file {str(path.absolute())!r} does not exist")
+    else:
         path = SPEC_DIR / f"{name_or_path}.toml"
-    if not path.exists():
-        raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
-                         f"{', '.join(experiment_names())} (or a path to a .toml file)")
+        if not path.exists():
+            raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
+                             f"{', '.join(experiment_names())} (or a path to a .toml file)")
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
@@ -91,7 +94,7 @@ def load_experiment(name_or_path) -> Experiment:
         raise InputError(f"experiment file {path}: two runs share a (panel, label)")
     return Experiment(
         name=raw.get("name", path.stem), title=raw.get("title", path.stem), source=raw.get("source", ""),
-        horizon=check_int("horizon", raw["horizon"], low=2), reps=check_int("reps", raw["reps"], low=1),
+        horizon=check_count("horizon", raw["horizon"], low=2), reps=check_count("reps", raw["reps"]),
         seed=check_int("seed", raw["seed"], low=0), runs=runs, baseline=raw.get("baseline"),
         paper_horizon=raw.get("paper_horizon"),
         ratio_horizons=[int(float(t)) for t in raw.get("ratio_horizons", [])],
@@ -153,22 +156,24 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0) -> ExperimentRun:
+                   connect_timeout=10.0, confirm=None) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
     ``scheduler``: None/``'none'`` runs the cells here (``threads`` compiled
     threads), ``'local'`` on an embedded Dask LocalCluster of ``workers``
     processes, an address on that Dask cluster.  ``reuse=False`` discards the
-    stored results first.
+    stored results first.  ``confirm(seconds, threads)``, if given, is called with the
+    estimated time of the cells still to compute (:mod:`dpbench.engine.throughput`) before
+    any is computed, and may refuse by raising :class:`InputError`.
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
     from ..sweeps.store import FILENAME, ResultStore
 
     exp = name if isinstance(name, Experiment) else load_experiment(name)
-    horizon = exp.horizon if horizon is None else check_int("horizon", horizon, low=2)
-    reps = exp.reps if reps is None else check_int("reps", reps, low=1)
+    horizon = exp.horizon if horizon is None else check_count("horizon", horizon, low=2)
+    reps = exp.reps if reps is None else check_count("reps", reps)
     seed = exp.seed if seed is None else check_int("seed", seed, low=0)
     cell_reps = check_int("cell_reps", exp.raw.get("cell_reps", DEFAULT_CELL_REPS) if cell_reps is None
                           else cell_reps, low=1)
@@ -180,8 +185,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
         check_int("workers", workers, low=1)
     check_real("connect_timeout", connect_timeout, low=0.0, low_open=True)
     plans = plan_runs(exp, horizon, seed)               # every run validated before any runs
-    out_dir = Path(out) / exp.name
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = make_output_dir("out", Path(out) / exp.name)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "notes": exp.notes, "file": exp.raw}
@@ -192,6 +196,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     with ResultStore(store_path, exp.name) as store:
         store.register(entries)
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
+        if todo and confirm is not None:
+            from ..engine.throughput import estimate_seconds
+            parallel = (threads or dask_backend.max_threads()) if scheduler is None else \
+                (workers or dask_backend.max_threads())
+            work = [(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo]
+            confirm(estimate_seconds(work, parallel), parallel)
         if todo:
             bar = _cell_bar(counts, exp.name, progress)
             try:
