@@ -35,6 +35,8 @@ from .components import ComponentError, describe_function
 
 _ROLE_VERBS = {"policy": ("init_state", "select", "update"), "mechanism": ("respond",),
                "environment": ("draw",)}
+#: the verb to suggest registering for a missing one (a mechanism needs only privatize)
+_REGISTER_HINT = {"respond": "privatize"}
 
 
 # ------------------------------------------------------------- registration
@@ -66,7 +68,8 @@ def _missing_verbs(role: str, component) -> list[str]:
     cls = type(component)
     have = comp.implementations(cls)
     needed = list(_ROLE_VERBS[role])
-    if role == "mechanism" and "respond_broadcast" in have:
+    # a mechanism's respond defaults to report_each over its privatize (components.py)
+    if role == "mechanism" and ("respond_broadcast" in have or "privatize" in have):
         needed = []
     if role == "environment" and "draw_sum" in have:
         needed = []
@@ -82,7 +85,7 @@ def _check_component(owner: str, role: str, component) -> None:
     if missing:
         raise ComponentError(
             f"{owner}: {role} {cls.__name__} ({cls.__module__}) has no registered {', '.join(missing)}; "
-            f"register it with @dpbench.implements({missing[0]}, {cls.__name__}) (is the module that "
+            f"register it with @dpbench.implements({_REGISTER_HINT.get(missing[0], missing[0])}, {cls.__name__}) (is the module that "
             "does so imported?)")
 
 
