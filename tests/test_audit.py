@@ -331,6 +331,7 @@ CLASS_CASES = {
                     500_000),
     "vector": (controls.generator_laplace(1.0, True), controls.generator_laplace(0.2, True), np.zeros(5),
                np.ones(5), 1.0, 0.0, 100_000),
+    "add/remove": (controls.noisy_mean(1.0), controls.noisy_mean(1.0, True), [0.0], [0.0, 1.0], 1.0, 0.0, 100_000),
 }
 
 

@@ -302,6 +302,23 @@ def randomized_response(eps: float, k: int = 4, leak: float = 0.0):
     return _named(mechanism, f"randomized_response_{k}" + ("_with_error_code" if leak else ""))
 
 
+def noisy_mean(eps: float, add_remove_safe: bool = False):
+    """The mean of records in [0, 1] (a list of any length), on the lattice.  The bug: noise
+    Lap(1 / (eps len(x))) calibrated to replace-one sensitivity 1/len(x), which does not bound
+    adding or removing a record (the noise scale itself depends on the dataset's size).  The
+    fix (``add_remove_safe``): a noisy sum and a noisy count, each Lap(2 / eps), divided (a
+    post-processing of an eps-DP release under add/remove one)."""
+    def mechanism(x, n, seed):
+        x = np.asarray(x, dtype=np.float64)
+        g = _generator(seed)
+        if not add_remove_safe:
+            return snap(x.mean()) + snap(g.laplace(0.0, 1.0 / (eps * x.size), n))
+        total = snap(x.sum()) + snap(g.laplace(0.0, 2.0 / eps, n))
+        count = snap(x.size) + snap(g.laplace(0.0, 2.0 / eps, n))
+        return total / np.maximum(count, 1.0)
+    return _named(mechanism, "noisy_mean" + ("_sum_over_count" if add_remove_safe else ""))
+
+
 @dataclass
 class PlantedBug:
     """A mechanism with one bug of a known class, the same mechanism fixed, and the claim."""
@@ -367,6 +384,9 @@ def planted_bugs() -> list[PlantedBug]:
         PlantedBug("randomized_response_error_code", "rare output", randomized_response(1.0, 4, leak=2e-4),
                    randomized_response(1.0, 4), 0.0, 1.0, 1.0, 1e-5,
                    "randomised response emitting an error code with probability 2e-4 for x = 1"),
+        PlantedBug("noisy_mean_add_remove", "add/remove", noisy_mean(1.0), noisy_mean(1.0, True), [0.0],
+                   [0.0, 1.0], 1.0, 0.0, "mean with noise 1/(eps len(x)): replace-one calibration, datasets of "
+                   "different sizes"),
         PlantedBug("gaussian_l2_sensitivity", "vector", generator_gaussian(1.0, 1e-5, True, dim=8),
                    generator_gaussian(1.0, 1e-5, True, dim=8, sensitivity=math.sqrt(8.0)), np.zeros(8), np.ones(8),
                    1.0, 1e-5, "8-d Gaussian with sigma for l2-sensitivity 1; the inputs differ by sqrt(8)"),
