@@ -55,7 +55,7 @@ def test_resolution_floors():
     n, alpha = 10 ** 6, 0.05
     ceiling = st.eps_ceiling(n, alpha)
     assert ceiling == pytest.approx(math.log(n / math.log(2 / alpha)), abs=0.05)
-    floor = st.delta_floor(n, alpha, 1.0)
+    floor = st.certification_floor(n, alpha, 1.0)
     approx = (1 + math.e) * math.log(2 / alpha) / n
     assert 0.5 * approx < floor < 2.5 * approx
     k = round(floor * n)
@@ -72,3 +72,17 @@ def test_ranking_proxy_is_close_to_the_exact_bound():
     exact = st.eps_bound(k1, n, k2, n, 0.1)
     proxy = st.approx_eps_bound(k1, n, k2, n, st.one_sided_z(0.1))
     assert np.all(np.abs(proxy - exact) < 0.1 + 0.2 * np.abs(exact))
+
+
+def test_stage_floor_is_the_median_detection_mass():
+    """stage_floor: the mass at which all stages pass with probability 1/2 (Poisson counts);
+    min_count: the smallest count passing a monotone test."""
+    from scipy.stats import poisson
+    stages = [(3, 10_000), (24, 50_000), (26, 200_000)]
+    p = st.stage_floor(stages)
+    chance = math.prod(poisson.sf(k - 1, p * m) for k, m in stages)
+    assert chance == pytest.approx(0.5, abs=1e-6)
+    assert st.stage_floor([(1, 100)]) == pytest.approx(math.log(2) / 100, rel=1e-6)
+    assert st.min_count(lambda k: k * k >= 50, 100) == 8
+    assert st.min_count(lambda k: False, 100) is None
+    assert st.certification_floor(10 ** 6, 0.05, 1.0, 1e-4) > st.certification_floor(10 ** 6, 0.05, 1.0) + 9e-5

@@ -18,11 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 MECHS = textwrap.dedent("""
     import numpy as np
 
+    def snap(v):                       # the 2^-32 lattice: float addition exact (Mironov 2012)
+        return np.round(np.asarray(v, dtype=float) * 2.0 ** 32) / 2.0 ** 32
+
     def laplace(x, n, seed, scale=1.0, shift=0.0):
-        return np.random.default_rng(seed).laplace(x + shift, scale, n)
+        return snap(x + shift) + snap(np.random.default_rng(seed).laplace(0.0, scale, n))
 
     def noisy_count(x, n, seed, scale=1.0):
-        return len(x) + np.random.default_rng(seed).laplace(0.0, scale, n)
+        return len(x) + snap(np.random.default_rng(seed).laplace(0.0, scale, n))
 
     def crashes(x, n, seed):
         raise RuntimeError("boom\\nsecond line")

@@ -8,19 +8,26 @@ audit of the pair (x, x') against a claim (eps, delta):
    statistics on one half (``events.candidate_statistics``), shortlist events
    on an eighth (``events.search``) and keep, by their estimates on the other
    three eighths (``events.validate``), the event S and direction that promise
-   the largest certified bound;
-2. *certification*: draw ``n`` fresh outputs of each, count S (streamed in
+   the largest certified bound; also nominate the most promising event never
+   seen under one input (``events.rare_event``: an atom, a bottom symbol, a
+   floating-point granularity class);
+2. *refinement*: on ``n_refine`` fresh outputs of the chosen pair, choose the
+   event of the chosen statistic again with more data, and count the rare
+   nominee; the better of the two is certified;
+3. *certification*: draw ``n`` fresh outputs of each, count S (streamed in
    blocks, or counted inside compiled code for ``fast.compiled_mechanism``),
    and turn the counts into Clopper-Pearson statements (``statistics``).
 
 Reported: ``eps_lower_bound`` (at the claimed delta, confidence 1 - alpha),
 ``p_value`` of H0 "(eps, delta)-DP holds on this pair", ``violated``
-(p_value <= alpha, i.e. eps_lower_bound > eps), the witness, the eps(delta)
-curve and the trade-off (f-DP) view -- certified (FPR, FNR) points and the
-Gaussian-DP mu they certify -- of the curve's events (simultaneous by Bonferroni
-over its distinct events, :mod:`.tradeoff`), ``n_samples``, ``samples_per_second``
-and the resolution floor (the largest eps and the smallest violating-event mass
-that n samples can certify).
+(p_value <= alpha, i.e. eps_lower_bound > eps), the witness (its event described
+in output space), the eps(delta) curve and the trade-off (f-DP) view -- certified
+(FPR, FNR) points and the Gaussian-DP mu they certify -- of the curve's events
+(simultaneous by Bonferroni over its distinct events, :mod:`.tradeoff`),
+``n_samples``, ``samples_per_second`` and the resolution: ``eps_ceiling`` (the
+largest eps n samples can certify) and ``delta_floor`` (the smallest mass of a
+violating event that selection and certification together find and certify,
+:func:`resolution_floor`).
 
 Inputs are any objects the mechanism accepts: numbers and numeric arrays of one
 shape (the compiled fast path applies), or datasets of different sizes (add/remove
@@ -45,8 +52,8 @@ from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
 from . import fast, statistics as st, tradeoff
-from .events import (Event, Statistic, candidate_statistics, histogram, search, search_counts, validate,
-                     validate_counts)
+from .events import (Event, Statistic, candidate_statistics, histogram, rare_event, search, search_counts,
+                     validate, validate_counts)
 from .inputs import (Domain, as_input, describe_input, describe_pair, neighbour_pair, numeric_input,
                      pattern_pairs)
 
@@ -54,6 +61,9 @@ from .inputs import (Domain, as_input, describe_input, describe_pair, neighbour_
 CHUNK = 1 << 18
 #: events per family shortlisted on the screening part of the selection samples
 SHORTLIST = 4
+#: default selection outputs per input and pair: n // 8, at least SELECT_MIN (but at most n) and
+#: at most SELECT_MAX (they are stored: the cap bounds memory and the cost of fitting statistics)
+SELECT_MIN, SELECT_MAX = 200_000, 1_000_000
 
 
 @dataclass
@@ -293,31 +303,37 @@ class _Source:
 
     def histogram(self, x, n: int, stat: Statistic, edges: np.ndarray, key: tuple, bar) -> np.ndarray:
         """Counts of the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
-        n_bins = edges.size + 1
-        total = np.zeros(n_bins, dtype=np.int64)
+        return self.histograms(x, n, [(stat, edges)], key, bar)[0]
+
+    def histograms(self, x, n: int, binnings: list, key: tuple, bar) -> list[np.ndarray]:
+        """Counts of several statistics, each (stat, edges) of ``binnings``, on the same n fresh
+        outputs of M(x) (drawn once on the block path, once per statistic on the compiled one)."""
+        totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
         if self.fast_path(x):
             xs = numeric_input(x)
             seeds = fast.block_seeds(self.seed, n, *key)
             per_call = 256                                    # blocks per kernel call (progress)
-            grid = fast.bin_grid(np.ascontiguousarray(edges, dtype=np.float64)) if stat.compiled else None
-            for first in range(0, seeds.size, per_call):
-                chunk = seeds[first:first + per_call]
-                m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
-                if stat.compiled:
-                    total += fast.count_bins(self.component, xs, chunk, m, self.d, stat.spec, edges,
-                                           grid)
-                else:
-                    rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
-                    total += histogram(stat.evaluate(rows), edges)
-                self.drawn += m
-                bar.update(m)
-            return total
+            for j, (total, (stat, edges)) in enumerate(zip(totals, binnings)):
+                grid = fast.bin_grid(np.ascontiguousarray(edges, dtype=np.float64)) if stat.compiled else None
+                for first in range(0, seeds.size, per_call):
+                    chunk = seeds[first:first + per_call]
+                    m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
+                    if stat.compiled:
+                        total += fast.count_bins(self.component, xs, chunk, m, self.d, stat.spec, edges,
+                                                 grid)
+                    else:
+                        rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
+                        total += histogram(stat.evaluate(rows), edges)
+                    self.drawn += m if j == 0 else 0        # the same outputs, drawn again
+                    bar.update(m)
+            return totals
         for c, first in enumerate(range(0, n, CHUNK)):
             m = min(CHUNK, n - first)
             rows = self.rows(x, m, *key, c)
-            total += histogram(stat.evaluate(rows), edges)
+            for total, (stat, edges) in zip(totals, binnings):
+                total += histogram(stat.evaluate(rows), edges)
             bar.update(m)
-        return total
+        return totals
 
 
 # ------------------------------------------------------------------ validation
@@ -340,7 +356,48 @@ def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[fl
             f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
             f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
             f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; use n >= {need} (or a larger alpha)")
-    return ceiling, st.delta_floor(n, alpha, eps)
+    return ceiling, st.certification_floor(n, alpha, eps, delta)
+
+
+def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: float, delta: float) -> float:
+    """The smallest mass p of a violating event (P[M(x) in S] = p, P[M(x') in S] = 0) that
+    the audit finds *and* certifies with probability at least 1/2, when the mechanism's other
+    events sit at the claim.  Each stage needs enough occurrences of S among its outputs:
+
+    * fit (n_select / 2 outputs): ATOM_MIN_COUNT, so that an atom gets a category of its own;
+    * nomination (the other n_select / 2): enough that S, if it never occurs under x', would
+      certify more than eps (``events.zero_projection``);
+    * refinement (n_refine): enough that its validated proxy exceeds eps (without
+      refinement: seen once in the screening outputs and validated above eps);
+    * certification (n): enough that the bound exceeds eps.
+
+    Counts are Poisson (:func:`statistics.stage_floor`); the slow test plants events of
+    twice this mass and finds them in at least 95% of seeds."""
+    from .events import ATOM_MIN_COUNT, RARE_MIN_COUNT, VALIDATION_MARGIN, _proxy, zero_projection
+    z = st.one_sided_z(alpha)
+    fit = n_select // 2
+
+    def needed(score, m):
+        """The smallest count among m outputs at which score(count, m) exceeds eps."""
+        return st.min_count(lambda a: score(a, m) > eps, max(m, 1))
+
+    def validated(a, m):
+        return float(_proxy(np.float64(a), np.float64(0.0), m, m, n, z, VALIDATION_MARGIN, delta))
+
+    def nominated(a, m):
+        return float(zero_projection(a, m, n, alpha, delta)) if a >= RARE_MIN_COUNT else -math.inf
+
+    stages = [(ATOM_MIN_COUNT, fit)]
+    if n_refine > 0:
+        rest = n_select - fit
+        stages += [(needed(nominated, rest), rest), (needed(validated, n_refine), n_refine)]
+    else:
+        screen = (5 * n_select) // 8 - fit
+        stages += [(1, screen), (needed(validated, n_select - fit - screen), n_select - fit - screen)]
+    stages.append((st.min_count(lambda k: st.eps_bound(k, n, 0, n, alpha, delta) > eps, n), n))
+    if any(k is None for k, _ in stages):
+        return 1.0
+    return st.stage_floor(stages)
 
 
 def _pairs(mechanism, x, x_prime, domain):
@@ -364,13 +421,23 @@ def _pairs(mechanism, x, x_prime, domain):
 
 
 # ------------------------------------------------------------------ the audit
+@dataclass
+class Candidate:
+    """An event of one statistic on one input pair, and what selection thinks of it."""
+    proxy: float             # projected certified bound (pessimistic; see events._proxy)
+    se: float                # selection uncertainty of the proxy, in eps units
+    event: Event
+    pair: int                # index into the audit's list of input pairs
+
+
 def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density, features):
-    """Validated candidate events of every statistic of every pair in ``which``: rows
-    (validated proxy, its standard error, event, pair index).  The n_select outputs per
-    input are split: fit the statistics (1/2) | screen a shortlist of events (1/8) |
-    validate it (3/8)."""
+    """Candidate events of every statistic of every pair in ``which``.  The n_select outputs
+    per input are split: fit the statistics (1/2) | screen a shortlist of events (1/8) |
+    validate it (3/8).  Returns (validated, rare): per statistic, the best validated event,
+    and the most promising event never seen under one input on the screening and validation
+    outputs together (events.rare_event), with its zero projection as proxy."""
     fit, screen = n_select // 2, (5 * n_select) // 8
-    found = []
+    found, rare = [], []
     for p in which:
         a, b = pairs[p]
         rows_a = source.rows(a, n_select, p, 0, stream)
@@ -386,8 +453,57 @@ def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density
                 continue
             i = _most_promising(scores[:, 0], scores[:, 1])
             shortlist[i].proxy = float(scores[i, 0])
-            found.append((float(scores[i, 0]), float(scores[i, 1]), shortlist[i], p))
-    return found
+            found.append(Candidate(float(scores[i, 0]), float(scores[i, 1]), shortlist[i], p))
+            nominee = rare_event(stat, s_a, s_b, n, alpha, delta)
+            if nominee is not None:
+                rare.append(Candidate(nominee.proxy, math.inf, nominee, p))
+    return found, rare
+
+
+def _refine(source, pairs, chosen: Candidate, nominee: Candidate | None, n_refine: int, n: int,
+            alpha: float, delta: float, delta_grid, bar):
+    """Refinement on n_refine fresh outputs per input (own streams, never certified).
+
+    The chosen statistic and pair are fixed and the event (bins, direction) is chosen again
+    as at selection with more data: shortlist on one half, validate on the other (the
+    selection's event competes, and is replaced only by one clearly better).  A rare nominee
+    (an event never seen under one input at selection) is counted on all n_refine outputs of
+    its pair and replaces the refined event if its validated proxy is larger.  Returns (event,
+    proxy, the eps(delta) curve's events, chosen from the same refinement counts)."""
+    event, p = chosen.event, chosen.pair
+    half = max(1, n_refine // 2)
+    sizes = (half, n_refine - half)
+    binnings = {p: [(event.statistic, event.edges)]}
+    if nominee is not None:
+        binnings.setdefault(nominee.pair, []).append((nominee.event.statistic, nominee.event.edges))
+    counts = {}                                       # (pair, binning, side, part) -> histogram
+    for q, binning in binnings.items():
+        for part, m_ in enumerate(sizes):
+            for side, x_ in enumerate(pairs[q]):
+                for j, h in enumerate(source.histograms(x_, m_, binning, (q, side, 3 + part), bar)):
+                    counts[q, j, side, part] = h
+    h = [counts[p, 0, side, part] for part in (0, 1) for side in (0, 1)]
+    shortlist = search_counts(event.statistic, event.edges, h[0], h[1], half, half, n, alpha, [delta],
+                              top=SHORTLIST) + [event]
+    scores = validate_counts(shortlist, h[2], h[3], sizes[1], sizes[1], n, alpha)
+    i, inc = _most_promising(scores[:, 0], scores[:, 1]), len(shortlist) - 1
+    # the selection's event is replaced only by one clearly better on these counts: by more
+    # than the standard error of the difference (nested events: sqrt|se_1^2 - se_2^2|), so
+    # near-ties among events of a plentiful statistic stay with the incumbent
+    if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
+        i = inc
+    event, proxy = shortlist[i], float(scores[i, 0])
+    full = (h[0] + h[2], h[1] + h[3])
+    if nominee is not None:
+        j = len(binnings[nominee.pair]) - 1
+        full_nom = tuple(counts[nominee.pair, j, side, 0] + counts[nominee.pair, j, side, 1] for side in (0, 1))
+        nom_proxy = float(validate_counts([nominee.event], *full_nom, n_refine, n_refine, n, alpha)[0, 0])
+        if nom_proxy > proxy:
+            event, proxy, p, full = nominee.event, nom_proxy, nominee.pair, full_nom
+    event.proxy = proxy
+    curve_events = search_counts(event.statistic, event.edges, full[0], full[1], n_refine, n_refine, n,
+                                 alpha, delta_grid)
+    return event, p, curve_events
 
 
 def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
@@ -402,19 +518,23 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
                  dicts, strings); or give ``domain`` (a :class:`Domain`) to search the
                  standard patterns, or neither for a mechanism with ``input_range``
     eps, delta   the claim; alpha: 1 - confidence of every certified statement
-    n            certification outputs per input (selection draws ``n_select`` more,
-                 default min(n, max(n // 8, 200_000)) per input and pair)
+    n            certification outputs per input (selection draws ``n_select`` more per input
+                 and pair, default n // 8 within [SELECT_MIN, SELECT_MAX] and at most n)
     log_density  optional ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs):
                  the exact log-likelihood ratio becomes a candidate statistic
-    features     statistics to try: "auto" (all that apply), or any of "value",
-                 "category", "score", "bitsK" (low K mantissa bits of float outputs)
+    features     statistics to try: "auto" (all that apply, the default), or any of
+                 "value", "category" (categories and atoms), "score" (learned scores of
+                 vectors), "grain" (floating-point granularity), "bitsK" (low K mantissa
+                 bits); ``controls.LAW_FEATURES`` audits the law of a mechanism as if its
+                 arithmetic were exact (all but "grain")
     delta_grid   deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5)
     keep_pairs   with a domain: give every pair a quick selection pass (n_select / 4) and
                  the full one only to the ``keep_pairs`` most promising (faster, noisier);
                  default None: the full selection on every pair
     n_refine     fresh outputs per input on which the event of the chosen statistic and
-                 pair is chosen again (bins counted, never certified; default n // 4):
-                 rare strong events need more data to tell apart than the selection has
+                 pair is chosen again and a rare nominee is judged (bins counted, never
+                 certified; default n // 4): rare strong events need more data to tell
+                 apart than the selection has
 
     Raises :class:`dpbench.InputError` on bad input (before sampling anything) and when
     the mechanism raises or returns outputs it cannot compare (see :class:`_Source`).
@@ -424,11 +544,12 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     seed = check_int("seed", seed, low=0)
     if keep_pairs is not None:
         keep_pairs = check_int("keep_pairs", keep_pairs, low=1)
-    ceiling, floor = check_resolution(n, alpha, eps, delta)
+    ceiling, cert_floor = check_resolution(n, alpha, eps, delta)
     if n_select is None:
-        n_select = max(20, min(n, max(n // 8, 200_000)))
+        n_select = max(20, min(n, SELECT_MAX, max(n // 8, SELECT_MIN)))
     n_select = check_int("n_select", n_select, low=20)
     n_refine = n // 4 if n_refine is None else check_int("n_refine", n_refine, low=0)
+    floor = resolution_floor(n, n_select, n_refine, alpha, eps, delta)
     pairs = _pairs(mechanism, x, x_prime, domain)
     check_input = getattr(mechanism, "check_input", None)     # a dpbench Mechanism: its input range
     if check_input is not None:                               # (the fast path never calls it)
@@ -449,54 +570,40 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     if keep_pairs is not None and len(pairs) > keep_pairs:
         # a quick pass over every pair (a quarter of the selection outputs, own streams),
         # then the full selection on the most promising pairs only
-        quick = _select(source, pairs, kept, max(20, n_select // 4), 2, n, alpha, delta,
-                        log_density, features)
+        quick, _ = _select(source, pairs, kept, max(20, n_select // 4), 2, n, alpha, delta,
+                           log_density, features)
         best_per_pair: dict = {}
-        for f in quick:
-            best_per_pair[f[3]] = max(best_per_pair.get(f[3], -math.inf), f[0])
+        for c in quick:
+            best_per_pair[c.pair] = max(best_per_pair.get(c.pair, -math.inf), c.proxy)
         kept = sorted(best_per_pair, key=best_per_pair.get, reverse=True)[:keep_pairs]
-    found = _select(source, pairs, kept, n_select, 0, n, alpha, delta, log_density, features)
+    found, rare = _select(source, pairs, kept, n_select, 0, n, alpha, delta, log_density, features)
     if not found:
         raise InputError(f"no statistic applies to the outputs of {source.name}")
-    event, p = _choose(found)
-    a, b = pairs[p]
+    chosen = _choose(found)
+    # a rare event (never seen under one input) that would beat the chosen one if it truly
+    # never occurred there is judged on the refinement outputs too (one extra pass)
+    nominee = max(rare, key=lambda c: c.proxy, default=None)
+    if nominee is not None and (n_refine == 0 or nominee.proxy <= chosen.proxy):
+        nominee = None
+    selection_proxy = chosen.proxy
     from tqdm.auto import tqdm
-    bar = tqdm(total=2 * (n + n_refine), desc=f"audit {source.name}", unit="out", unit_scale=True,
-               disable=not progress, leave=False)
-    selection_proxy = event.proxy
-    if n_refine > 0:
-        # refinement: the chosen statistic and pair are fixed; its bins are counted on fresh
-        # outputs (own streams, never certified) and the event (bins, direction) is chosen
-        # again as at selection, with more data: shortlist on one half, validate on the other
-        # (the validated event of the selection competes); the curve's events on both halves
-        half = max(1, n_refine // 2)
-        try:
-            hists = [source.histogram(x_, m_, event.statistic, event.edges, (p, side, 3 + part), bar)
-                     for part, m_ in enumerate((half, n_refine - half))
-                     for side, x_ in enumerate((a, b))]
-        except BaseException:
-            bar.close()
-            raise
-        shortlist = search_counts(event.statistic, event.edges, hists[0], hists[1], half, half, n,
-                                  alpha, [delta], top=SHORTLIST) + [event]
-        scores = validate_counts(shortlist, hists[2], hists[3], n_refine - half, n_refine - half,
-                                 n, alpha)
-        i, inc = _most_promising(scores[:, 0], scores[:, 1]), len(shortlist) - 1
-        # the selection's event is replaced only by one clearly better on these counts: by more
-        # than the standard error of the difference (nested events: sqrt|se_1^2 - se_2^2|), so
-        # near-ties among events of a plentiful statistic stay with the incumbent
-        if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
-            i = inc
-        event = shortlist[i]
-        event.proxy = float(scores[i, 0])
-        curve_events = search_counts(event.statistic, event.edges, hists[0] + hists[2],
-                                     hists[1] + hists[3], n_refine, n_refine, n, alpha, delta_grid)
-    else:
-        # the curve's events: same statistic and bins as the headline event (one certification
-        # pass), chosen on the selection outputs of that pair (drawn again from the same stream)
-        s_a = event.statistic.evaluate(source.rows(a, n_select, p, 0, 0)[fit:])
-        s_b = event.statistic.evaluate(source.rows(b, n_select, p, 1, 0)[fit:])
-        curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid, edges=event.edges)
+    bar = tqdm(total=2 * (n + n_refine * (1 if nominee is None else 2)), desc=f"audit {source.name}",
+               unit="out", unit_scale=True, disable=not progress, leave=False)
+    try:
+        if n_refine > 0:
+            event, p, curve_events = _refine(source, pairs, chosen, nominee, n_refine, n, alpha, delta,
+                                             delta_grid, bar)
+        else:
+            # the curve's events: same statistic and bins as the headline event (one certification
+            # pass), chosen on the selection outputs of that pair (drawn again from the same stream)
+            event, p = chosen.event, chosen.pair
+            s_a = event.statistic.evaluate(source.rows(pairs[p][0], n_select, p, 0, 0)[fit:])
+            s_b = event.statistic.evaluate(source.rows(pairs[p][1], n_select, p, 1, 0)[fit:])
+            curve_events = search(event.statistic, s_a, s_b, n, alpha, delta_grid, edges=event.edges)
+    except BaseException:
+        bar.close()
+        raise
+    a, b = pairs[p]
     t_select = time.perf_counter() - t0
 
     t1 = time.perf_counter()
@@ -533,13 +640,15 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         eps_ceiling=float(ceiling), delta_floor=float(floor), pairs_tried=len(pairs), seed=seed,
         tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound,
         warnings=notes,
-        info={"select_seconds": t_select, "certify_seconds": t_cert,
+        info={"select_seconds": t_select, "certify_seconds": t_cert, "certification_floor": cert_floor,
               "certify_samples_per_second": 2 * n / t_cert if t_cert > 0 else math.inf,
               "fast_path": bool(source.fast_path(a) and event.statistic.compiled),
               "curve_alpha_per_event": curve.alpha_per_event, "curve_events": curve.events,
               "output_labels": _shown_labels(source.labels),
               "selection_proxy": selection_proxy, "refined_proxy": event.proxy if n_refine else None,
-              "n_refine": n_refine})
+              "n_refine": n_refine,
+              "rare_nominee": None if nominee is None else nominee.event.describe(),
+              "rare_nominee_chosen": nominee is not None and event is nominee.event})
 
 
 #: a validated proxy is trusted if its standard error is at most this fraction of the best proxy
@@ -561,18 +670,17 @@ def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
     return int(np.argmax(proxy))
 
 
-def _choose(found):
+def _choose(found: list[Candidate]) -> Candidate:
     """The event to certify: the most promising validated proxy (:func:`_most_promising`),
     except that a learned score (naive-Bayes, logistic, sign) is passed over for a direct
     statistic (value, category, pattern, exact likelihood ratio) whose proxy is within one
     standard error of the difference: a fitted score adds noise the validation cannot see."""
-    proxy, se = np.array([f[0] for f in found]), np.array([f[1] for f in found])
+    proxy, se = np.array([f.proxy for f in found]), np.array([f.se for f in found])
     top = found[_most_promising(proxy, se)]
     reliable = _reliable(proxy, se)
-    direct = [f for f, ok in zip(found, reliable) if ok and not f[2].statistic.learned
-              and f[0] >= top[0] - math.hypot(top[1], f[1])]
-    pick = max(direct, key=lambda f: f[0]) if top[2].statistic.learned and direct else top
-    return pick[2], pick[3]
+    direct = [f for f, ok in zip(found, reliable) if ok and not f.event.statistic.learned
+              and f.proxy >= top.proxy - math.hypot(top.se, f.se)]
+    return max(direct, key=lambda f: f.proxy) if top.event.statistic.learned and direct else top
 
 
 def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0,

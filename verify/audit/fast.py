@@ -44,7 +44,11 @@ CHUNK_BLOCKS = 2
 # row, described by a flat ``StatSpec`` and evaluated here, in compiled code, by
 # both the counting path and the block path (so both count the same events).
 VALUE, LINEAR, ADDITIVE, CODE = 0, 1, 2, 3
+#: what an ADDITIVE feature reads from its entry: the value, its difference from the previous
+#: entry, or its floating-point granularity (:func:`grain_key`)
+FEATURE_VALUE, FEATURE_DIFF, FEATURE_GRAIN = 0, 1, 2
 _SENTINEL = np.uint64(0x7FF8DEADBEEF0001)
+_MANTISSA = np.uint64((1 << 52) - 1)
 _FNV_OFFSET = np.uint64(1469598103934665603)
 _FNV_PRIME = np.uint64(1099511628211)
 
@@ -54,19 +58,22 @@ class StatSpec(NamedTuple):
 
     VALUE     row[column]
     LINEAR    bias + weights . row
-    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]] (minus the previous
-              entry if feat_diff[f]), bin_f from the sorted feat_edges[f, :feat_nedges[f]]
-    CODE      the rank of the row's category among those seen at selection (NaN if
-              unseen); entries not in ``specials`` (unless keep_all) are merged into one
-              "other" value; with low_bits > 0 only sign, exponent and the low mantissa
-              bits of each entry are kept (``bit_mask``)
+    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]], or its difference from the
+              previous entry, or its granularity code (feat_kind[f]: FEATURE_*), bin_f from the
+              sorted feat_edges[f, :feat_nedges[f]]
+    CODE      the rank of the row's category among those seen at selection (unseen
+              categories share the rank len(keys), one past the last); entries not in
+              ``specials`` (unless keep_all) are merged into one "other" value; with
+              low_bits > 0 only sign, exponent and the low mantissa bits of each entry are
+              kept (``bit_mask``); with ``grain`` only sign, exponent and the number of
+              trailing zero mantissa bits (:func:`grain_key`)
     """
     kind: int
     column: int
     bias: float
     weights: np.ndarray
     feat_col: np.ndarray
-    feat_diff: np.ndarray
+    feat_kind: np.ndarray
     feat_nedges: np.ndarray
     feat_edges: np.ndarray
     feat_w: np.ndarray
@@ -74,6 +81,7 @@ class StatSpec(NamedTuple):
     keep_all: bool
     low_bits: int
     bit_mask: np.uint64
+    grain: bool
     keys: np.ndarray
     ranks: np.ndarray
 
@@ -147,7 +155,21 @@ def bin_grid(edges: np.ndarray):
 
 
 @cached_njit
-def code_key(specials, keep_all, low_bits, bit_mask, row, bits):
+def grain_key(bits):
+    """The granularity of a float64 (given as its bits): sign and exponent, and the number
+    of trailing zero bits of the mantissa (52 for a power of two or zero), as one integer
+    below 2**18.  Outputs with the same key lie in the same binade and are odd multiples of
+    the same power of two; ``x + noise`` computed in floating point has a granularity that
+    depends on x (Mironov, CCS'12), which no exact-arithmetic mechanism has."""
+    mant = bits & _MANTISSA
+    zeros = 52
+    if mant != 0:
+        zeros = math.frexp(float(mant & (~mant + np.uint64(1))))[1] - 1
+    return ((bits >> np.uint64(52)) << np.uint64(6)) | np.uint64(zeros)
+
+
+@cached_njit
+def code_key(specials, keep_all, low_bits, bit_mask, grain, row, bits):
     """The 64-bit category key of an output row (``bits``: the row viewed as uint64)."""
     h = _FNV_OFFSET
     for j in range(row.shape[0]):
@@ -161,17 +183,20 @@ def code_key(specials, keep_all, low_bits, bit_mask, row, bits):
                 key = _SENTINEL
         if low_bits > 0:
             key = key & bit_mask
+        elif grain:
+            key = grain_key(key)
         h = (h ^ key) * _FNV_PRIME + np.uint64(j)
     return h
 
 
 @cached_njit
 def code_rank(keys, ranks, h):
-    """The rank of category key h (NaN if not among the ranked keys)."""
+    """The rank of category key h (len(keys), one past the last rank, if not among the
+    ranked keys: every unseen category falls in one "other" bin)."""
     i = bin_index(keys, h)
     if i < keys.shape[0] and keys[i] == h:
         return ranks[i]
-    return math.nan
+    return float(keys.shape[0])
 
 
 @cached_njit
@@ -183,13 +208,16 @@ def linear_value(bias, weights, row):
 
 
 @cached_njit
-def additive_value(feat_col, feat_diff, feat_nedges, feat_edges, feat_w, row):
+def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bits):
     s = 0.0
     for f in range(feat_col.shape[0]):
         c = feat_col[f]
         v = row[c]
-        if feat_diff[f] != 0 and c > 0:
+        kind = feat_kind[f]
+        if kind == FEATURE_DIFF and c > 0:
             v = v - row[c - 1]
+        elif kind == FEATURE_GRAIN:
+            v = float(grain_key(bits[c]))
         ne = feat_nedges[f]
         s += feat_w[f, bin_index(feat_edges[f, :ne], v)]
     return s
@@ -198,7 +226,8 @@ def additive_value(feat_col, feat_diff, feat_nedges, feat_edges, feat_w, row):
 @cached_njit
 def row_code(spec, row):
     """The 64-bit category key of an output row (CODE statistics)."""
-    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, row, row.view(np.uint64))
+    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, row,
+                    row.view(np.uint64))
 
 
 @cached_njit
@@ -210,8 +239,8 @@ def statistic_value(spec, row):
     if kind == LINEAR:
         return linear_value(spec.bias, spec.weights, row)
     if kind == ADDITIVE:
-        return additive_value(spec.feat_col, spec.feat_diff, spec.feat_nedges, spec.feat_edges,
-                              spec.feat_w, row)
+        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges,
+                              spec.feat_w, row, row.view(np.uint64))
     return code_rank(spec.keys, spec.ranks, row_code(spec, row))
 
 
@@ -220,6 +249,13 @@ def code_block(spec, rows, out):
     """out[i] = category key of rows[i] (used to build CODE statistics)."""
     for i in prange(rows.shape[0]):
         out[i] = row_code(spec, rows[i])
+
+
+@cached_njit(parallel=True)
+def grain_block(bits, out):
+    """out[i] = granularity code of the float64 whose bits are bits[i] (:func:`grain_key`)."""
+    for i in prange(bits.shape[0]):
+        out[i] = float(grain_key(bits[i]))
 
 
 @cached_njit(parallel=True)
@@ -247,9 +283,10 @@ def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, sta
     kind = spec.kind
     column = spec.column
     bias, weights = spec.bias, spec.weights
-    feat_col, feat_diff, feat_nedges = spec.feat_col, spec.feat_diff, spec.feat_nedges
+    feat_col, feat_kind, feat_nedges = spec.feat_col, spec.feat_kind, spec.feat_nedges
     feat_edges, feat_w = spec.feat_edges, spec.feat_w
     specials, keep_all, low_bits, bit_mask = spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask
+    grain = spec.grain
     keys, ranks = spec.keys, spec.ranks
     use_grid = starts.shape[0] > 0
     for b in prange(seeds.shape[0]):
@@ -270,9 +307,10 @@ def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, sta
                 elif kind == LINEAR:
                     s = linear_value(bias, weights, row)
                 elif kind == ADDITIVE:
-                    s = additive_value(feat_col, feat_diff, feat_nedges, feat_edges, feat_w, row)
+                    s = additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bits)
                 else:
-                    s = code_rank(keys, ranks, code_key(specials, keep_all, low_bits, bit_mask, row, bits))
+                    s = code_rank(keys, ranks, code_key(specials, keep_all, low_bits, bit_mask, grain, row,
+                                                        bits))
                 if s == s:
                     if use_grid:
                         cb[grid_bin_index(edges, starts, grid_lo, grid_scale, s)] += 1

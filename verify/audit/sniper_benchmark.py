@@ -24,6 +24,10 @@ import numpy as np
 from dpbench import randomness as rng
 from dpbench.engine.components import implements
 
+from dpbench.engine.caching import cached_njit
+
+from .controls import LATTICE
+from .core import SELECT_MAX, SELECT_MIN
 from .fast import compiled_mechanism, emit
 from .inputs import Domain
 
@@ -33,22 +37,43 @@ ALPHA = 0.1                      # DP-Sniper's 90% confidence
 
 
 # ------------------------------------------------------------------ mechanisms
+# The mechanisms add noise rounded to a lattice of 2^-32 (verify.audit.controls.LATTICE;
+# Mironov's fix of floating-point noise, CCS'12, in its simplest form): on the suite's integer
+# inputs every sum is then exact, so each mechanism has the law of its exact-arithmetic
+# description and the known answers hold for the code that runs.  Textbook float noise
+# (``x + laplace``) is not DP at all (its granularity depends on x); the audit's default
+# statistics see that, which is the FloatingPointLaplace row.
+_PER_UNIT = 1.0 / LATTICE
+
+
+@cached_njit
+def lattice_laplace(scale):
+    """Laplace(0, scale) (dpbench's sampler) rounded to the nearest multiple of LATTICE."""
+    return np.rint(rng.laplace(scale) * _PER_UNIT) / _PER_UNIT
+
+
+@cached_njit
+def lattice_exponential(scale):
+    """Exponential(scale) rounded to the nearest multiple of LATTICE."""
+    return np.rint(rng.exponential(scale) * _PER_UNIT) / _PER_UNIT
+
+
 class Laplace(NamedTuple):
     """x + Laplace(scale) per output entry, ``copies`` independent entries (LaplaceMechanism,
-    LaplaceParallel, NoisyHist1/2).  The noise is the textbook float sampler
-    scale * log(2u) / -scale * log(2 - 2u) of one uniform double (NumPy's legacy laplace)."""
+    LaplaceParallel, NoisyHist1/2), the noise on the lattice; ``float_safe=False``: the
+    textbook float sampler scale * log(2u) / -scale * log(2 - 2u) of one uniform double
+    (NumPy's legacy laplace) added in plain floating point."""
     scale: float
     copies: int          # 0: one entry per input entry (histograms); k > 0: k copies of x[0]
+    float_safe: bool = True
 
 
 @implements(emit, Laplace)
 def _laplace_emit(mech, x, out):
-    if mech.copies == 0:
-        for j in range(x.shape[0]):
-            out[j] = x[j] + rng.laplace(mech.scale)
-    else:
-        for j in range(mech.copies):
-            out[j] = x[0] + rng.laplace(mech.scale)
+    m = x.shape[0] if mech.copies == 0 else mech.copies
+    for j in range(m):
+        noise = lattice_laplace(mech.scale) if mech.float_safe else rng.laplace(mech.scale)
+        out[j] = (x[j] if mech.copies == 0 else x[0]) + noise
 
 
 class TruncatedGeometric(NamedTuple):
@@ -95,7 +120,7 @@ def _rnm_emit(mech, x, out):
     best = -math.inf
     arg = 0
     for j in range(x.shape[0]):
-        noise = rng.exponential(mech.scale) if mech.exponential else rng.laplace(mech.scale)
+        noise = lattice_exponential(mech.scale) if mech.exponential else lattice_laplace(mech.scale)
         v = x[j] + noise
         if v > best:
             best = v
@@ -126,11 +151,11 @@ def _svt_emit(mech, x, out):
     eps1 = eps / 4.0 if v == SVT4 else eps / 2.0
     eps2 = eps - eps1
     if v == NUMERICAL:
-        rho = rng.laplace(3.0 / eps)
+        rho = lattice_laplace(3.0 / eps)
     elif v == SVT2:
-        rho = rng.laplace(c / eps1)
+        rho = lattice_laplace(c / eps1)
     else:
-        rho = rng.laplace(1.0 / eps1)
+        rho = lattice_laplace(1.0 / eps1)
     count = 0
     aborted = False
     for j in range(x.shape[0]):
@@ -138,25 +163,25 @@ def _svt_emit(mech, x, out):
             out[j] = -1000.0 if v == NUMERICAL else (-2000.0 if v == SVT3 else -1.0)
             continue
         if v == SVT1 or v == SVT2:
-            m = x[j] + rng.laplace(2.0 * c / eps2)
+            m = x[j] + lattice_laplace(2.0 * c / eps2)
         elif v == SVT3:
-            m = x[j] + rng.laplace(c / eps2)
+            m = x[j] + lattice_laplace(c / eps2)
         elif v == SVT4 or v == SVT6:
-            m = x[j] + rng.laplace(1.0 / eps2)
+            m = x[j] + lattice_laplace(1.0 / eps2)
         elif v == SVT5:
             m = x[j]
         else:
-            m = x[j] + rng.laplace(6.0 * c / eps)
+            m = x[j] + lattice_laplace(6.0 * c / eps)
         above = m >= rho + t
         if v == NUMERICAL:
-            z = x[j] + rng.laplace(3.0 * c / eps)
+            z = x[j] + lattice_laplace(3.0 * c / eps)
             out[j] = z if above else 0.0
         elif v == SVT3:
             out[j] = m if above else -1000.0
         else:
             out[j] = 1.0 if above else 0.0
         if v == SVT2 and above:
-            rho = rng.laplace(c / eps1)
+            rho = lattice_laplace(c / eps1)
         if v != SVT5 and v != SVT6:
             if above:
                 count += 1
@@ -252,81 +277,66 @@ class PrefixSum(NamedTuple):
 def _prefix_emit(mech, x, out):
     total = 0.0
     for j in range(x.shape[0]):
-        total += x[j] + rng.laplace(1.0 / mech.eps)
+        total += x[j] + lattice_laplace(1.0 / mech.eps)
         out[j] = total
 
 
 # ------------------------------------------------------------------ the suite
+#: the suite's one sample budget: certification outputs per input, the same for every row
+#: (selection and refinement follow the audit's default rules, ``audit(n=SUITE_N)``)
+SUITE_N = 30_000_000
+
+
 @dataclass
 class Case:
     name: str                    # as in the DP-Sniper logs
     component: tuple
     output_dim: int
     domain: Domain
-    n: int                       # certification samples per input
-    n_select: int                # selection samples per input and pair
-    features: tuple = ("auto",)
     note: str = ""
     true_eps: float | None = None    # the pair's exact eps where known (for the report)
-    n_refine: int | None = None  # refinement outputs per input (None: the audit's n // 4)
     extra: dict = field(default_factory=dict)
+
+    #: every row is audited with the default statistics (kept for callers that pass it on)
+    features = ("auto",)
 
     def mechanism(self):
         return compiled_mechanism(self.component, self.output_dim, name=self.name,
                                   claimed_eps=CLAIMED_EPS)
 
 
-def cases(scale: float = 1.0) -> list[Case]:
-    """The suite; ``scale`` multiplies every sample count (1.0: the report's settings)."""
-    def n(v):
-        return max(10_000, int(v * scale))
+def cases() -> list[Case]:
+    """The suite: the DP-Sniper mechanisms on their input domains, and FloatingPointLaplace."""
     e = CLAIMED_EPS
     f1 = Domain(1, -10, 10)
     f5c = Domain(5, -10, 10, componentwise=True)
     f10c = Domain(10, -10, 10, componentwise=True)
     i5 = Domain(5, 0, 10, integer=True)
     rap = Domain(1, -10, 10, integer=True)
-    # n: certification outputs per input, sized so that the bound clears the published one
-    # where that is reachable (rows that cannot reach it, see SHORTFALL, get less); the
-    # selection (n_select per input and pair) only picks the pair and the statistic, the
-    # refinement (r, fresh outputs of the chosen pair) picks the event
     return [
-        Case("LaplaceMechanism", Laplace(1.0 / e, 1), 1, f1, n(5e8), n(2e6), n_refine=n(2e7), true_eps=0.1),
+        Case("LaplaceMechanism", Laplace(1.0 / e, 1), 1, f1, true_eps=0.1),
         Case("TruncatedGeometricMechanism", truncated_geometric(e, 5), 1, Domain(1, 0, 5, integer=True),
-             n(1e8), n(1e6), n_refine=n(5e6), true_eps=math.log(1 + 2 ** -3)),
-        Case("NoisyHist1", Laplace(1.0 / e, 0), 5, i5, n(1e8), n(2e6), n_refine=n(5e6), true_eps=0.1),
-        Case("NoisyHist2", Laplace(e, 0), 5, i5, n(2e7), n(1e6), n_refine=n(2e6), true_eps=10.0),
-        Case("ReportNoisyMax1", ReportNoisyMax(2.0 / e, False, False), 1, f5c, n(5e7), n(1e6),
-             n_refine=n(5e6), true_eps=0.0946149),
-        Case("ReportNoisyMax2", ReportNoisyMax(2.0 / e, True, False), 1, f5c, n(5e8), n(1e6),
-             n_refine=n(1e7), true_eps=0.1),
-        Case("ReportNoisyMax3", ReportNoisyMax(2.0 / e, False, True), 1, f5c, n(1e8), n(1e6),
-             n_refine=n(1e7), true_eps=0.25),
-        Case("ReportNoisyMax4", ReportNoisyMax(2.0 / e, True, True), 1, f5c, n(2e7), n(1e6),
-             n_refine=n(2e6), true_eps=math.inf),
-        Case("SparseVectorTechnique1", SparseVector(SVT1, e, 1, 0.5), 10, f10c, n(2e8), n(2e6),
-             n_refine=n(1e7), true_eps=0.0885258),
-        Case("SparseVectorTechnique2", SparseVector(SVT2, e, 1, 1.0), 10, f10c, n(1e8), n(2e6),
-             n_refine=n(1e7)),
-        Case("SparseVectorTechnique3", SparseVector(SVT3, e, 1, 1.0), 10, f10c, n(2e7), n(1e6),
-             n_refine=n(1e7)),
-        Case("SparseVectorTechnique4", SparseVector(SVT4, e, 1, 1.0), 10, f10c, n(3e7), n(1e6),
-             n_refine=n(5e6), true_eps=0.1724707),
-        Case("SparseVectorTechnique5", SparseVector(SVT5, e, 1, 1.0), 10, f10c, n(2e8), n(1e6),
-             n_refine=n(5e6), true_eps=math.inf),
-        Case("SparseVectorTechnique6", SparseVector(SVT6, e, 1, 1.0), 10, f10c, n(2e7), n(1e6),
-             n_refine=n(1e7)),
-        Case("Rappor", rappor(False), 20, rap, n(2e7), n(1e6), n_refine=n(2e6),
-             true_eps=6 * math.log(0.5125 / 0.4875)),
-        Case("OneTimeRappor", rappor(True), 20, rap, n(2e7), n(1e6), n_refine=n(2e6),
-             true_eps=6 * math.log(0.525 / 0.475)),
-        Case("LaplaceParallel", Laplace(1.0 / 0.005, 20), 20, f1, n(3e7), n(1e6), n_refine=n(3e6), true_eps=0.1),
-        Case("SVT34Parallel", SVT34Parallel(e, 2, 1.0), 20, f10c, n(5e7), n(1e6), n_refine=n(1e7)),
-        Case("PrefixSum", PrefixSum(e), 10, f10c, n(1e7), n(5e5), n_refine=n(2e6), true_eps=1.0),
-        Case("NumericalSVT", SparseVector(NUMERICAL, e, 2, 1.0), 10, f10c, n(5e7), n(1e6), n_refine=n(1e7)),
-        Case("FloatingPointLaplace", Laplace(1.0 / e, 1), 1, f1, n(2e7), n(1e6), n_refine=n(2e6),
-             features=("bits4",),
-             note="textbook Laplace (log of a uniform double), statistic: float bit pattern"),
+             true_eps=math.log(1 + 2 ** -3)),
+        Case("NoisyHist1", Laplace(1.0 / e, 0), 5, i5, true_eps=0.1),
+        Case("NoisyHist2", Laplace(e, 0), 5, i5, true_eps=10.0),
+        Case("ReportNoisyMax1", ReportNoisyMax(2.0 / e, False, False), 1, f5c, true_eps=0.0946149),
+        Case("ReportNoisyMax2", ReportNoisyMax(2.0 / e, True, False), 1, f5c, true_eps=0.1),
+        Case("ReportNoisyMax3", ReportNoisyMax(2.0 / e, False, True), 1, f5c, true_eps=0.25),
+        Case("ReportNoisyMax4", ReportNoisyMax(2.0 / e, True, True), 1, f5c, true_eps=math.inf),
+        Case("SparseVectorTechnique1", SparseVector(SVT1, e, 1, 0.5), 10, f10c, true_eps=0.0885258),
+        Case("SparseVectorTechnique2", SparseVector(SVT2, e, 1, 1.0), 10, f10c),
+        Case("SparseVectorTechnique3", SparseVector(SVT3, e, 1, 1.0), 10, f10c),
+        Case("SparseVectorTechnique4", SparseVector(SVT4, e, 1, 1.0), 10, f10c, true_eps=0.1724707),
+        Case("SparseVectorTechnique5", SparseVector(SVT5, e, 1, 1.0), 10, f10c, true_eps=math.inf),
+        Case("SparseVectorTechnique6", SparseVector(SVT6, e, 1, 1.0), 10, f10c),
+        Case("Rappor", rappor(False), 20, rap, true_eps=6 * math.log(0.5125 / 0.4875)),
+        Case("OneTimeRappor", rappor(True), 20, rap, true_eps=6 * math.log(0.525 / 0.475)),
+        Case("LaplaceParallel", Laplace(1.0 / 0.005, 20), 20, f1, true_eps=0.1),
+        Case("SVT34Parallel", SVT34Parallel(e, 2, 1.0), 20, f10c),
+        Case("PrefixSum", PrefixSum(e), 10, f10c, true_eps=1.0),
+        Case("NumericalSVT", SparseVector(NUMERICAL, e, 2, 1.0), 10, f10c),
+        Case("FloatingPointLaplace", Laplace(1.0 / e, 1, False), 1, f1, true_eps=math.inf,
+             note="textbook Laplace (log of a uniform double) added in floating point"),
     ]
 
 
@@ -343,13 +353,13 @@ def published() -> dict:
     return out
 
 
-def run_case(case: Case, seed: int = 0, progress: bool = False, keep_pairs=None):
-    """(AuditResult, wall seconds, CPU seconds of all threads) of one known-answer case."""
+def run_case(case: Case, n: int = SUITE_N, seed: int = 0, progress: bool = False):
+    """(AuditResult, wall seconds, CPU seconds of all threads) of one known-answer case: the
+    default audit with n certification outputs per input."""
     from .core import audit
     t0, c0 = time.perf_counter(), time.process_time()
-    result = audit(case.mechanism(), eps=CLAIMED_EPS, alpha=ALPHA, n=case.n, n_select=case.n_select,
-                   seed=seed, domain=case.domain, features=case.features, progress=progress,
-                   keep_pairs=keep_pairs, n_refine=case.n_refine)
+    result = audit(case.mechanism(), eps=CLAIMED_EPS, alpha=ALPHA, n=n, seed=seed, domain=case.domain,
+                   progress=progress)
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 
@@ -357,25 +367,31 @@ TOOLS = [("ddsearch_logreg", "DD-Search LR"), ("ddsearch_mlp", "DD-Search MLP"),
          ("statdp_run1", "StatDP 1"), ("statdp_run2", "StatDP 2")]
 
 
-def report(rows, total_seconds: float, total_cpu: float, command: str, controls=None,
-           controls_seconds=None) -> str:
+def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=None) -> str:
+    """The markdown report: the suite's rows, their shortfalls, the dpbench catalog and
+    negative controls, and the planted bug classes.  ``seconds``: (suite wall, suite CPU,
+    controls wall, controls CPU, planted wall, planted CPU)."""
     pub = published()
     lines = ["# Audit known-answer suite: the DP-Sniper benchmark", "",
-             f"Regenerate with `{command}`.", "",
+             f"Regenerate with `{command}` (one line; add `--no-controls` for the suite alone).", "",
              "Every mechanism claims eps = 0.1; bounds are certified at 90% confidence (alpha = 0.1, "
              "Clopper-Pearson, union bound), on the input patterns of DP-Sniper's `exp_default.py`. "
-             "`n` is certification outputs per input; `samples` counts every output drawn (selection "
-             "over all pattern pairs, refinement of the event on fresh outputs of the chosen pair, "
-             "certification on fresh outputs again). Published columns: eps lower bounds from "
-             "DP-Sniper's reference logs (DD-Search with logistic regression / MLP, two StatDP runs); "
-             "`best` is the largest of them. `true eps` is the exact eps of the mechanism on these "
-             "inputs where it is known (closed form, or numerical integration for SVT1/SVT4 and "
-             "ReportNoisyMax1; inf: not DP at all). `wall s` was measured on a 2-core machine shared "
-             "with other jobs; `cpu s` is the CPU time of all threads (compilation included when the "
-             "cache was cold), the steadier figure.", "",
+             f"**One configuration for every row**: the default audit (the same statistics, no "
+             f"per-row features) with the suite's one sample budget, n = {n:.0e} certification "
+             "outputs per input (`SUITE_N`); selection and refinement follow the audit's default rules "
+             f"(n_select = n // 8 within [{SELECT_MIN:.0e}, {SELECT_MAX:.0e}] per input and pair, "
+             "n_refine = n // 4 on the chosen pair, once more for a rare-event nominee). `samples` "
+             "counts every output drawn. The mechanisms add noise on a lattice of 2^-32 (Mironov's fix) "
+             "so that the code that runs has the law of the published mechanism; "
+             "FloatingPointLaplace is the textbook float sampler, which is not DP at all. Published "
+             "columns: eps lower bounds from DP-Sniper's reference logs (DD-Search with logistic "
+             "regression / MLP, two StatDP runs); `best` is the largest of them. `true eps` is the "
+             "exact eps of the mechanism on these inputs where known (inf: not DP). `wall s` was "
+             "measured on a 2-core machine shared with other jobs; `cpu s` is the CPU time of all "
+             "threads (compilation included when the cache was cold), the steadier figure.", "",
              "| mechanism | ours eps_LB | best published | DD-Search LR | DD-Search MLP | StatDP 1 | StatDP 2 "
-             "| true eps | n | samples | wall s | cpu s | samples/s (wall) | witness |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| true eps | samples | wall s | cpu s | witness |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     short = []
     for case, res, secs, cpu in rows:
         p = pub.get(case.name, {})
@@ -388,51 +404,101 @@ def report(rows, total_seconds: float, total_cpu: float, command: str, controls=
         true = "" if case.true_eps is None else ("inf" if math.isinf(case.true_eps) else f"{case.true_eps:.5f}")
         w = res.witness
         lines.append(f"| {case.name} | **{res.eps_lower_bound:.5f}**{'' if ok else ' (short)'} | {best:.5f} | "
-                     + " | ".join(cells) + f" | {true} | {res.n:.0e} | {res.n_samples:.2e} | {secs:.1f} | "
-                     f"{cpu:.1f} | {res.n_samples / secs:.2e} | x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: "
-                     f"{w['statistic']} |")
-    whole = f"Whole suite: {total_seconds:.0f} s wall time, {total_cpu:.0f} s CPU time (all threads)"
-    if controls_seconds:
-        whole += (f", of which the known-answer rows {total_seconds - controls_seconds[0]:.0f} s wall / "
-                  f"{total_cpu - controls_seconds[1]:.0f} s CPU and the catalog/controls table "
-                  f"{controls_seconds[0]:.0f} s wall / {controls_seconds[1]:.0f} s CPU")
-    lines += ["", whole + ".", ""]
+                     + " | ".join(cells) + f" | {true} | {res.n_samples:.2e} | {secs:.1f} | {cpu:.1f} | "
+                     f"x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: {_short(w['event'])} |")
+    wall, cpu = seconds[0], seconds[1]
+    lines += ["", f"Known-answer rows: {wall:.0f} s wall time, {cpu:.0f} s CPU time (all threads), "
+                  f"{len(rows)} rows.", ""]
     if short:
-        lines.append("## Rows below the best published bound")
-        lines.append("")
+        lines += ["## Rows below the best published bound", "",
+                  "Computed from each row's result: the certified event's frequencies p(x), p(x') and "
+                  "the n per input at which that event's bound would reach the published figure "
+                  "(expected counts), or why no n can.", ""]
         for case, res, best in short:
-            why = _shortfall_reason(case, res, best)
-            lines.append(f"- **{case.name}**: {res.eps_lower_bound:.5f} vs {best:.5f}. {why}")
+            lines.append(f"- **{case.name}**: {res.eps_lower_bound:.5f} vs {best:.5f} "
+                         f"(short by {best - res.eps_lower_bound:.5f}). {_shortfall_reason(case, res, best)}")
         lines.append("")
     if controls:
         lines += ["## dpbench mechanisms at their claims, and negative controls", "",
                   "n = 10^6 certification outputs per input, alpha = 1e-3, inputs searched over the "
-                  "mechanism's input range (local randomisers: any two inputs are neighbours).", "",
-                  "| mechanism | claim (eps, delta) | eps_LB at delta | p-value | verdict | witness event |",
-                  "|---|---|---|---|---|---|"]
-        for name, eps, delta, res, expect in controls:
+                  "mechanism's input range (local randomisers: any two inputs are neighbours). `default`: "
+                  "the default audit, which also reads the floating-point granularity of the outputs; "
+                  "`law`: the statistics of `controls.LAW_FEATURES` (no granularity), which audit the "
+                  "mechanism as if its arithmetic were exact. Samplers that add Laplace or Gaussian noise "
+                  "in plain floating point (`controls.FLOAT_UNSAFE`) are not DP as implemented; the "
+                  "negative controls are audited with the features of the mechanism they break, so "
+                  "that they test their planted bug.", "",
+                  "| mechanism | claim (eps, delta) | expected | audit | eps_LB at delta | p-value | verdict "
+                  "| witness event |", "|---|---|---|---|---|---|---|---|"]
+        for name, eps, delta, which, res, expect in controls:
             verdict = "violated" if res.violated else "holds"
             mark = "" if (res.violated == (expect == "violated")) else " **(unexpected)**"
-            lines.append(f"| {name} | ({eps:g}, {delta:g}) | {res.eps_lower_bound:.4f} | {res.p_value:.3g} | "
-                         f"{verdict}{mark} | {res.witness['event']} |")
-        lines.append("")
+            lines.append(f"| {name} | ({eps:g}, {delta:g}) | {expect} | {which} | {res.eps_lower_bound:.4f} | "
+                         f"{res.p_value:.3g} | {verdict}{mark} | {_short(res.witness['event'])} |")
+        lines += ["", f"Catalog and controls: {seconds[2]:.0f} s wall, {seconds[3]:.0f} s CPU.", ""]
+    if planted:
+        lines += planted_section(planted, seconds[4], seconds[5])
     return "\n".join(lines)
 
 
+def planted_section(planted, wall: float, cpu: float) -> list[str]:
+    """Markdown lines of the planted-bug table: rows (case, buggy result, fixed result)."""
+    lines = ["## Planted bugs by class: caught by the default audit, passed once fixed", "",
+             "Mechanisms written from textbook formulas and published bug classes "
+             "(`verify.audit.controls.planted_bugs`), audited as a new user would: n = 2e6, "
+             "alpha = 0.01, every other argument at its default. `fixed`: the same mechanism with "
+             "the bug removed (floating point: input and noise on the 2^-32 lattice).", "",
+             "| class | case | claim | buggy eps_LB | caught | fixed eps_LB | fixed passes | "
+             "delta_floor | witness event (buggy) |", "|---|---|---|---|---|---|---|---|---|"]
+    for case, bad, good in planted:
+        lines.append(f"| {case.bug_class} | {case.name}: {case.why} | ({case.eps:g}, {case.delta:g}) | "
+                     f"{bad.eps_lower_bound:.3f} | {'yes' if bad.violated else '**no**'} | "
+                     f"{good.eps_lower_bound:.3f} | {'yes' if not good.violated else '**no**'} | "
+                     f"{bad.delta_floor:.2g} | {_short(bad.witness['event'])} |")
+    caught = sum(bad.violated for _, bad, _ in planted)
+    passed = sum(not good.violated for _, _, good in planted)
+    lines += ["", f"Caught {caught} of {len(planted)} bugs; {passed} of {len(planted)} fixed versions pass "
+                  f"(each fixed version is a correct mechanism: at alpha = 0.01 a sound audit flags it with "
+                  f"probability at most 0.01). Planted bugs: {wall:.0f} s wall, {cpu:.0f} s CPU.", ""]
+    return lines
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = text.replace("|", "\\|")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def audit_controls(n: int = 1_000_000, seed: int = 0):
-    """Every catalog mechanism at its claim (expected to hold) and every negative control
-    (expected to be violated): rows (name, eps, delta, result, expectation)."""
-    from .controls import CATALOG_SETTINGS, catalog_mechanism, negative_controls
+    """Every catalog mechanism at its claim (its law holds; float-unsafe samplers also under the
+    default audit, which must catch them) and every negative control (expected to be
+    violated): rows (name, eps, delta, audit features, result, expectation)."""
+    from .controls import CATALOG_SETTINGS, FLOAT_UNSAFE, LAW_FEATURES, catalog_mechanism, negative_controls
     from .core import audit
     rows = []
     for name in sorted(CATALOG_SETTINGS):
         m = catalog_mechanism(name)
-        rows.append((name, m.claimed_eps, m.claimed_delta,
-                     audit(m, eps=m.claimed_eps, delta=m.claimed_delta, n=n, alpha=1e-3, seed=seed), "holds"))
+        runs = [("default", ("auto",), "violated" if name in FLOAT_UNSAFE else "holds")]
+        if name in FLOAT_UNSAFE:
+            runs.append(("law", LAW_FEATURES, "holds"))
+        for which, features, expect in runs:
+            rows.append((name, m.claimed_eps, m.claimed_delta, which,
+                         audit(m, eps=m.claimed_eps, delta=m.claimed_delta, n=n, alpha=1e-3, seed=seed,
+                               features=features), expect))
     for c in negative_controls():
-        rows.append((c.name, c.eps, c.delta, audit(c.mechanism, eps=c.eps, delta=c.delta, n=n, alpha=1e-3,
-                                                   seed=seed), "violated"))
+        rows.append((c.name, c.eps, c.delta, "default" if c.features == ("auto",) else "law",
+                     audit(c.mechanism, eps=c.eps, delta=c.delta, n=n, alpha=1e-3, seed=seed,
+                           features=c.features), "violated"))
     return rows
+
+
+def audit_planted(n: int = 2_000_000, alpha: float = 0.01, seed: int = 1):
+    """Every planted bug of ``controls.planted_bugs`` and its fix, as a new user audits them:
+    rows (case, result of the buggy mechanism, result of the fixed one)."""
+    from .controls import planted_bugs
+    from .core import audit
+    return [(c, audit(c.mechanism, c.x, c.x_prime, eps=c.eps, delta=c.delta, n=n, alpha=alpha, seed=seed),
+             audit(c.fixed, c.x, c.x_prime, eps=c.eps, delta=c.delta, n=n, alpha=alpha, seed=seed))
+            for c in planted_bugs()]
 
 
 def _fmt(v):
@@ -441,76 +507,83 @@ def _fmt(v):
     return "[" + ",".join(f"{a:g}" for a in np.asarray(v).ravel()) + "]"
 
 
-#: why a row cannot reach the best published figure at the report's sample counts (computed
-#: from the exact output laws: numerical integration for the SVTs, closed forms elsewhere)
-SHORTFALL = {
-    "SparseVectorTechnique4": (
-        "The exact eps on the best pattern pair (1..1 vs 2,2,2,2,2,0,..,0) is 0.17247 (event: first "
-        "TRUE at query 6, mass 0.0167; numerical integration), only 0.0006 above StatDP's 0.1719. A "
-        "Clopper-Pearson bound on that event loses about 26.6/sqrt(n), so reaching 0.1719 needs "
-        "n ~ 2e9 outputs per input (the suite uses 3e7: no feasible n reaches it)."),
-    "OneTimeRappor": (
-        "The exact eps is 0.60047 (6 Bloom bits differ between inputs 1 and 0, each ln(0.525/0.475)); "
-        "the best event (all 6 bits favourable) has mass 0.021, so a Clopper-Pearson bound loses "
-        "about 26.7/sqrt(n): reaching DP-Sniper's 0.5999 needs n ~ 2e9 per input (the suite uses 2e7)."),
-    "Rappor": (
-        "The exact eps is 0.30013 (6 differing Bloom bits, each ln(0.5125/0.4875)), below DP-Sniper's "
-        "published 0.3008: no valid lower bound can reach that figure (their 90% bound did not hold "
-        "on that run)."),
-    "NoisyHist2": (
-        "The exact eps of the one-above/one-below pairs is 10.0 (Laplace scale 0.1, shift 1), below "
-        "StatDP's 10.0022, which no valid lower bound can reach; the row is 'near 10' as required."),
-    "ReportNoisyMax2": (
-        "The exact eps is 0.1 (event: argmax = the raised query, mass 0.2); the bound loses about "
-        "6.8/sqrt(n), so StatDP's 0.0997 needs n ~ 4.2e8 per input."),
-    "ReportNoisyMax3": (
-        "The exact eps is 0.25 (event: max <= 0 on 0..0 vs 1..1, mass 1/32; the ratio is exactly "
-        "e^0.25 below the threshold and falls off above it), 0.0012 above DP-Sniper's 0.2488. The "
-        "Clopper-Pearson bound loses about 13/sqrt(n) on that event and more on the nearest "
-        "quantile edge of the value, so reaching 0.2488 takes several 1e8 outputs per input (an "
-        "earlier report at n = 4e8 still gave 0.24804); the suite uses 1e8 to stay in its time budget."),
-}
-
-
 def _shortfall_reason(case, res, best) -> str:
-    if case.name in SHORTFALL:
-        return SHORTFALL[case.name]
+    """Why a row is below the published figure, computed from its result."""
+    from . import statistics as st
     if case.true_eps is not None and best > case.true_eps:
         return (f"The published figure exceeds the mechanism's exact eps on these inputs "
-                f"({case.true_eps:.4f}), so no valid lower bound can reach it.")
-    return ("Not analysed in closed form: the event search did not find an event as strong as the "
-            "published one at this sample size.")
+                f"({case.true_eps:.5f}), so no valid lower bound can reach it.")
+    w, n = res.witness, res.n
+    p1, p2 = w["count_x"] / n, w["count_x_prime"] / n
+    ratio = math.log(p1 / p2) if p1 > 0 and p2 > 0 else math.inf
+    event = f"The certified event ({_short(w['event'], 80)}) has p(x) = {p1:.4g}, p(x') = {p2:.4g}"
+    if ratio <= best:
+        return (f"{event}, ratio ln(p(x)/p(x')) = {ratio:.5f}: below the published figure at any n; "
+                f"the selection chose a weaker event than the published one"
+                + (f" (exact eps {case.true_eps:.5f})." if case.true_eps is not None else "."))
+    need = n
+    while st.eps_bound(p1 * need, need, p2 * need, need, res.alpha, res.delta) < best and need < 1e13:
+        need *= 2
+    lo, hi = need // 2, need
+    while hi - lo > max(1, lo // 100):
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if st.eps_bound(p1 * mid, mid, p2 * mid, mid, res.alpha, res.delta) < best else (lo, mid)
+    return (f"{event}; its Clopper-Pearson bound reaches {best:.5f} at n = {hi:.2g} per input "
+            f"({hi / n:.1f} times the suite's budget).")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every sample count")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the suite's sample budget SUITE_N")
     parser.add_argument("--only", nargs="*", help="run only these mechanisms")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-controls", action="store_true", help="skip the dpbench catalog/controls table")
-    parser.add_argument("--keep-pairs", type=int, help="quick pass over the input pairs, full selection "
-                                                       "on this many (faster, noisier event choice)")
-    parser.add_argument("--out", default="reports/audit_benchmark.md")
+    parser.add_argument("--no-controls", action="store_true",
+                        help="skip the dpbench catalog/controls and planted-bug tables")
+    parser.add_argument("--planted-only", action="store_true",
+                        help="only the planted-bug table (default --out reports/audit_planted.md)")
+    parser.add_argument("--out", default=None, help="default reports/audit_benchmark.md")
     args = parser.parse_args(argv)
+    if args.planted_only:
+        t0 = time.perf_counter(), time.process_time()
+        planted = audit_planted(seed=args.seed)
+        wall, cpu = time.perf_counter() - t0[0], time.process_time() - t0[1]
+        out = Path(args.out or "reports/audit_planted.md")
+        head = ["# Planted bugs: the default audit by bug class", "",
+                f"Regenerate with `python -m verify.audit.sniper_benchmark --planted-only"
+                f"{'' if args.seed == 0 else f' --seed {args.seed}'}`.", ""]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n".join(head + planted_section(planted, wall, cpu)) + "\n")
+        print(f"wrote {out}: {wall:.0f} s wall / {cpu:.0f} s cpu")
+        return 0
+    args.out = args.out or "reports/audit_benchmark.md"
     rows = []
-    t0, c0 = time.perf_counter(), time.process_time()
-    for case in cases(args.scale):
+    n = max(10_000, int(SUITE_N * args.scale))
+
+    def clock():
+        return time.perf_counter(), time.process_time()
+
+    t0 = clock()
+    for case in cases():
         if args.only and case.name not in args.only:
             continue
-        res, secs, cpu = run_case(case, args.seed, keep_pairs=args.keep_pairs)
+        res, secs, cpu = run_case(case, n, args.seed)
         print(f"{case.name:30s} eps_LB={res.eps_lower_bound:9.5f}  {secs:6.1f}s wall {cpu:6.1f}s cpu  "
               f"{res.witness['statistic']}", flush=True)
         rows.append((case, res, secs, cpu))
-    t1, c1 = time.perf_counter(), time.process_time()
-    controls = None if (args.no_controls or args.only) else audit_controls(seed=args.seed)
-    controls_seconds = (time.perf_counter() - t1, time.process_time() - c1) if controls else None
-    total, total_cpu = time.perf_counter() - t0, time.process_time() - c0
-    cmd = ("python -m verify.audit.sniper_benchmark" + (f" --scale {args.scale:g}" if args.scale != 1 else "")
-           + (f" --keep-pairs {args.keep_pairs}" if args.keep_pairs else ""))
-    text = report(rows, total, total_cpu, cmd, controls, controls_seconds)
+    t1 = clock()
+    extra = not (args.no_controls or args.only)
+    controls = audit_controls(seed=args.seed) if extra else None
+    t2 = clock()
+    planted = audit_planted() if extra else None
+    t3 = clock()
+    seconds = tuple(b[i] - a[i] for a, b in ((t0, t1), (t1, t2), (t2, t3)) for i in (0, 1))
+    cmd = "python -m verify.audit.sniper_benchmark" + (f" --scale {args.scale:g}" if args.scale != 1 else "")
+    text = report(rows, n, seconds, cmd, controls, planted)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text + "\n")
-    print(f"wrote {args.out} ({total:.0f} s wall, {total_cpu:.0f} s cpu for the suite, controls included)")
+    print(f"wrote {args.out}: suite {seconds[0]:.0f} s wall / {seconds[1]:.0f} s cpu"
+          + (f", controls {seconds[2]:.0f} / {seconds[3]:.0f}, planted {seconds[4]:.0f} / {seconds[5]:.0f}"
+             if extra else ""))
     return 0
 
 

@@ -16,7 +16,7 @@ is a lower bound on the eps of the pair at confidence 1 - alpha.  The p-value
 of H0 "(eps, delta)-DP holds on this pair" is the smallest alpha at which this
 bound exceeds eps, so ``p_value <= alpha`` exactly when ``eps_LB > eps``.
 There is no cap of the ln(1/c) kind: the only ceiling is what n samples can
-resolve, reported by :func:`eps_ceiling` and :func:`delta_floor`.
+resolve, reported by :func:`eps_ceiling` and :func:`certification_floor`.
 """
 from __future__ import annotations
 
@@ -110,25 +110,51 @@ def eps_ceiling(n: int, alpha: float) -> float:
     return eps_bound(n, n, 0, n, alpha, 0.0)
 
 
-def delta_floor(n: int, alpha: float, eps: float) -> float:
-    """The smallest probability mass of a violating event that n samples can certify.
+def certification_floor(n: int, alpha: float, eps: float, delta: float = 0.0) -> float:
+    """The smallest probability mass of a violating event that certification on n samples
+    can certify, once the event is known.
 
-    A violation confined to an event S with P[M(x) in S] = d and P[M(x') in S] = 0
-    is certified (in expectation) only if d >= delta_floor, about
-    (1 + e^eps) ln(2/alpha) / n.  Violations on rarer events are invisible to any
-    black-box audit with n samples (the "Curator attack" blind spot).
+    A violation confined to an event S with P[M(x) in S] = d and P[M(x') in S] = 0 is
+    certified only if at least d n of the n outputs of M(x) fall in S, where d n is the
+    smallest count k with p1_L(k) - delta > e^eps p2_U(0); about
+    (1 + e^eps) ln(2/alpha) / n + delta.  Violations on rarer events are invisible to any
+    black-box audit with n samples (the "Curator attack" blind spot).  What an audit that
+    must also *find* S achieves is larger: ``verify.audit.core.resolution_floor``.
     """
-    target = math.exp(eps) * float(cp_upper(0, n, alpha / 2.0))
-    lo, hi = 1, max(n, 1)
-    if float(cp_lower(hi, n, alpha / 2.0)) <= target:
-        return 1.0
-    while lo < hi:                                   # smallest k with p1_L(k) > e^eps p2_U(0)
+    k = min_count(lambda k: eps_bound(k, n, 0, n, alpha, delta) > eps, n)
+    return 1.0 if k is None else k / n
+
+
+def min_count(passes, limit: int) -> int | None:
+    """The smallest count k in 1..limit with passes(k) (passes monotone in k), None if none."""
+    if limit < 1 or not passes(limit):
+        return None
+    lo, hi = 1, limit
+    while lo < hi:
         mid = (lo + hi) // 2
-        if float(cp_lower(mid, n, alpha / 2.0)) > target:
+        if passes(mid):
             hi = mid
         else:
             lo = mid + 1
-    return lo / n
+    return lo
+
+
+def stage_floor(stages, level: float = 0.5) -> float:
+    """The smallest mass p at which an event occurring with probability p per output passes
+    every stage with probability at least ``level``, where stage (k, m) needs at least k
+    occurrences among m fresh outputs (independent Poisson counts; 1.0 if unreachable)."""
+    from scipy.stats import poisson
+
+    def chance(p):
+        return math.prod(float(poisson.sf(k - 1, p * m)) for k, m in stages)
+
+    if chance(1.0) < level:
+        return 1.0
+    lo, hi = -16.0, 0.0                              # bisection on log10 p
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if chance(10.0 ** mid) >= level else (mid, hi)
+    return 10.0 ** hi
 
 
 def min_samples_to_certify(eps: float, alpha: float) -> int:
