@@ -16,11 +16,12 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
 
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import CTB, CTL
+from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, add_response, clear_leader,
+                           new_mean_state)
 from .ucb import UCB1Index
 
 
@@ -30,26 +31,33 @@ class LaplaceUCB(NamedTuple):
 
 @implements(init_state, LaplaceUCB)
 def _init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)
+    return new_mean_state(k)
 
 
 @implements(select, LaplaceUCB)
 def _select(policy, state, t):
-    s, n, mean = state
-    k = n.shape[0]
+    k = state.counts.shape[0]
     if t < k:
         return t, 1
-    forced = 4.0 * math.log(t + 1.0)
-    for a in range(k):
-        if n[a] <= forced:
-            return a, 1
     log_t = math.log(t)
+    # forced exploration of the lowest-indexed arm with N_a <= 4 log(t+1); no arm qualifies
+    # when min N_a exceeds 4 log t + 2 >= 4 log(t+1) (t >= 2), so log(t+1) is rarely needed
+    if state.bounds[MIN_COUNT] <= 4.0 * log_t + 2.001:
+        forced = 4.0 * math.log(t + 1.0)
+        for a in range(k):
+            if state.counts[a] <= forced:
+                return a, 1
     hoeffding = 2.0 * log_t
     laplace = 32.0 * log_t / (policy.eps * policy.eps)
-    best = -math.inf
-    arm = 0
+    scale = math.sqrt(hoeffding) + math.sqrt(laplace)
+    arm = clear_leader(state.means, state.inv_sqrt_counts, scale,
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale))
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        u = mean[a] + math.sqrt(hoeffding / n[a]) + math.sqrt(laplace / n[a])
+        u = (state.means[a] + math.sqrt(hoeffding / state.counts[a])
+             + math.sqrt(laplace / state.counts[a]))
         if u > best:
             best = u
             arm = a
@@ -58,10 +66,7 @@ def _select(policy, state, t):
 
 @implements(update, LaplaceUCB)
 def _update(policy, state, arm, m, value, level, t):
-    s, n, mean = state
-    s[arm] += value
-    n[arm] += m
-    mean[arm] = s[arm] / n[arm]
+    add_response(state, arm, m, value)
 
 
 _EPS = (Param("eps", "privacy level of every user (eps-LDP)", real(0.0, low_open=True)),)
