@@ -27,12 +27,57 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
+from ..engine.caching import cached_njit
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, real, register_algorithm,
                               vector)
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
+from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, raise_bound
+
+
+class HeteroState(NamedTuple):
+    """Per-arm statistics of HeLDP-UCB-L/B (accepted responses only)."""
+    counts: np.ndarray     # N_a
+    sums: np.ndarray       # s_a (g-debiased bits for B)
+    weights: np.ndarray    # A_a = sum eps^-2 (L) or B_a = sum beta(eps) (B)
+    means: np.ndarray      # s_a / N_a, exactly as the index computes it
+    radius: np.ndarray     # index = mean + sqrt(L) * radius (index_search): see each policy
+    bounds: np.ndarray     # [max |mean|, min N_a, max radius, min weight] over the run
+
+
+MAX_RADIUS, MIN_WEIGHT = 2, 3
+
+
+def _new_state(policy, k, horizon):
+    return HeteroState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4))
+
+
+@cached_njit(inline="always")
+def _accept(state, arm, response, weight, radius):
+    """Add an accepted response with its weight; ``radius(n, w)`` gives the new radius."""
+    count_before = state.counts[arm]
+    weight_before = state.weights[arm]
+    state.counts[arm] += 1.0
+    state.sums[arm] += response
+    state.weights[arm] += weight
+    n = state.counts[arm]
+    state.means[arm] = state.sums[arm] / n
+    state.radius[arm] = radius(n, state.weights[arm])
+    raise_bound(state.bounds, MAX_ABS_MEAN, state.means[arm])
+    raise_bound(state.bounds, MAX_RADIUS, state.radius[arm])
+    k = state.counts.shape[0]
+    if count_before == state.bounds[MIN_COUNT]:
+        low = n
+        for a in range(k):
+            low = min(low, state.counts[a])
+        state.bounds[MIN_COUNT] = low
+    if weight_before == state.bounds[MIN_WEIGHT]:
+        low = state.weights[arm]
+        for a in range(k):
+            low = min(low, state.weights[a])
+        state.bounds[MIN_WEIGHT] = low
 
 
 class HeteroLaplaceUCB(NamedTuple):
@@ -40,38 +85,46 @@ class HeteroLaplaceUCB(NamedTuple):
     random_forced: bool
 
 
-@implements(init_state, HeteroLaplaceUCB)
-def _init_l(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)        # N, s, A
+implements(init_state, HeteroLaplaceUCB)(_new_state)
+
+
+@cached_njit(inline="always")
+def _laplace_radius(n, a_sum):
+    return math.sqrt(0.5 / n) + math.sqrt(8.0 * a_sum) / n
 
 
 @implements(select, HeteroLaplaceUCB)
 def _select_l(policy, state, t):
-    n, s, a_sum = state
-    k = n.shape[0]
+    k = state.counts.shape[0]
     big_l = 4.0 * math.log(t + 1.0)
     threshold = big_l / (policy.eps_min * policy.eps_min)
-    n_forced = 0
-    first = -1
-    for a in range(k):
-        if a_sum[a] <= threshold:
-            if first < 0:
-                first = a
-            n_forced += 1
-    if n_forced > 0:
+    if state.bounds[MIN_WEIGHT] <= threshold:       # F non-empty: forced exploration
+        n_forced = 0
+        first = -1
+        for a in range(k):
+            if state.weights[a] <= threshold:
+                if first < 0:
+                    first = a
+                n_forced += 1
         if not policy.random_forced:
             return first, 1
         j = int(rng.uniform() * n_forced)
         for a in range(k):
-            if a_sum[a] <= threshold:
+            if state.weights[a] <= threshold:
                 if j == 0:
                     return a, 1
                 j -= 1
         return first, 1
-    best = -math.inf
-    arm = 0
+    # s/N + sqrt(L/(2N)) + sqrt(8 A L)/N = mean + sqrt(L) * (sqrt(1/(2N)) + sqrt(8 A)/N)
+    scale = math.sqrt(big_l)
+    arm = clear_leader(state.means, state.radius, scale,
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]))
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        u = s[a] / n[a] + math.sqrt(big_l / (2.0 * n[a])) + math.sqrt(8.0 * a_sum[a] * big_l) / n[a]
+        n = state.counts[a]
+        u = state.sums[a] / n + math.sqrt(big_l / (2.0 * n)) + math.sqrt(8.0 * state.weights[a] * big_l) / n
         if u > best:
             best = u
             arm = a
@@ -81,32 +134,39 @@ def _select_l(policy, state, t):
 @implements(update, HeteroLaplaceUCB)
 def _update_l(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        n, s, a_sum = state
-        n[arm] += 1.0
-        s[arm] += value
-        a_sum[arm] += 1.0 / (level * level)
+        _accept(state, arm, value, 1.0 / (level * level), _laplace_radius)
 
 
 class HeteroBernoulliUCB(NamedTuple):
     eps_min: float
 
 
-@implements(init_state, HeteroBernoulliUCB)
-def _init_b(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)        # N, s (debiased), B
+implements(init_state, HeteroBernoulliUCB)(_new_state)
+
+
+@cached_njit(inline="always")
+def _bernoulli_radius(n, b_sum):
+    return math.sqrt(b_sum) / n
 
 
 @implements(select, HeteroBernoulliUCB)
 def _select_b(policy, state, t):
-    n, s, b_sum = state
-    k = n.shape[0]
-    half_l = 2.0 * math.log(t + 1.0)                     # L / 2
-    best = -math.inf
-    arm = 0
+    k = state.counts.shape[0]
+    if state.bounds[MIN_COUNT] == 0.0:              # unpulled arms first, in index order
+        for a in range(k):
+            if state.counts[a] == 0.0:
+                return a, 1
+    half_l = 2.0 * math.log(t + 1.0)                 # L / 2
+    # s/N + sqrt(B L/2)/N = mean + sqrt(L/2) * sqrt(B)/N
+    scale = math.sqrt(half_l)
+    arm = clear_leader(state.means, state.radius, scale,
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]))
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        if n[a] == 0.0:
-            return a, 1
-        u = s[a] / n[a] + math.sqrt(b_sum[a] * half_l) / n[a]
+        n = state.counts[a]
+        u = state.sums[a] / n + math.sqrt(state.weights[a] * half_l) / n
         if u > best:
             best = u
             arm = a
@@ -116,10 +176,7 @@ def _select_b(policy, state, t):
 @implements(update, HeteroBernoulliUCB)
 def _update_b(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        n, s, b_sum = state
-        n[arm] += 1.0
-        s[arm] += debias(value, level)
-        b_sum[arm] += bernoulli_factor(level)
+        _accept(state, arm, debias(value, level), bernoulli_factor(level), _bernoulli_radius)
 
 
 # ----------------------------------------------------------------- catalog
