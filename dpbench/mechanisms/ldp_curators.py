@@ -39,7 +39,13 @@ def sigmoid(x):
 @cached_njit
 def ctb_probability(r, eps):
     """P[CTB(r) = 1] = (r e^eps + 1 - r)/(1 + e^eps) = 1/2 + (r - 1/2) tanh(eps/2)."""
-    return 0.5 + (r - 0.5) * math.tanh(0.5 * eps)
+    return contracted(r, math.tanh(0.5 * eps))
+
+
+@cached_njit
+def contracted(r, c):
+    """1/2 + (r - 1/2) c: ``ctb_probability`` given c = tanh(eps/2)."""
+    return 0.5 + (r - 0.5) * c
 
 
 @cached_njit
@@ -102,9 +108,16 @@ def _ctl_respond(mech, env, arm, m):
 
 
 class CTB(NamedTuple):
-    """Convert-to-Bernoulli (sigmoid=False) or CTB-S (sigmoid=True) at level eps."""
+    """Convert-to-Bernoulli (sigmoid=False) or CTB-S (sigmoid=True) at level eps; build it with
+    ``CTB.at(eps, sigmoid)``.  ``contraction`` = tanh(eps/2) is computed once: numba calls
+    libm's tanh as an opaque function, which LLVM cannot hoist out of the loop."""
     eps: float
     sigmoid: bool
+    contraction: float
+
+    @classmethod
+    def at(cls, eps, sigmoid):
+        return cls(eps, sigmoid, math.tanh(0.5 * eps))
 
 
 @implements(respond, CTB)
@@ -114,7 +127,7 @@ def _ctb_respond(mech, env, arm, m):
         r = draw(env, arm)
         if mech.sigmoid:
             r = sigmoid(r)
-        total += rng.bernoulli(ctb_probability(r, mech.eps))
+        total += rng.bernoulli(contracted(r, mech.contraction))
     return total, mech.eps
 
 

@@ -81,7 +81,7 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
     summary="UCB1 on CTB(eps) bits",
     source="seed 000 Agent 4, Thm 6", params=_EPS,
-    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB(eps, False)),
+    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, False)),
     rewards="unit", privacy="local"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_ls", label="LDP-UCB-LS", family="ldp_ucb",
@@ -93,5 +93,5 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_bs", label="LDP-UCB-BS", family="ldp_ucb",
     summary="LDP-UCB-B behind CTB-S (sigmoid, unbounded rewards)",
     source="seed 000 Cor. 11", params=_EPS,
-    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB(eps, True)),
+    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, True)),
     rewards="any", privacy="local"))
