@@ -34,7 +34,8 @@ from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
-from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, raise_bound
+from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, forget_leader,
+                           new_leader_cache, raise_bound)
 
 
 class HeteroState(NamedTuple):
@@ -44,40 +45,33 @@ class HeteroState(NamedTuple):
     weights: np.ndarray    # A_a = sum eps^-2 (L) or B_a = sum beta(eps) (B)
     means: np.ndarray      # s_a / N_a, exactly as the index computes it
     radius: np.ndarray     # index = mean + sqrt(L) * radius (index_search): see each policy
-    bounds: np.ndarray     # [max |mean|, min N_a, max radius, min weight] over the run
+    bounds: np.ndarray     # [max |mean|, max radius] over the run, lower bounds of min N_a, min weight
+    leader: np.ndarray     # clear_leader's cache
 
 
 MAX_RADIUS, MIN_WEIGHT = 2, 3
 
 
 def _new_state(policy, k, horizon):
-    return HeteroState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4))
+    return HeteroState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4),
+                       new_leader_cache())
 
 
 @cached_njit(inline="always")
-def _accept(state, arm, response, weight, radius):
-    """Add an accepted response with its weight; ``radius(n, w)`` gives the new radius."""
-    count_before = state.counts[arm]
-    weight_before = state.weights[arm]
+def _accept(state, arm, response, weight):
+    """Add an accepted response with its weight (the caller then sets the radius)."""
+    forget_leader(state.leader, arm)
     state.counts[arm] += 1.0
     state.sums[arm] += response
     state.weights[arm] += weight
-    n = state.counts[arm]
-    state.means[arm] = state.sums[arm] / n
-    state.radius[arm] = radius(n, state.weights[arm])
+    state.means[arm] = state.sums[arm] / state.counts[arm]
     raise_bound(state.bounds, MAX_ABS_MEAN, state.means[arm])
-    raise_bound(state.bounds, MAX_RADIUS, state.radius[arm])
-    k = state.counts.shape[0]
-    if count_before == state.bounds[MIN_COUNT]:
-        low = n
-        for a in range(k):
-            low = min(low, state.counts[a])
-        state.bounds[MIN_COUNT] = low
-    if weight_before == state.bounds[MIN_WEIGHT]:
-        low = state.weights[arm]
-        for a in range(k):
-            low = min(low, state.weights[a])
-        state.bounds[MIN_WEIGHT] = low
+
+
+@cached_njit(inline="always")
+def _set_radius(state, arm, radius):
+    state.radius[arm] = radius
+    raise_bound(state.bounds, MAX_RADIUS, radius)
 
 
 class HeteroLaplaceUCB(NamedTuple):
@@ -88,24 +82,24 @@ class HeteroLaplaceUCB(NamedTuple):
 implements(init_state, HeteroLaplaceUCB)(_new_state)
 
 
-@cached_njit(inline="always")
-def _laplace_radius(n, a_sum):
-    return math.sqrt(0.5 / n) + math.sqrt(8.0 * a_sum) / n
-
-
 @implements(select, HeteroLaplaceUCB)
 def _select_l(policy, state, t):
     k = state.counts.shape[0]
     big_l = 4.0 * math.log(t + 1.0)
     threshold = big_l / (policy.eps_min * policy.eps_min)
-    if state.bounds[MIN_WEIGHT] <= threshold:       # F non-empty: forced exploration
-        n_forced = 0
-        first = -1
+    n_forced = 0
+    first = -1
+    if state.bounds[MIN_WEIGHT] <= threshold:       # F may be non-empty (weights only grow)
+        low = math.inf
         for a in range(k):
             if state.weights[a] <= threshold:
                 if first < 0:
                     first = a
                 n_forced += 1
+            if state.weights[a] < low:
+                low = state.weights[a]
+        state.bounds[MIN_WEIGHT] = low
+    if n_forced > 0:                                 # forced exploration
         if not policy.random_forced:
             return first, 1
         j = int(rng.uniform() * n_forced)
@@ -118,7 +112,8 @@ def _select_l(policy, state, t):
     # s/N + sqrt(L/(2N)) + sqrt(8 A L)/N = mean + sqrt(L) * (sqrt(1/(2N)) + sqrt(8 A)/N)
     scale = math.sqrt(big_l)
     arm = clear_leader(state.means, state.radius, scale,
-                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]))
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
+                       state.leader)
     if arm >= 0:
         return arm, 1
     best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
@@ -134,7 +129,9 @@ def _select_l(policy, state, t):
 @implements(update, HeteroLaplaceUCB)
 def _update_l(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        _accept(state, arm, value, 1.0 / (level * level), _laplace_radius)
+        _accept(state, arm, value, 1.0 / (level * level))
+        n = state.counts[arm]
+        _set_radius(state, arm, math.sqrt(0.5 / n) + math.sqrt(8.0 * state.weights[arm]) / n)
 
 
 class HeteroBernoulliUCB(NamedTuple):
@@ -144,23 +141,23 @@ class HeteroBernoulliUCB(NamedTuple):
 implements(init_state, HeteroBernoulliUCB)(_new_state)
 
 
-@cached_njit(inline="always")
-def _bernoulli_radius(n, b_sum):
-    return math.sqrt(b_sum) / n
-
-
 @implements(select, HeteroBernoulliUCB)
 def _select_b(policy, state, t):
     k = state.counts.shape[0]
     if state.bounds[MIN_COUNT] == 0.0:              # unpulled arms first, in index order
+        low = math.inf
         for a in range(k):
             if state.counts[a] == 0.0:
                 return a, 1
+            if state.counts[a] < low:
+                low = state.counts[a]
+        state.bounds[MIN_COUNT] = low
     half_l = 2.0 * math.log(t + 1.0)                 # L / 2
     # s/N + sqrt(B L/2)/N = mean + sqrt(L/2) * sqrt(B)/N
     scale = math.sqrt(half_l)
     arm = clear_leader(state.means, state.radius, scale,
-                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]))
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
+                       state.leader)
     if arm >= 0:
         return arm, 1
     best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
@@ -176,7 +173,8 @@ def _select_b(policy, state, t):
 @implements(update, HeteroBernoulliUCB)
 def _update_b(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        _accept(state, arm, debias(value, level), bernoulli_factor(level), _bernoulli_radius)
+        _accept(state, arm, debias(value, level), bernoulli_factor(level))
+        _set_radius(state, arm, math.sqrt(state.weights[arm]) / state.counts[arm])
 
 
 # ----------------------------------------------------------------- catalog

@@ -38,15 +38,40 @@ from ..engine.caching import cached_njit
 LEADER_TOLERANCE = 1e-12
 
 
+# The leader cache: a float array [arm, valid (0/1), scale at the scan, runner-up's value,
+# widest radius].  The arm is read through an unsigned index: a possibly negative index makes
+# numba emit wrap-around code, after which its reference-count pruning gives up on the whole
+# verb (an atomic increment and decrement per state array per pull).
+LEADER, VALID, SCALE_AT_SCAN, RUNNER_UP, WIDEST_AT_SCAN = 0, 1, 2, 3, 4
+
+
 @cached_njit(inline="always")
-def clear_leader(means, radius, scale, tol):
+def new_leader_cache():
+    return np.zeros(5)
+
+
+@cached_njit(inline="always")
+def clear_leader(means, radius, scale, tol, cache):
     """argmax_a means[a] + scale * radius[a] if it exceeds every other arm's value by
-    more than ``tol``, else -1 (near-tie: the caller evaluates the exact index)."""
+    more than ``tol``, else -1 (near-tie: the caller evaluates the exact index).
+
+    Between scans only the leader is pulled, so apart from the common scale only its value
+    changes: every other arm's value is at most runner-up + (scale - scale at the scan) *
+    widest radius, and while the leader beats that bound by ``tol`` no scan is needed.
+    The policy's update drops the cache (:func:`forget_leader`) when any other arm changes."""
+    leader = np.uint64(cache[LEADER])
+    others = cache[RUNNER_UP] + (scale - cache[SCALE_AT_SCAN]) * cache[WIDEST_AT_SCAN]
+    if ((cache[VALID] > 0.0) & (scale >= cache[SCALE_AT_SCAN])
+            & (means[leader] + scale * radius[leader] - others > tol)):
+        return np.int64(leader)
     best = -math.inf
     second = -math.inf
+    widest = 0.0
     arm = 0
     for a in range(means.shape[0]):
         v = means[a] + scale * radius[a]
+        if radius[a] > widest:
+            widest = radius[a]
         if v > best:
             second = best
             best = v
@@ -54,16 +79,27 @@ def clear_leader(means, radius, scale, tol):
         elif v > second:
             second = v
     if best - second > tol:
+        cache[LEADER] = arm
+        cache[VALID] = 1.0
+        cache[SCALE_AT_SCAN] = scale
+        cache[RUNNER_UP] = second
+        cache[WIDEST_AT_SCAN] = widest
         return arm
+    cache[VALID] = 0.0
     return -1
+
+
+@cached_njit(inline="always")
+def forget_leader(cache, arm):
+    """Arm ``arm``'s statistics changed: the cached bound holds only if it is the leader."""
+    cache[VALID] = cache[VALID] if arm == cache[LEADER] else 0.0
 
 
 @cached_njit(inline="always")
 def raise_bound(bounds, i, value):
     """bounds[i] = max(bounds[i], |value|): the running bounds behind ``tol``."""
     value = abs(value)
-    if value > bounds[i]:
-        bounds[i] = value
+    bounds[i] = value if value > bounds[i] else bounds[i]
 
 
 class MeanState(NamedTuple):
@@ -72,7 +108,8 @@ class MeanState(NamedTuple):
     counts: np.ndarray            # N_a
     means: np.ndarray             # S_a / N_a, exactly as the index computes it
     inv_sqrt_counts: np.ndarray   # 1 / sqrt(N_a): the radius of clear_leader
-    bounds: np.ndarray            # [max over the run of |S_a / N_a|, min_a N_a]
+    bounds: np.ndarray            # [max over the run of |S_a / N_a|, a lower bound of min_a N_a]
+    leader: np.ndarray            # clear_leader's cache
 
 
 MAX_ABS_MEAN, MIN_COUNT = 0, 1
@@ -80,20 +117,15 @@ MAX_ABS_MEAN, MIN_COUNT = 0, 1
 
 @cached_njit(inline="always")
 def new_mean_state(k):
-    return MeanState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(2))
+    return MeanState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(2), new_leader_cache())
 
 
 @cached_njit(inline="always")
 def add_response(state, arm, m, value):
     """Arm ``arm`` was pulled ``m`` times and its responses sum to ``value``."""
-    before = state.counts[arm]
+    forget_leader(state.leader, arm)
     state.sums[arm] += value
     state.counts[arm] += m
     state.means[arm] = state.sums[arm] / state.counts[arm]
     state.inv_sqrt_counts[arm] = 1.0 / math.sqrt(state.counts[arm])
     raise_bound(state.bounds, MAX_ABS_MEAN, state.means[arm])
-    if before == state.bounds[MIN_COUNT]:          # the minimum may have moved up
-        low = state.counts[arm]
-        for a in range(state.counts.shape[0]):
-            low = min(low, state.counts[a])
-        state.bounds[MIN_COUNT] = low

@@ -40,18 +40,23 @@ def _select(policy, state, t):
     if t < k:
         return t, 1
     log_t = math.log(t)
-    # forced exploration of the lowest-indexed arm with N_a <= 4 log(t+1); no arm qualifies
-    # when min N_a exceeds 4 log t + 2 >= 4 log(t+1) (t >= 2), so log(t+1) is rarely needed
+    # forced exploration of the lowest-indexed arm with N_a <= 4 log(t+1).  No arm qualifies
+    # while a lower bound of min N_a (counts only grow) exceeds 4 log t + 2 >= 4 log(t+1),
+    # so the counts are scanned, and log(t+1) computed, only when the bound comes close.
     if state.bounds[MIN_COUNT] <= 4.0 * log_t + 2.001:
         forced = 4.0 * math.log(t + 1.0)
+        low = math.inf
         for a in range(k):
             if state.counts[a] <= forced:
                 return a, 1
+            if state.counts[a] < low:
+                low = state.counts[a]
+        state.bounds[MIN_COUNT] = low
     hoeffding = 2.0 * log_t
     laplace = 32.0 * log_t / (policy.eps * policy.eps)
     scale = math.sqrt(hoeffding) + math.sqrt(laplace)
     arm = clear_leader(state.means, state.inv_sqrt_counts, scale,
-                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale))
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale), state.leader)
     if arm >= 0:
         return arm, 1
     best = -math.inf                  # near-tie: the exact index, ties to the lowest arm

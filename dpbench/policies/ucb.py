@@ -37,7 +37,7 @@ def _select(policy, state, t):
     width = policy.c * math.log(t)
     scale = math.sqrt(width)          # radius_a = sqrt(width / N_a) = scale / sqrt(N_a), N_a >= 1
     arm = clear_leader(state.means, state.inv_sqrt_counts, scale,
-                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale))
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale), state.leader)
     if arm >= 0:
         return arm, 1
     best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
