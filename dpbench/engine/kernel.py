@@ -15,10 +15,15 @@ reference counting on every pull (LDP-UCB-B ran at about 60% of the speed
 with everything inlined).  So the loop is compiled with a higher inlining
 threshold, set only while numba compiles it (``INLINE_THRESHOLD``); every other
 compilation in the process keeps LLVM's default.
+
+A repetition whose mechanism returns a non-finite response stops there and
+sets its final regret to NaN (regret is otherwise always finite); the caller
+raises an error naming the mechanism (``simulate._run_chunk``).
 """
 from __future__ import annotations
 
 import contextlib
+import math
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -44,6 +49,7 @@ def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
 
     A batch of ``m`` pulls of one arm that straddles a checkpoint is split
     exactly there: the regret is linear in the number of pulls of that arm.
+    A non-finite response stops repetition r with ``out_regret[r, -1] = NaN``.
     """
     n_reps = seeds.shape[0]
     k = gaps.shape[0]
@@ -65,6 +71,9 @@ def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
                 out_regret[r, c] = regret + (checkpoints[c] - t) * gap
                 c += 1
             value, level = respond_broadcast(mech, env, arm, m, broadcast(policy, state))
+            if not abs(value) < math.inf:           # NaN or +-inf: stop, flag the repetition
+                out_regret[r, n_check - 1] = math.nan
+                break
             update(policy, state, arm, m, value, level, t)
             if record:
                 for j in range(m):
