@@ -57,9 +57,7 @@ class _LaplaceUCB(NamedTuple):
     eps: float
 
 
-@implements(init_state, _LaplaceUCB)
-def _l_init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k)
+implements(init_state, _LaplaceUCB)(_ucb1_init)
 
 
 @implements(select, _LaplaceUCB)
@@ -163,9 +161,7 @@ class _FTPLNew(NamedTuple):
     tail: float
 
 
-@implements(init_state, _FTPLNew)
-def _f_init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)
+implements(init_state, _FTPLNew)(_hl_init)
 
 
 @implements(select, _FTPLNew)

@@ -74,6 +74,14 @@ def _set_radius(state, arm, radius):
     raise_bound(state.bounds, MAX_RADIUS, radius)
 
 
+@cached_njit(inline="always")
+def _clear_leader(state, scale):
+    """index_search.clear_leader of mean + scale * radius, its tolerance from the run's bounds."""
+    return clear_leader(state.means, state.radius, scale,
+                        LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
+                        state.leader)
+
+
 class HeteroLaplaceUCB(NamedTuple):
     eps_min: float
     random_forced: bool
@@ -111,9 +119,7 @@ def _select_l(policy, state, t):
         return first, 1
     # s/N + sqrt(L/(2N)) + sqrt(8 A L)/N = mean + sqrt(L) * (sqrt(1/(2N)) + sqrt(8 A)/N)
     scale = math.sqrt(big_l)
-    arm = clear_leader(state.means, state.radius, scale,
-                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
-                       state.leader)
+    arm = _clear_leader(state, scale)
     if arm >= 0:
         return arm, 1
     best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
@@ -155,9 +161,7 @@ def _select_b(policy, state, t):
     half_l = 2.0 * math.log(t + 1.0)                 # L / 2
     # s/N + sqrt(B L/2)/N = mean + sqrt(L/2) * sqrt(B)/N
     scale = math.sqrt(half_l)
-    arm = clear_leader(state.means, state.radius, scale,
-                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
-                       state.leader)
+    arm = _clear_leader(state, scale)
     if arm >= 0:
         return arm, 1
     best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
