@@ -7,7 +7,7 @@
   and runs R = 4 repetitions of T = 1e6 pulls on one thread.  Targets (issue 17): 2.5x for
   UCB1 and LDP-UCB-B, 2.0x for LDP-UCB-L; HeLDP-UCB-B has none (reported for context).
 * **An earlier dpbench.**  With ``DPBENCH_BASELINE_REV=<git revision>`` (e.g. ``main``) the
-  revision is exported with ``git archive`` and run in a subprocess on the same configuration:
+  revision is exported with ``git archive`` (into ``.benchmarks/``) and run in a subprocess on the same configuration:
   the speedup of this checkout over it (issue 17: 1.5x for DP-FTPL-New and HeLDP-UCB-L).
   Skipped, with that reason, when the variable is unset.  Both run repetitions 0..R-1 of the
   same seed, so ``identical_regrets`` says whether the final regrets agree bit for bit.
@@ -170,21 +170,24 @@ print(json.dumps([result.seconds, time.process_time() - cpu0, result.regret[:, -
 
 
 @pytest.fixture(scope="session")
-def baseline_tree(tmp_path_factory):
-    """The source tree of ``$DPBENCH_BASELINE_REV`` (``git archive`` of this repository)."""
+def baseline_tree():
+    """The source tree of ``$DPBENCH_BASELINE_REV``: ``git archive`` of this repository into
+    ``.benchmarks/baseline-<commit>`` (kept, so numba's disk cache of it serves later runs)."""
     rev = os.environ.get("DPBENCH_BASELINE_REV")
     if not rev:
         pytest.skip("set DPBENCH_BASELINE_REV=<git revision> (e.g. main) to compare with an earlier dpbench")
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip(f"DPBENCH_BASELINE_REV={rev} needs git and a git checkout at {ROOT}")
-    tree = tmp_path_factory.mktemp("baseline")
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True)
-    if archive.returncode != 0:
-        pytest.fail(f"git archive {rev}: {archive.stderr.decode().strip()}")
-    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
-    stamp = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True,
-                           text=True).stdout.strip()
-    return tree, f"{rev} ({stamp})"
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", rev], capture_output=True,
+                            text=True)
+    if commit.returncode != 0:
+        pytest.fail(f"DPBENCH_BASELINE_REV={rev}: {commit.stderr.strip()}")
+    tree = ROOT / ".benchmarks" / f"baseline-{commit.stdout.strip()}"
+    if not (tree / "pyproject.toml").exists():
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
+        tree.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree, f"{rev} ({commit.stdout.strip()})"
 
 
 @pytest.mark.benchmark(group="dpbench / an earlier dpbench ($DPBENCH_BASELINE_REV), 1 thread")
