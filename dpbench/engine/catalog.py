@@ -6,7 +6,7 @@ Each family module registers what it provides, e.g.::
         name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
         summary="UCB1 on CTB(eps) bits", source="seed 000, Agent 4, Thm 6",
         params=(Param("eps", "privacy level", real(low=0, low_open=True)),),
-        build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB(eps, False))))
+        build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, False))))
 
 ``build(instance, horizon, **params)`` receives the built environment
 (:class:`Instance`), the horizon and the validated parameters by name; an

@@ -43,7 +43,13 @@ def sigmoid(x):
 @cached_njit
 def ctb_probability(r, eps):
     """P[CTB(r) = 1] = (r e^eps + 1 - r)/(1 + e^eps) = 1/2 + (r - 1/2) tanh(eps/2)."""
-    return 0.5 + (r - 0.5) * math.tanh(0.5 * eps)
+    return contracted(r, contraction(eps))
+
+
+@cached_njit
+def contracted(r, c):
+    """1/2 + (r - 1/2) c: ``ctb_probability`` given c = tanh(eps/2)."""
+    return 0.5 + (r - 0.5) * c
 
 
 @cached_njit
@@ -83,9 +89,16 @@ def ctl_report(r, eps, sig):
 def ctb_report(r, eps, sig):
     """One CTB(eps) bit, 1 with probability (r e^eps + 1 - r)/(1 + e^eps) (Curator 3, Lemma 5);
     CTB-S with ``sig``: the same of sigmoid(r) (Curator 6, Lemma 9)."""
+    return ctb_report_contracted(r, contraction(eps), sig)
+
+
+@cached_njit
+def ctb_report_contracted(r, c, sig):
+    """``ctb_report`` given c = tanh(eps/2) (a fixed-level CTB computes it once: numba calls
+    libm's tanh as an opaque function, which LLVM cannot hoist out of the simulation loop)."""
     if sig:
         r = sigmoid(r)
-    return rng.bernoulli(ctb_probability(r, eps))
+    return rng.bernoulli(contracted(r, c))
 
 
 # ------------------------------------------------------ engine components
@@ -124,14 +137,20 @@ def _ctl_respond(mech, env, arm, m):
 
 
 class CTB(NamedTuple):
-    """Convert-to-Bernoulli (sigmoid=False) or CTB-S (sigmoid=True) at level eps."""
+    """Convert-to-Bernoulli (sigmoid=False) or CTB-S (sigmoid=True) at level eps; build it with
+    ``CTB.at(eps, sigmoid)``, which computes ``contraction`` = tanh(eps/2) once."""
     eps: float
     sigmoid: bool
+    contraction: float
+
+    @classmethod
+    def at(cls, eps, sigmoid):
+        return cls(eps, sigmoid, contraction(eps))
 
 
 @implements(privatize, CTB)
 def _ctb_privatize(mech, r, public):
-    return ctb_report(r, mech.eps, mech.sigmoid)
+    return ctb_report_contracted(r, mech.contraction, mech.sigmoid)
 
 
 @implements(respond, CTB)
@@ -230,7 +249,7 @@ class CTBMechanism(_CuratorMechanism):
     """CTB(eps): r -> Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP for rewards in [0, 1]
     (seed 000 Curator 3, Lemma 5; R9); ``sigmoid=True``: CTB-S, the same of sigmoid(r),
     eps-LDP on R (Curator 6, Lemma 9).  Engine component :class:`CTB` (LDP-UCB-B, -BS)."""
-    _kind, _component = "ctb", CTB
+    _kind, _component = "ctb", CTB.at
 
 
 class HeteroCuratorMechanism(Mechanism):

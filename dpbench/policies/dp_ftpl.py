@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..engine.caching import cached_njit
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, flag, integer, real,
                               register_algorithm)
 from ..engine.components import implements, init_state, select, update
@@ -125,38 +126,73 @@ class FTPLNew(NamedTuple):
     tail: float           # 1/T: Fact 4's tail mass, fixing the centre shift d
 
 
+# DP-FTPL-New's state is one (5, K) array, rows below: its select draws (a call numba's
+# reference-count pruning cannot see through), so each array in the state would cost an
+# atomic increment and decrement per step; one array costs one of each.
+ONES, PULLS, CENTRE, INV_RATE, UNIFORMS = 0, 1, 2, 3, 4   # R_i, N_i, x0_i, 1/(N_i eps), u_i
+
+
 @implements(init_state, FTPLNew)
 def _new_init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)   # R_i, N_i, x0_i
+    return np.zeros((5, k))
 
 
 @implements(select, FTPLNew)
 def _new_select(policy, state, t):
-    ones, pulls, centre = state
-    k = pulls.shape[0]
+    k = state.shape[1]
     if t < k:                                      # one initial pull per arm
         return t, 1
-    best = -math.inf
-    arm = 0
+    # theta_i is the Lemma 15 quantile of u_i, one uniform per arm drawn in arm order.  The
+    # argmax (ties to the lowest index) is found from the arm with the highest centre first,
+    # so that most other arms are ruled out without their logarithm.
+    leader = 0
     for a in range(k):
-        u = open_uniform()
-        if u < 0.5 and centre[a] <= best:          # theta_a <= x0_a <= best: cannot win, skip
-            continue                               # the log (exact: the stream is unchanged)
-        theta = lemma15_from_uniform(u, centre[a], pulls[a], policy.eps, policy.delta, policy.c)
-        if theta > best:
+        state[UNIFORMS, a] = open_uniform()
+        if state[CENTRE, a] > state[CENTRE, leader]:
+            leader = a
+    arm = leader
+    best = _new_theta(policy, state, leader)
+    for a in range(k):
+        if a == leader or _cannot_reach(policy, state, a, best):
+            continue
+        theta = _new_theta(policy, state, a)
+        if theta > best or (theta == best and a < arm):
             best = theta
             arm = a
     return arm, 1
 
 
+@cached_njit(inline="always")
+def _new_theta(policy, state, a):
+    return lemma15_from_uniform(state[UNIFORMS, a], state[CENTRE, a], state[PULLS, a],
+                                policy.eps, policy.delta, policy.c)
+
+
+@cached_njit(inline="always")
+def _cannot_reach(policy, state, a, best):
+    """True only if theta_a < best for sure (so arm a is neither the argmax nor tied with it).
+    u < 1/2: theta <= x0.  u >= 1/2: theta = x0 + log1p(q)/(N eps), q = (1/2 - m)/(m + c),
+    m = 1 - u, and log1p(q) <= q: theta < best when (1/2 - m)/(N eps) <= (best - x0)(m + c),
+    with margins (1e-9 relative, gap > 1e-7 |best|) far above the rounding of either side."""
+    u = state[UNIFORMS, a]
+    gap = best - state[CENTRE, a]
+    if u < 0.5:
+        return gap > 0.0
+    if policy.eps == 0.0 or not gap > 1e-7 * abs(best):
+        return False
+    m = 1.0 - u
+    return (0.5 - m) * state[INV_RATE, a] <= gap * (m + policy.c) * (1.0 - 1e-9)
+
+
 @implements(update, FTPLNew)
 def _new_update(policy, state, arm, m, value, level, t):
-    ones, pulls, centre = state
-    ones[arm] += value
-    pulls[arm] += m
-    n = pulls[arm]
-    centre[arm] = (ones[arm] / n + math.sqrt(policy.log_horizon / n)
-                   + lemma15_tail_radius(n, policy.tail, policy.eps, policy.delta))
+    state[ONES, arm] += value
+    state[PULLS, arm] += m
+    n = state[PULLS, arm]
+    state[CENTRE, arm] = (state[ONES, arm] / n + math.sqrt(policy.log_horizon / n)
+                          + lemma15_tail_radius(n, policy.tail, policy.eps, policy.delta))
+    if policy.eps > 0.0:
+        state[INV_RATE, arm] = 1.0 / (n * policy.eps)
 
 
 # ================================================================== builders

@@ -27,12 +27,59 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
+from ..engine.caching import cached_njit
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, real, register_algorithm,
                               vector)
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
+from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, forget_leader,
+                           new_leader_cache, raise_bound)
+
+
+class HeteroState(NamedTuple):
+    """Per-arm statistics of HeLDP-UCB-L/B (accepted responses only)."""
+    counts: np.ndarray     # N_a
+    sums: np.ndarray       # s_a (g-debiased bits for B)
+    weights: np.ndarray    # A_a = sum eps^-2 (L) or B_a = sum beta(eps) (B)
+    means: np.ndarray      # s_a / N_a, exactly as the index computes it
+    radius: np.ndarray     # index = mean + sqrt(L) * radius (index_search): see each policy
+    bounds: np.ndarray     # [max |mean|, max radius] over the run, lower bounds of min N_a, min weight
+    leader: np.ndarray     # clear_leader's cache
+
+
+MAX_RADIUS, MIN_WEIGHT = 2, 3
+
+
+def _new_state(policy, k, horizon):
+    return HeteroState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4),
+                       new_leader_cache())
+
+
+@cached_njit(inline="always")
+def _accept(state, arm, response, weight):
+    """Add an accepted response with its weight (the caller then sets the radius)."""
+    forget_leader(state.leader, arm)
+    state.counts[arm] += 1.0
+    state.sums[arm] += response
+    state.weights[arm] += weight
+    state.means[arm] = state.sums[arm] / state.counts[arm]
+    raise_bound(state.bounds, MAX_ABS_MEAN, state.means[arm])
+
+
+@cached_njit(inline="always")
+def _set_radius(state, arm, radius):
+    state.radius[arm] = radius
+    raise_bound(state.bounds, MAX_RADIUS, radius)
+
+
+@cached_njit(inline="always")
+def _clear_leader(state, scale):
+    """index_search.clear_leader of mean + scale * radius, its tolerance from the run's bounds."""
+    return clear_leader(state.means, state.radius, scale,
+                        LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
+                        state.leader)
 
 
 class HeteroLaplaceUCB(NamedTuple):
@@ -40,38 +87,45 @@ class HeteroLaplaceUCB(NamedTuple):
     random_forced: bool
 
 
-@implements(init_state, HeteroLaplaceUCB)
-def _init_l(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)        # N, s, A
+implements(init_state, HeteroLaplaceUCB)(_new_state)
 
 
 @implements(select, HeteroLaplaceUCB)
 def _select_l(policy, state, t):
-    n, s, a_sum = state
-    k = n.shape[0]
+    k = state.counts.shape[0]
     big_l = 4.0 * math.log(t + 1.0)
     threshold = big_l / (policy.eps_min * policy.eps_min)
     n_forced = 0
     first = -1
-    for a in range(k):
-        if a_sum[a] <= threshold:
-            if first < 0:
-                first = a
-            n_forced += 1
-    if n_forced > 0:
+    if state.bounds[MIN_WEIGHT] <= threshold:       # F may be non-empty (weights only grow)
+        low = math.inf
+        for a in range(k):
+            if state.weights[a] <= threshold:
+                if first < 0:
+                    first = a
+                n_forced += 1
+            if state.weights[a] < low:
+                low = state.weights[a]
+        state.bounds[MIN_WEIGHT] = low
+    if n_forced > 0:                                 # forced exploration
         if not policy.random_forced:
             return first, 1
         j = int(rng.uniform() * n_forced)
         for a in range(k):
-            if a_sum[a] <= threshold:
+            if state.weights[a] <= threshold:
                 if j == 0:
                     return a, 1
                 j -= 1
         return first, 1
-    best = -math.inf
-    arm = 0
+    # s/N + sqrt(L/(2N)) + sqrt(8 A L)/N = mean + sqrt(L) * (sqrt(1/(2N)) + sqrt(8 A)/N)
+    scale = math.sqrt(big_l)
+    arm = _clear_leader(state, scale)
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        u = s[a] / n[a] + math.sqrt(big_l / (2.0 * n[a])) + math.sqrt(8.0 * a_sum[a] * big_l) / n[a]
+        n = state.counts[a]
+        u = state.sums[a] / n + math.sqrt(big_l / (2.0 * n)) + math.sqrt(8.0 * state.weights[a] * big_l) / n
         if u > best:
             best = u
             arm = a
@@ -81,32 +135,39 @@ def _select_l(policy, state, t):
 @implements(update, HeteroLaplaceUCB)
 def _update_l(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        n, s, a_sum = state
-        n[arm] += 1.0
-        s[arm] += value
-        a_sum[arm] += 1.0 / (level * level)
+        _accept(state, arm, value, 1.0 / (level * level))
+        n = state.counts[arm]
+        _set_radius(state, arm, math.sqrt(0.5 / n) + math.sqrt(8.0 * state.weights[arm]) / n)
 
 
 class HeteroBernoulliUCB(NamedTuple):
     eps_min: float
 
 
-@implements(init_state, HeteroBernoulliUCB)
-def _init_b(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)        # N, s (debiased), B
+implements(init_state, HeteroBernoulliUCB)(_new_state)
 
 
 @implements(select, HeteroBernoulliUCB)
 def _select_b(policy, state, t):
-    n, s, b_sum = state
-    k = n.shape[0]
-    half_l = 2.0 * math.log(t + 1.0)                     # L / 2
-    best = -math.inf
-    arm = 0
+    k = state.counts.shape[0]
+    if state.bounds[MIN_COUNT] == 0.0:              # unpulled arms first, in index order
+        low = math.inf
+        for a in range(k):
+            if state.counts[a] == 0.0:
+                return a, 1
+            if state.counts[a] < low:
+                low = state.counts[a]
+        state.bounds[MIN_COUNT] = low
+    half_l = 2.0 * math.log(t + 1.0)                 # L / 2
+    # s/N + sqrt(B L/2)/N = mean + sqrt(L/2) * sqrt(B)/N
+    scale = math.sqrt(half_l)
+    arm = _clear_leader(state, scale)
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        if n[a] == 0.0:
-            return a, 1
-        u = s[a] / n[a] + math.sqrt(b_sum[a] * half_l) / n[a]
+        n = state.counts[a]
+        u = state.sums[a] / n + math.sqrt(state.weights[a] * half_l) / n
         if u > best:
             best = u
             arm = a
@@ -116,10 +177,8 @@ def _select_b(policy, state, t):
 @implements(update, HeteroBernoulliUCB)
 def _update_b(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        n, s, b_sum = state
-        n[arm] += 1.0
-        s[arm] += debias(value, level)
-        b_sum[arm] += bernoulli_factor(level)
+        _accept(state, arm, debias(value, level), bernoulli_factor(level))
+        _set_radius(state, arm, math.sqrt(state.weights[arm]) / state.counts[arm])
 
 
 # ----------------------------------------------------------------- catalog

@@ -16,11 +16,12 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
 
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import CTB, CTL
+from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, add_response, clear_leader,
+                           new_mean_state)
 from .ucb import UCB1Index
 
 
@@ -30,26 +31,38 @@ class LaplaceUCB(NamedTuple):
 
 @implements(init_state, LaplaceUCB)
 def _init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)
+    return new_mean_state(k)
 
 
 @implements(select, LaplaceUCB)
 def _select(policy, state, t):
-    s, n, mean = state
-    k = n.shape[0]
+    k = state.counts.shape[0]
     if t < k:
         return t, 1
-    forced = 4.0 * math.log(t + 1.0)
-    for a in range(k):
-        if n[a] <= forced:
-            return a, 1
     log_t = math.log(t)
+    # forced exploration of the lowest-indexed arm with N_a <= 4 log(t+1).  No arm qualifies
+    # while a lower bound of min N_a (counts only grow) exceeds 4 log t + 2 >= 4 log(t+1),
+    # so the counts are scanned, and log(t+1) computed, only when the bound comes close.
+    if state.bounds[MIN_COUNT] <= 4.0 * log_t + 2.001:
+        forced = 4.0 * math.log(t + 1.0)
+        low = math.inf
+        for a in range(k):
+            if state.counts[a] <= forced:
+                return a, 1
+            if state.counts[a] < low:
+                low = state.counts[a]
+        state.bounds[MIN_COUNT] = low
     hoeffding = 2.0 * log_t
     laplace = 32.0 * log_t / (policy.eps * policy.eps)
-    best = -math.inf
-    arm = 0
+    scale = math.sqrt(hoeffding) + math.sqrt(laplace)
+    arm = clear_leader(state.means, state.inv_sqrt_counts, scale,
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale), state.leader)
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        u = mean[a] + math.sqrt(hoeffding / n[a]) + math.sqrt(laplace / n[a])
+        u = (state.means[a] + math.sqrt(hoeffding / state.counts[a])
+             + math.sqrt(laplace / state.counts[a]))
         if u > best:
             best = u
             arm = a
@@ -58,10 +71,7 @@ def _select(policy, state, t):
 
 @implements(update, LaplaceUCB)
 def _update(policy, state, arm, m, value, level, t):
-    s, n, mean = state
-    s[arm] += value
-    n[arm] += m
-    mean[arm] = s[arm] / n[arm]
+    add_response(state, arm, m, value)
 
 
 _EPS = (Param("eps", "privacy level of every user (eps-LDP)", real(0.0, low_open=True)),)
@@ -76,7 +86,7 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
     summary="UCB1 on CTB(eps) bits",
     source="seed 000 Agent 4, Thm 6", params=_EPS,
-    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB(eps, False)),
+    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, False)),
     rewards="unit", privacy="local"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_ls", label="LDP-UCB-LS", family="ldp_ucb",
@@ -88,5 +98,5 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_bs", label="LDP-UCB-BS", family="ldp_ucb",
     summary="LDP-UCB-B behind CTB-S (sigmoid, unbounded rewards)",
     source="seed 000 Cor. 11", params=_EPS,
-    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB(eps, True)),
+    build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, True)),
     rewards="any", privacy="local"))

@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
 
 from ..engine.catalog import AlgorithmSpec, Built, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct
+from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, add_response, clear_leader, new_mean_state
 
 
 class UCB1Index(NamedTuple):
@@ -26,21 +26,23 @@ class UCB1Index(NamedTuple):
 
 @implements(init_state, UCB1Index)
 def _init(policy, k, horizon):
-    # S: sum of responses, N: counts, M: means (kept exact as S/N at each update)
-    return np.zeros(k), np.zeros(k), np.zeros(k)
+    return new_mean_state(k)
 
 
 @implements(select, UCB1Index)
 def _select(policy, state, t):
-    s, n, mean = state
-    k = n.shape[0]
+    k = state.counts.shape[0]
     if t < k:
         return t, 1
     width = policy.c * math.log(t)
-    best = -math.inf
-    arm = 0
+    scale = math.sqrt(width)          # radius_a = sqrt(width / N_a) = scale / sqrt(N_a), N_a >= 1
+    arm = clear_leader(state.means, state.inv_sqrt_counts, scale,
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale), state.leader)
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: the exact index, ties to the lowest arm
     for a in range(k):
-        u = mean[a] + math.sqrt(width / n[a])
+        u = state.means[a] + math.sqrt(width / state.counts[a])
         if u > best:
             best = u
             arm = a
@@ -49,10 +51,7 @@ def _select(policy, state, t):
 
 @implements(update, UCB1Index)
 def _update(policy, state, arm, m, value, level, t):
-    s, n, mean = state
-    s[arm] += value
-    n[arm] += m
-    mean[arm] = s[arm] / n[arm]
+    add_response(state, arm, m, value)
 
 
 register_algorithm(AlgorithmSpec(

@@ -65,7 +65,7 @@ def ctb_towards_reward(eps: float):
     while claiming eps (a mis-scaled constant; really 2 eps-LDP): the engine's CTB component
     at 2 eps behind the claim eps."""
     eps = check_real("eps", eps, low=0.0, low_open=True)
-    return Mechanism(CTB(2.0 * eps, False), eps=eps, name="ctb_towards_reward")
+    return Mechanism(CTB.at(2.0 * eps, False), eps=eps, name="ctb_towards_reward")
 
 
 def lemma15_double_shift(eps: float, delta: float, pulls: int = 10):
