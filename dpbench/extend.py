@@ -13,9 +13,11 @@ parameter names must be exactly these:
   (``0 <= arm < k``) ``m >= 1`` times (1 for index policies) -- a *pair of integers*;
 * ``update(policy, state, arm, m, value, level, t)``: change ``state``'s arrays *in
   place*; return nothing;
-* ``respond(mech, env, arm, m) -> (value, level)``: pull ``arm`` ``m`` times
-  (``draw_sum(env, arm, m)``) and privatise; ``value`` finite, ``level`` the user's
-  privacy level >= 0 (0 if not private);
+* ``privatize(mech, r, public) -> float``: one user's private report of her reward ``r``
+  (``public``: 0.0, or a parameter the policy broadcasts); a mechanism needs only this;
+* ``respond(mech, env, arm, m) -> (value, level)`` (optional): pull ``arm`` ``m`` times
+  (``draw_sum(env, arm, m)``) and privatise at once (default: ``privatize`` each pull,
+  level 0); ``value`` finite, ``level`` the user's privacy level >= 0 (0 if not private);
 * ``draw(env, arm) -> float``: one reward (``draw_sum`` is optional: the sum of ``m``
   rewards, in one draw where the law allows).
 
@@ -31,8 +33,11 @@ it, redefine the class too (re-run the whole notebook cell).
 Then give the policy a name with :func:`register_policy`, whose
 ``build(instance, horizon, **params)`` pairs a policy component with a
 mechanism component for one run (``instance`` is the built environment, an
-:class:`Instance` with ``.k``, ``.means``, ``.gaps``), and an environment with
-:func:`register_environment`.  Registered names work everywhere a built-in
+:class:`Instance` with ``.k``, ``.means``, ``.gaps``), a mechanism with
+:func:`register_mechanism` (``build(**params)`` returns a :class:`Mechanism`: the
+component and its privacy claim; simulated as ``mechanism=NAME`` of any policy that takes
+one, sampled by ``dpbench.sampler`` and audited by ``dpbench audit``, all through its one
+``privatize``), and an environment with :func:`register_environment`.  Registered names work everywhere a built-in
 name does: :func:`dpbench.simulate`, ``dpbench simulate/sweep/run --plugin
 MODULE``, experiment TOML files, Dask sweeps (see :mod:`dpbench.plugins`).
 
