@@ -178,13 +178,12 @@ def register_mechanism(name: str, build: Callable[..., Mechanism], *, params: Se
     summary, source : str
         One-line description and the paper it comes from, for ``dpbench list mechanisms``.
     replace : bool
-        Replace a mechanism of the same name registered earlier (e.g. re-running a notebook
-        cell).  Built-in names cannot be replaced.
+        As for :func:`register_policy`.
 
     Returns
     -------
     MechanismSpec
-        The registered entry.
+        The registered entry (``dpbench.MECHANISMS[name]``).
 
     Raises
     ------

@@ -423,14 +423,17 @@ def test_readme_example_from_python_cli_and_a_local_cluster(tmp_path):
     audit = json.loads(_run(["-m", "dpbench", "audit", "--plugin", "myalgo", *_AUDIT, "--json"], tmp_path).stdout)
     assert not audit["violated"] and audit["eps_lower_bound"] <= 1.0
     sweep = _run(["-m", "dpbench", "sweep", "--plugin", "myalgo", "--name", "eg", "--policy",
-                  "ldp_eps_greedy,ucb1", "--grid", "eps=0.5,1", "--horizon", "2000", "--reps", "2",
-                  "--seed", "3", "--workers", "1", "--json", "--no-progress"], tmp_path)
+                  "ldp_eps_greedy,ldp_ucb_l,ucb1", "--grid", "eps=0.5", "--mechanism", "gaussian_ldp",
+                  "--horizon", "2000", "--reps", "2", "--seed", "3", "--workers", "1", "--json",
+                  "--no-progress"], tmp_path)
     assert json.loads(sweep.stdout)["cells"]["computed"] == 3
     from dpbench.sweeps.store import ResultStore
     with ResultStore.open(tmp_path / "dpbench-results" / "eg" / "results.sqlite") as store:
         results = store.results()
         hosts = {c["worker"] for cid in store.run_configs().values() for c in store.cells(cid)}
-    assert results["LDP-eps-greedy (eps=0.5)"].final_regrets.tolist() == python
+    # the README policy's own privatiser is the registered mechanism: mechanism= changes nothing
+    assert results["LDP-eps-greedy (eps=0.5, mechanism=gaussian_ldp)"].final_regrets.tolist() == python
+    assert results["LDP-UCB-L (eps=0.5, mechanism=gaussian_ldp)"].final_regrets.tolist() == composed
     assert all(h.startswith(("tcp://", "inproc://")) for h in hosts)     # computed on Dask workers
 
 
@@ -462,6 +465,22 @@ def test_an_audit_catches_a_registered_mechanism_with_half_the_noise(readme_modu
     assert main(["audit", "gaussian_half", *_AUDIT[1:], "--json"]) == 1
     res = json.loads(capsys.readouterr().out)
     assert res["violated"] and res["eps_lower_bound"] > 1.5 and res["p_value"] <= 1e-4
+
+
+def test_a_mechanisms_build_is_part_of_the_run_stamp(readme_module):
+    """A stored cell of a run with a user mechanism is recomputed when its build (e.g. the
+    noise calibration) changes, even if its component class does not."""
+    from dpbench.engine.simulate import prepare
+
+    def stamp():
+        return stamps.plan_stamp(prepare("ldp_ucb_l", "bernoulli", 100, means=MEANS, eps=1.0,
+                                         mechanism="gaussian_ldp"))
+    before = stamp()
+    assert before != stamps.plan_stamp(prepare("ldp_ucb_l", "bernoulli", 100, means=MEANS, eps=1.0))
+    spec = MECHANISMS["gaussian_ldp"]
+    dpbench.register_mechanism("gaussian_ldp", lambda eps, delta: spec.build(eps, delta / 2),
+                               params=spec.params, replace=True)
+    assert stamp() != before
 
 
 @pytest.mark.parametrize("policy, mechanism, env", [("ldp_ucb_l", "ctl", "bernoulli"),
@@ -516,6 +535,8 @@ def test_mechanism_in_an_experiment_file_and_a_sweep_grid(tmp_path, capsys):
         (stored,) = store.results().values()
     direct = dpbench.simulate("ldp_ucb_l", "bernoulli", 2000, 2, 4, means=MEANS, eps=0.7, mechanism="ctb")
     assert np.array_equal(stored.regret, direct.regret) and stored.params["mechanism"] == "ctb"
+    own = dpbench.simulate("ldp_ucb_l", "bernoulli", 2000, 2, 4, means=MEANS, eps=0.7)
+    assert not np.array_equal(own.regret, direct.regret)          # CTB bits did replace CTL
 
     grid = ["sweep", "--name", "g", "--policy", "ucb1,ldp_ucb_l", "--mechanism", "ctl,ctb", "--set", "eps=0.7",
             "--instance", "means=0.9,0.6,0.5", "--horizon", "2000", "--reps", "2", "--seed", "4", *common]
