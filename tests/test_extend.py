@@ -494,6 +494,10 @@ def test_mechanism_equal_to_the_default_privatiser_gives_identical_numbers(polic
     assert np.array_equal(default.regret, by_name.regret) and np.array_equal(default.pulls, by_name.pulls)
     assert np.array_equal(default.regret, by_object.regret)
     assert "mechanism" not in default.params and by_name.params["mechanism"] == mechanism
+    assert not by_object.warnings
+    other = dpbench.engine.simulate.prepare(policy, env, 100, means=MEANS, eps=0.7,
+                                            mechanism=dpbench.sampler(mechanism, eps=2.0))
+    assert other.warnings == [f"mechanism {mechanism} claims eps = 2, policy {policy} runs with eps = 0.7"]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -110,7 +110,12 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
             raise InputError(f"checkpoints must lie in [1, horizon={horizon}]")
         grid = np.union1d(grid, [horizon]).astype(np.int64)
-    return Plan(spec, instance, built, checked, horizon, seed, grid, list(built.warnings), env_spec, composition)
+    warnings = list(built.warnings)
+    if composition is not None and checked.get("eps", composition.mechanism.claimed_eps) != \
+            composition.mechanism.claimed_eps:
+        warnings.append(f"mechanism {composition.name} claims eps = {composition.mechanism.claimed_eps:g}, "
+                        f"policy {spec.name} runs with eps = {checked['eps']:g}")
+    return Plan(spec, instance, built, checked, horizon, seed, grid, warnings, env_spec, composition)
 
 
 _WARMED: set = set()
