@@ -13,9 +13,11 @@ parameter names must be exactly these:
   (``0 <= arm < k``) ``m >= 1`` times (1 for index policies) -- a *pair of integers*;
 * ``update(policy, state, arm, m, value, level, t)``: change ``state``'s arrays *in
   place*; return nothing;
-* ``respond(mech, env, arm, m) -> (value, level)``: pull ``arm`` ``m`` times
-  (``draw_sum(env, arm, m)``) and privatise; ``value`` finite, ``level`` the user's
-  privacy level >= 0 (0 if not private);
+* ``privatize(mech, r, public) -> float``: one user's private report of her reward ``r``
+  (``public``: 0.0, or a parameter the policy broadcasts); a mechanism needs only this;
+* ``respond(mech, env, arm, m) -> (value, level)`` (optional): pull ``arm`` ``m`` times
+  (``draw_sum(env, arm, m)``) and privatise at once (default: ``privatize`` each pull,
+  level 0); ``value`` finite, ``level`` the user's privacy level >= 0 (0 if not private);
 * ``draw(env, arm) -> float``: one reward (``draw_sum`` is optional: the sum of ``m``
   rewards, in one draw where the law allows).
 
@@ -31,8 +33,11 @@ it, redefine the class too (re-run the whole notebook cell).
 Then give the policy a name with :func:`register_policy`, whose
 ``build(instance, horizon, **params)`` pairs a policy component with a
 mechanism component for one run (``instance`` is the built environment, an
-:class:`Instance` with ``.k``, ``.means``, ``.gaps``), and an environment with
-:func:`register_environment`.  Registered names work everywhere a built-in
+:class:`Instance` with ``.k``, ``.means``, ``.gaps``), a mechanism with
+:func:`register_mechanism` (``build(**params)`` returns a :class:`Mechanism`: the
+component and its privacy claim; simulated as ``mechanism=NAME`` of any policy that takes
+one, sampled by ``dpbench.sampler`` and audited by ``dpbench audit``, all through its one
+``privatize``), and an environment with :func:`register_environment`.  Registered names work everywhere a built-in
 name does: :func:`dpbench.simulate`, ``dpbench simulate/sweep/run --plugin
 MODULE``, experiment TOML files, Dask sweeps (see :mod:`dpbench.plugins`).
 
@@ -51,19 +56,21 @@ from __future__ import annotations
 import sys
 from typing import Callable, Sequence
 
-from .engine.catalog import (ALGORITHMS, ENVIRONMENTS, REQUIRED, AlgorithmSpec, Built, EnvironmentSpec,
-                             Instance, Param, choice, flag, integer, real, vector)
-from .engine.components import (ComponentError, broadcast, draw, draw_sum, implements, init_state, respond,
-                                respond_broadcast, select, update)
+from .engine.catalog import (ALGORITHMS, ENVIRONMENTS, MECHANISMS, REQUIRED, AlgorithmSpec, Built,
+                             EnvironmentSpec, Instance, MechanismSpec, Param, choice, flag, integer, real, vector)
+from .engine.components import (ComponentError, broadcast, draw, draw_sum, implements, init_state, privatize,
+                                respond, respond_broadcast, select, update)
+from .mechanisms.base import OUTPUT_KINDS, Mechanism
 from .plugins import load_plugins
 
-__all__ = ["register_policy", "register_environment", "implements", "init_state", "select", "update",
-           "respond", "draw", "draw_sum", "broadcast", "respond_broadcast", "Built", "Instance", "Param",
-           "REQUIRED", "real", "integer", "vector", "choice", "flag", "ComponentError", "load_plugins"]
+__all__ = ["register_policy", "register_mechanism", "register_environment", "implements", "init_state",
+           "select", "update", "privatize", "respond", "draw", "draw_sum", "broadcast", "respond_broadcast",
+           "Built", "Instance", "Mechanism", "Param", "REQUIRED", "real", "integer", "vector", "choice", "flag",
+           "ComponentError", "load_plugins"]
 
 #: keywords of :func:`dpbench.simulate` itself, so not usable as parameter names
 RESERVED = frozenset({"policy", "env", "horizon", "reps", "seed", "env_params", "checkpoints", "threads",
-                      "progress", "trace", "first_rep", "check"})
+                      "progress", "trace", "first_rep", "check", "mechanism"})
 REWARDS = ("unit", "any")
 PRIVACY = ("none", "local", "central", "shuffle")
 
@@ -86,7 +93,7 @@ def _caller_module() -> str:
 
 def register_policy(name: str, build: Callable[..., Built], *, params: Sequence[Param] = (),
                     label: str | None = None, summary: str = "", source: str = "", rewards: str = "unit",
-                    privacy: str = "none", replace: bool = False) -> AlgorithmSpec:
+                    privacy: str = "none", reports: str | None = None, replace: bool = False) -> AlgorithmSpec:
     """Register a policy under ``name`` for ``simulate``, the CLI, experiments and sweeps.
 
     Parameters
@@ -110,6 +117,12 @@ def register_policy(name: str, build: Callable[..., Built], *, params: Sequence[
         "unit" refuses environments whose rewards leave [0, 1] (bounded mechanisms).
     privacy : {"none", "local", "central", "shuffle"}
         The privacy model, for listings and reports.
+    reports : {None, "bits", "real"}
+        Set it if the policy's index does not depend on its privatiser: users may then
+        replace the mechanism ``build`` returns with ``mechanism=NAME`` (or ``--mechanism``)
+        by any local mechanism whose ``output_kind`` fits: "bits" takes only 0/1 reports,
+        "real" any real report (:mod:`dpbench.engine.composition`).  None (default): the
+        privatiser is part of the algorithm.
     replace : bool
         Replace a policy of the same name registered earlier (e.g. re-running a notebook
         cell).  Built-in names cannot be replaced.
@@ -130,11 +143,60 @@ def register_policy(name: str, build: Callable[..., Built], *, params: Sequence[
         raise ComponentError(f"{what}: rewards must be one of {', '.join(REWARDS)} (got {rewards!r})")
     if privacy not in PRIVACY:
         raise ComponentError(f"{what}: privacy must be one of {', '.join(PRIVACY)} (got {privacy!r})")
+    if reports is not None and reports not in OUTPUT_KINDS:
+        raise ComponentError(f"{what}: reports must be None or one of {', '.join(OUTPUT_KINDS)} (got {reports!r})")
     module = _caller_module()
     spec = AlgorithmSpec(name=name, label=label or str(name), family=module, summary=summary,
                          source=source or f"plugin {module}", params=_checked_params(what, params),
-                         build=build, rewards=rewards, privacy=privacy, module=module)
+                         build=build, rewards=rewards, privacy=privacy, module=module, reports=reports)
     return ALGORITHMS.add(spec, replace=replace)
+
+
+def register_mechanism(name: str, build: Callable[..., Mechanism], *, params: Sequence[Param] = (),
+                       summary: str = "", source: str = "", replace: bool = False) -> MechanismSpec:
+    """Register a privacy mechanism under ``name``: simulated, sampled and audited from one code.
+
+    The mechanism's component registers one ``privatize(mech, r, public)``: the report of one
+    user whose reward is ``r`` (``public`` is 0.0 unless a policy broadcasts a parameter).
+    That function is what ``simulate(policy, env, mechanism=name)`` runs for every pull
+    (``respond`` defaults to it), what ``dpbench.sampler(name, **params)`` samples and what
+    ``dpbench audit name --eps ...`` audits; the code stamp of every run and stored sweep
+    cell that uses it covers its code and ``build``, so an edit recompiles and recomputes.
+
+    Parameters
+    ----------
+    name : str
+        The name users pass (``mechanism=name``, ``--mechanism name``, ``dpbench audit name``).
+    build : callable
+        ``build(**params) -> Mechanism(component, eps=..., delta=..., input_range=(low, high),
+        output_kind="real")``: the component with its (eps, delta)-DP claim for one user's
+        report, the rewards the claim holds for, and ``output_kind`` "bits" if every report is
+        0 or 1.  Plain Python, run once per configuration (calibrate the noise here).
+    params : sequence of Param
+        The parameters, as for :func:`register_policy`.  In ``simulate`` they are given with the
+        policy's; a name both have (e.g. ``eps``) goes to both.
+    summary, source : str
+        One-line description and the paper it comes from, for ``dpbench list mechanisms``.
+    replace : bool
+        As for :func:`register_policy`.
+
+    Returns
+    -------
+    MechanismSpec
+        The registered entry (``dpbench.MECHANISMS[name]``).
+
+    Raises
+    ------
+    ComponentError
+        A bad name, a name already taken, or a ``build`` that does not accept ``params``.
+        (A ``build`` that returns no :class:`Mechanism`, or one whose component has no
+        ``privatize``, fails when it is first built, naming it.)
+    """
+    what = f"mechanism {name!r}"
+    module = _caller_module()
+    spec = MechanismSpec(name=name, summary=summary or f"plugin {module}", source=source or f"plugin {module}",
+                         params=_checked_params(what, params), build=build, module=module)
+    return MECHANISMS.add(spec, replace=replace)
 
 
 def register_environment(name: str, build: Callable[..., Instance], *, params: Sequence[Param] = (),

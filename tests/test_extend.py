@@ -21,7 +21,7 @@ import pytest
 import dpbench
 from dpbench import plugins
 from dpbench.engine import stamps
-from dpbench.engine.catalog import ALGORITHMS, ENVIRONMENTS
+from dpbench.engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS
 from dpbench.extend import (Built, ComponentError, Param, draw_sum, implements, init_state, real, respond,
                             select, update)
 from dpbench.mechanisms.ldp_curators import Direct
@@ -36,9 +36,9 @@ def registry(tmp_path_factory):
     """Registrations, plugin state, sys.path and the test's own modules are undone after it."""
     base = str(tmp_path_factory.getbasetemp())
     saved = (dict(ALGORITHMS), dict(ENVIRONMENTS), dict(plugins._LOADED), plugins._autoloaded,
-             set(sys.modules), list(sys.path))
+             set(sys.modules), list(sys.path), dict(MECHANISMS))
     yield
-    for reg, old in ((ALGORITHMS, saved[0]), (ENVIRONMENTS, saved[1])):
+    for reg, old in ((ALGORITHMS, saved[0]), (ENVIRONMENTS, saved[1]), (MECHANISMS, saved[6])):
         reg.clear()
         reg.update(old)
     plugins._LOADED.clear()
@@ -328,8 +328,10 @@ def test_plugins_from_option_path_environment_and_entry_points(tmp_path, registr
 
 # ------------------------------------------------------------ as a user does
 def _user_env():
+    """The environment of a user's process; dpbench is this checkout (PYTHONPATH), not whatever
+    copy an earlier `pip install .` left in site-packages."""
     env = {k: v for k, v in os.environ.items() if k not in (plugins.ENV_VAR, "PYTHONPATH")}
-    return {**env, "NUMBA_DISABLE_JIT": "0", "PYTHONWARNINGS": "ignore"}
+    return {**env, "NUMBA_DISABLE_JIT": "0", "PYTHONWARNINGS": "ignore", "PYTHONPATH": str(ROOT)}
 
 
 def _run(args, cwd, check=True):
@@ -396,22 +398,177 @@ def readme_example() -> str:
     return match.group(1)
 
 
+_README_PYTHON = """
+import json, dpbench, myalgo
+r = dpbench.simulate('ldp_eps_greedy', 'bernoulli', horizon=2000, reps=2, seed=3, eps=0.5, check=True)
+g = dpbench.simulate('ldp_ucb_l', 'bernoulli', horizon=2000, reps=2, seed=3, eps=0.5, mechanism='gaussian_ldp')
+print(json.dumps([r.final_regrets.tolist(), g.final_regrets.tolist(), g.label]))
+"""
+
+
 def test_readme_example_from_python_cli_and_a_local_cluster(tmp_path):
+    """The README example: its policy, and its Gaussian privatiser as mechanism= of the built-in
+    LDP-UCB-L and audited by `dpbench audit` (the same privatize: nothing above its claim)."""
     (tmp_path / "myalgo.py").write_text(readme_example())
-    code = ("import json, dpbench, myalgo; r = dpbench.simulate('ldp_eps_greedy', 'bernoulli', horizon=2000, "
-            "reps=2, seed=3, eps=0.5, check=True); print(json.dumps(r.final_regrets.tolist()))")
-    python = json.loads(_run(["-c", code], tmp_path).stdout)
+    python, composed, label = json.loads(_run(["-c", _README_PYTHON], tmp_path).stdout)
+    assert label == "LDP-UCB-L + gaussian_ldp"
     cli = json.loads(_run(["-m", "dpbench", "simulate", "--plugin", "myalgo", "--policy", "ldp_eps_greedy",
                            "--eps", "0.5", "--horizon", "2000", "--reps", "2", "--seed", "3", "--check",
                            "--json"], tmp_path).stdout)
     assert cli["final_regrets"] == python
+    cli = json.loads(_run(["-m", "dpbench", "simulate", "--plugin", "myalgo", "--policy", "ldp_ucb_l",
+                           "--mechanism", "gaussian_ldp", "--eps", "0.5", "--horizon", "2000", "--reps", "2",
+                           "--seed", "3", "--json"], tmp_path).stdout)
+    assert cli["final_regrets"] == composed and cli["params"]["mechanism"] == "gaussian_ldp"
+    audit = json.loads(_run(["-m", "dpbench", "audit", "--plugin", "myalgo", *_AUDIT, "--json"], tmp_path).stdout)
+    assert not audit["violated"] and audit["eps_lower_bound"] <= 1.0
     sweep = _run(["-m", "dpbench", "sweep", "--plugin", "myalgo", "--name", "eg", "--policy",
-                  "ldp_eps_greedy,ucb1", "--grid", "eps=0.5,1", "--horizon", "2000", "--reps", "2",
-                  "--seed", "3", "--workers", "1", "--json", "--no-progress"], tmp_path)
+                  "ldp_eps_greedy,ldp_ucb_l,ucb1", "--grid", "eps=0.5", "--mechanism", "gaussian_ldp",
+                  "--horizon", "2000", "--reps", "2", "--seed", "3", "--workers", "1", "--json",
+                  "--no-progress"], tmp_path)
     assert json.loads(sweep.stdout)["cells"]["computed"] == 3
     from dpbench.sweeps.store import ResultStore
     with ResultStore.open(tmp_path / "dpbench-results" / "eg" / "results.sqlite") as store:
         results = store.results()
         hosts = {c["worker"] for cid in store.run_configs().values() for c in store.cells(cid)}
-    assert results["LDP-eps-greedy (eps=0.5)"].final_regrets.tolist() == python
+    # the README policy's own privatiser is the registered mechanism: mechanism= changes nothing
+    assert results["LDP-eps-greedy (eps=0.5, mechanism=gaussian_ldp)"].final_regrets.tolist() == python
+    assert results["LDP-UCB-L (eps=0.5, mechanism=gaussian_ldp)"].final_regrets.tolist() == composed
     assert all(h.startswith(("tcp://", "inproc://")) for h in hosts)     # computed on Dask workers
+
+
+# ------------------------------------------------------------ composable privatisers
+#: the audit of the README's Gaussian privatiser (and of the negative control below)
+_AUDIT = ["gaussian_ldp", "--eps", "1", "--delta", "0.01", "--n", "200000", "--alpha", "1e-4", "--seed", "7"]
+
+
+@pytest.fixture
+def readme_module(tmp_path, registry):
+    """The README example imported in this process (registrations undone afterwards)."""
+    (tmp_path / "myalgo.py").write_text(readme_example())
+    sys.path.insert(0, str(tmp_path))
+    sys.modules.pop("myalgo", None)
+    return importlib.import_module("myalgo")
+
+
+def test_an_audit_catches_a_registered_mechanism_with_half_the_noise(readme_module, capsys):
+    """Negative control: the README's privatiser registered with sigma halved, claiming the same
+    (eps, delta), is a violation for `dpbench audit` (exit 1); the same component class as the
+    README's, so the compiled audit kernels are shared."""
+    from dpbench.cli import main
+    from dpbench.extend import Mechanism
+
+    def half_noise(eps, delta):
+        honest = readme_module.gaussian_mechanism(eps, delta)
+        return Mechanism(readme_module.GaussianPrivatiser(0.5 * honest.component.sigma), eps=eps, delta=delta)
+    dpbench.register_mechanism("gaussian_half", half_noise, params=MECHANISMS["gaussian_ldp"].params)
+    assert main(["audit", "gaussian_half", *_AUDIT[1:], "--json"]) == 1
+    res = json.loads(capsys.readouterr().out)
+    assert res["violated"] and res["eps_lower_bound"] > 1.5 and res["p_value"] <= 1e-4
+
+
+def test_a_mechanisms_build_is_part_of_the_run_stamp(readme_module):
+    """A stored cell of a run with a user mechanism is recomputed when its build (e.g. the
+    noise calibration) changes, even if its component class does not."""
+    from dpbench.engine.simulate import prepare
+
+    def stamp():
+        return stamps.plan_stamp(prepare("ldp_ucb_l", "bernoulli", 100, means=MEANS, eps=1.0,
+                                         mechanism="gaussian_ldp"))
+    before = stamp()
+    assert before != stamps.plan_stamp(prepare("ldp_ucb_l", "bernoulli", 100, means=MEANS, eps=1.0))
+    spec = MECHANISMS["gaussian_ldp"]
+    dpbench.register_mechanism("gaussian_ldp", lambda eps, delta: spec.build(eps, delta / 2),
+                               params=spec.params, replace=True)
+    assert stamp() != before
+
+
+@pytest.mark.parametrize("policy, mechanism, env", [("ldp_ucb_l", "ctl", "bernoulli"),
+                                                    ("ldp_ucb_b", "ctb", "bernoulli"),
+                                                    ("ldp_ucb_ls", "ctl_s", "gaussian")])
+def test_mechanism_equal_to_the_default_privatiser_gives_identical_numbers(policy, mechanism, env):
+    kw = dict(horizon=3000, reps=3, seed=11, means=MEANS, eps=0.7)
+    default = dpbench.simulate(policy, env, **kw)
+    by_name = dpbench.simulate(policy, env, mechanism=mechanism, **kw)
+    by_object = dpbench.simulate(policy, env, mechanism=dpbench.sampler(mechanism, eps=0.7), **kw)
+    assert np.array_equal(default.regret, by_name.regret) and np.array_equal(default.pulls, by_name.pulls)
+    assert np.array_equal(default.regret, by_object.regret)
+    assert "mechanism" not in default.params and by_name.params["mechanism"] == mechanism
+    assert not by_object.warnings
+    other = dpbench.engine.simulate.prepare(policy, env, 100, means=MEANS, eps=0.7,
+                                            mechanism=dpbench.sampler(mechanism, eps=2.0))
+    assert other.warnings == [f"mechanism {mechanism} claims eps = 2, policy {policy} runs with eps = 0.7"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--policy", "ldp_ucb_b", "--mechanism", "ctl"],
+     "policy 'ldp_ucb_b' cannot use mechanism 'ctl': the policy needs bit reports (0 or 1) and the "
+     "mechanism's output_kind is 'real'"),
+    (["--policy", "ldp_ucb_l", "--mechanism", "ctl", "--rewards", "gaussian"],
+     "policy 'ldp_ucb_l' cannot use mechanism 'ctl' on environment 'gaussian': the mechanism takes rewards in "
+     "[0, 1]"),
+    (["--policy", "heldp_ucb_l", "--mechanism", "ctl"],
+     "policy 'heldp_ucb_l' cannot use mechanism 'ctl': its privatiser is part of the algorithm"),
+    (["--policy", "ldp_ucb_l", "--mechanism", "lemma15", "--delta", "0.1"],
+     "policy 'ldp_ucb_l' cannot use mechanism 'lemma15': the mechanism is not a local randomiser"),
+    (["--policy", "ldp_ucb_l", "--mechanism", "no_such_mechanism"], "unknown mechanism 'no_such_mechanism'"),
+])
+def test_incompatible_mechanism_is_one_line_exit_2_before_compiling(args, message, capsys, monkeypatch):
+    from dpbench.cli import main
+    from dpbench.engine import simulate as sim
+    monkeypatch.setattr(sim, "compile_plan", lambda plan: pytest.fail("compiled before refusing"))
+    assert main(["simulate", *args, "--eps", "1", "--horizon", "100", "--means", "0.9,0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpbench: error: ") and err.count("\n") == 1 and message in err, err
+
+
+def test_mechanism_in_an_experiment_file_and_a_sweep_grid(tmp_path, capsys):
+    """`mechanism` is a run key of experiment files and a grid axis of `dpbench sweep`
+    (--mechanism): it applies to the policies that take one, its parameters to it alone, and
+    a stored cell records it; an incompatible one is refused before anything runs."""
+    from dpbench.cli import main
+    from dpbench.sweeps.store import ResultStore
+    toml = tmp_path / "mech.toml"
+    toml.write_text('name = "mech"\nhorizon = 2000\nreps = 2\nseed = 4\n[environment]\nname = "bernoulli"\n'
+                    'means = [0.9, 0.6, 0.5]\n[[runs]]\nlabel = "L+CTB"\npolicy = "ldp_ucb_l"\neps = 0.7\n'
+                    'mechanism = "ctb"\n')
+    common = ["--scheduler", "none", "--out", str(tmp_path / "out"), "--json", "--no-progress"]
+    assert main(["sweep", str(toml), *common]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"]["computed"] == 1
+    with ResultStore.open(tmp_path / "out" / "mech" / "results.sqlite") as store:
+        (stored,) = store.results().values()
+    direct = dpbench.simulate("ldp_ucb_l", "bernoulli", 2000, 2, 4, means=MEANS, eps=0.7, mechanism="ctb")
+    assert np.array_equal(stored.regret, direct.regret) and stored.params["mechanism"] == "ctb"
+    own = dpbench.simulate("ldp_ucb_l", "bernoulli", 2000, 2, 4, means=MEANS, eps=0.7)
+    assert not np.array_equal(own.regret, direct.regret)          # CTB bits did replace CTL
+
+    grid = ["sweep", "--name", "g", "--policy", "ucb1,ldp_ucb_l", "--mechanism", "ctl,ctb", "--set", "eps=0.7",
+            "--instance", "means=0.9,0.6,0.5", "--horizon", "2000", "--reps", "2", "--seed", "4", *common]
+    assert main(grid) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cells"]["total"] == 3                       # UCB1 once, LDP-UCB-L with each mechanism
+    with ResultStore.open(tmp_path / "out" / "g" / "results.sqlite") as store:
+        results = store.results()
+    assert np.array_equal(results["LDP-UCB-L (mechanism=ctb)"].regret, direct.regret)
+    assert main([*grid[:4], "ucb1", *grid[5:]]) == 2          # no listed policy takes a mechanism
+    assert "'mechanism' belongs to no listed policy" in capsys.readouterr().err
+    toml.write_text(toml.read_text().replace('"ldp_ucb_l"', '"ldp_ucb_b"').replace('"ctb"', '"ctl"'))
+    assert main(["sweep", str(toml), *common, "--force"]) == 2
+    assert "mech, run 'L+CTB': policy 'ldp_ucb_b' cannot use mechanism 'ctl'" in capsys.readouterr().err
+
+
+def test_a_mechanism_must_be_a_mechanism_with_a_privatize(registry):
+    class NoReport(NamedTuple):
+        x: float
+    from dpbench.extend import Mechanism
+    with pytest.raises(ComponentError, match="NoReport .* has no registered privatize"):
+        Mechanism(NoReport(1.0), eps=1.0)
+    dpbench.register_mechanism("_not_a_mechanism", lambda eps: NoReport(eps),
+                               params=(Param("eps", "", real(0, low_open=True)),))
+    with pytest.raises(ComponentError, match=r"mechanism '_not_a_mechanism': build .* must return a "
+                                             r"dpbench.extend.Mechanism"):
+        dpbench.simulate("ldp_ucb_l", "bernoulli", 100, 1, means=MEANS, eps=1.0, mechanism="_not_a_mechanism")
+    with pytest.raises(ComponentError, match=r"mechanism 'bad': build must have the signature build\(eps\)"):
+        dpbench.register_mechanism("bad", lambda scale: None, params=(Param("eps", "", real(0, low_open=True)),))
+    with pytest.raises(ComponentError, match="'ctl' is built into dpbench"):
+        dpbench.register_mechanism("ctl", lambda: None, replace=True)

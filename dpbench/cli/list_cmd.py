@@ -21,13 +21,21 @@ def catalog() -> dict:
         return [p.describe() for p in spec.params]
     return {
         "policies": [{"name": s.name, "label": s.label, "summary": s.summary, "source": s.source,
-                      "privacy": s.privacy, "params": params(s)} for s in ALGORITHMS.values()],
+                      "privacy": s.privacy, "params": params(s) + _mechanism_param(s), "reports": s.reports}
+                     for s in ALGORITHMS.values()],
         "environments": [{"name": s.name, "summary": s.summary, "params": params(s)}
                          for s in ENVIRONMENTS.values()],
         "mechanisms": [{"name": s.name, "summary": s.summary, "source": s.source, "params": params(s)}
                        for s in MECHANISMS.values()],
         "experiments": [{"name": n, "summary": load_experiment(n).title} for n in experiment_names()],
     }
+
+
+def _mechanism_param(spec) -> list[str]:
+    if spec.reports is None:
+        return []
+    return [f"mechanism (a local mechanism with {spec.reports} reports; default: its own): replaces "
+            "the privatiser (see `dpbench list mechanisms`)"]
 
 
 def _run(args) -> int:

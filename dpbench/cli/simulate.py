@@ -17,6 +17,9 @@ def register(sub):
     p.add_argument("--eps", type=float, help="privacy level epsilon")
     p.add_argument("--delta", type=float, help="privacy slack delta (policies that take it)")
     p.add_argument("--eps-min", type=float, dest="eps_min", help="HeLDP threshold eps_min")
+    p.add_argument("--mechanism", help="replace the privatiser of a policy that takes one (e.g. ldp_ucb_l) "
+                                       "by this mechanism (see `dpbench list mechanisms`); its parameters "
+                                       "by --eps/--delta/--set")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="any other policy or environment parameter (repeatable)")
     p.add_argument("--horizon", type=integer_text, required=True, help="horizon T (e.g. 100000 or 1e5)")
@@ -60,7 +63,7 @@ def _run(args) -> int:
     from ..engine.simulate import check_threads, prepare, run_plan, simulate
     from ..sweeps.dask_backend import max_threads
     params = parse_assignments(args.set)
-    for key in ("means", "eps", "delta", "eps_min"):
+    for key in ("means", "eps", "delta", "eps_min", "mechanism"):
         if getattr(args, key) is not None:
             params[key] = getattr(args, key)
     reps = check_count("reps", args.reps)

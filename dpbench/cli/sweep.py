@@ -92,6 +92,9 @@ def register(sub):
                         "values with '|', e.g. means=0.9,0.8|0.6,0.5); repeat for a product")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="fix a parameter for every policy (or the environment) that has it")
+    p.add_argument("--mechanism", metavar="NAME[,NAME...]",
+                   help="run the policies that take a mechanism (e.g. ldp_ucb_l) with each of these "
+                        "privatisers (a grid over mechanism); their parameters by --set/--grid")
     p.add_argument("--baseline", help="label of the run privacy-cost ratios are relative to (e.g. UCB1)")
     add_execution_arguments(p, default_scheduler="local")
     p.set_defaults(func=_sweep)
@@ -121,6 +124,10 @@ def grid_from_args(args):
         if key in grid:
             raise InputError(f"--grid {key} given twice")
         grid[key] = [parse_value(v.strip()) for v in values.split(sep) if v.strip()]
+    if args.mechanism:
+        if "mechanism" in grid:
+            raise InputError("give the mechanisms either by --mechanism or by --grid mechanism=..., not both")
+        grid["mechanism"] = [m.strip() for m in args.mechanism.split(",") if m.strip()]
     fixed = dict((k, parse_value(v)) for k, v in (_pair(t, "--set") for t in args.set))
     if args.horizon is None or args.reps is None:
         raise InputError("a command-line sweep needs --horizon and --reps")
@@ -132,7 +139,8 @@ def grid_from_args(args):
 
 def _sweep(args) -> int:
     grid_options = {"--name": args.name, "--policy": args.policy, "--instance": args.instance,
-                    "--grid": args.grid, "--set": args.set, "--baseline": args.baseline}
+                    "--grid": args.grid, "--set": args.set, "--baseline": args.baseline,
+                    "--mechanism": args.mechanism}
     if args.experiment is not None:
         given = [k for k, v in grid_options.items() if v]
         if given or args.env != "bernoulli":

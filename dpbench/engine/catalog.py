@@ -12,7 +12,8 @@ Each family module registers what it provides, e.g.::
 (:class:`Instance`), the horizon and the validated parameters by name; an
 environment's ``build(**params)`` returns an :class:`Instance`.  Registration
 checks these signatures.  Users register through :mod:`dpbench.extend`
-(``register_policy``, ``register_environment``), which builds these specs.
+(``register_policy``, ``register_mechanism``, ``register_environment``), which builds
+these specs.
 
 The catalog validates user parameters (unknown names, ranges, types) in plain
 Python, so bad input is refused before anything is compiled.
@@ -158,6 +159,8 @@ class AlgorithmSpec:
     rewards: str = "unit"                 # "unit": rewards must lie in [0, 1]; "any"
     privacy: str = "none"                # "none" | "local" | "central" | "shuffle"
     module: str = ""                     # the module that registered it (default: build's)
+    reports: str | None = None           # mechanism= reports its index takes ("bits", "real"); None:
+                                         # the privatiser is part of the algorithm (composition.py)
 
 
 @dataclass(frozen=True)
@@ -177,14 +180,15 @@ class MechanismSpec:
     summary: str
     source: str
     params: tuple[Param, ...]
-    build: Callable[..., Any]
+    build: Callable[..., Any]            # build(**params) -> Mechanism
+    module: str = ""
 
 
 class _Registry(dict):
-    def __init__(self, what: str, build_positional: tuple | None):
+    def __init__(self, what: str, build_positional: tuple):
         super().__init__()
         self.what = what
-        self.build_positional = build_positional      # None: no build to check (mechanisms)
+        self.build_positional = build_positional      # build's leading positional parameters
 
     def add(self, spec, *, replace: bool = False):
         """Register ``spec``; a name already taken is an error unless ``replace`` (never for a
@@ -201,11 +205,10 @@ class _Registry(dict):
             if not replace:
                 raise ComponentError(f"{self.what} {spec.name!r} is already registered (by {old.module}); "
                                      "pass replace=True to replace it (e.g. when re-running a notebook cell)")
-        if self.build_positional is not None:
-            names = [p.name for p in spec.params]
-            if len(set(names)) != len(names):
-                raise ComponentError(f"{self.what} {spec.name!r}: two parameters share a name ({names})")
-            check_build_signature(f"{self.what} {spec.name!r}", spec.build, self.build_positional, spec.params)
+        names = [p.name for p in spec.params]
+        if len(set(names)) != len(names):
+            raise ComponentError(f"{self.what} {spec.name!r}: two parameters share a name ({names})")
+        check_build_signature(f"{self.what} {spec.name!r}", spec.build, self.build_positional, spec.params)
         if hasattr(spec, "module") and not spec.module:
             spec = replace_field(spec, module=getattr(getattr(spec, "build", None), "__module__", "") or "")
         self[spec.name] = spec
@@ -233,7 +236,7 @@ def _is_builtin(spec) -> bool:
 
 ALGORITHMS = _Registry("policy", ("instance", "horizon"))
 ENVIRONMENTS = _Registry("environment", ())
-MECHANISMS = _Registry("mechanism", None)
+MECHANISMS = _Registry("mechanism", ())
 
 register_algorithm = ALGORITHMS.add
 register_environment = ENVIRONMENTS.add

@@ -33,7 +33,7 @@ from . import components as comp
 from .caching import cached_njit
 from .components import ComponentError, describe_function
 
-_ROLE_VERBS = {"policy": ("init_state", "select", "update"), "mechanism": ("respond",),
+_ROLE_VERBS = {"policy": ("init_state", "select", "update"), "mechanism": ("respond",),   # or privatize
                "environment": ("draw",)}
 #: the verb to suggest registering for a missing one (a mechanism needs only privatize)
 _REGISTER_HINT = {"respond": "privatize"}
@@ -119,6 +119,8 @@ def _who(verb: str, role: str, component) -> str:
     func = comp.implementations(cls).get(verb)
     if verb == "respond_broadcast" and func is None:
         verb, func = "respond", comp.implementations(cls).get("respond")
+    if verb == "respond" and func is None:
+        verb, func = "privatize", comp.implementations(cls).get("privatize")
     if verb == "draw_sum" and func is None:
         verb, func = "draw", comp.implementations(cls).get("draw")
     where = f" ({describe_function(func)})" if func is not None else ""
@@ -186,7 +188,13 @@ def compile_error(plan, err: Exception) -> Exception:
     _, bad = return_type(draw_verb, "environment", env, te, i64, *((i64,) if draw_verb == "draw_sum" else ()))
     if bad:
         return bad
-    if "respond_broadcast" in comp.implementations(type(mech)):
+    mech_verbs = comp.implementations(type(mech))
+    if "respond_broadcast" not in mech_verbs and "respond" not in mech_verbs:     # the default respond
+        report, bad = return_type("privatize", "mechanism", mech, tm, f64, public)
+        if bad or not isinstance(report, (numba.types.Integer, numba.types.Float, numba.types.Boolean)):
+            return bad or wrong("privatize", "mechanism", mech, report, "privatize must return one number")
+        response = numba.types.Tuple((f64, f64))
+    elif "respond_broadcast" in mech_verbs:
         response, bad = return_type("respond_broadcast", "mechanism", mech, tm, te, i64, i64, public)
     else:
         response, bad = return_type("respond", "mechanism", mech, tm, te, i64, i64)

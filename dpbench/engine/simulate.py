@@ -9,6 +9,7 @@ repetition r always uses seed ``rep_seeds(seed, r, 1)``, whatever the chunking.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ from ..randomness import rep_seeds
 from ..validation import MAX_COUNT, InputError, check_count, check_int
 from . import contracts
 from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, EnvironmentSpec, Instance, validate_params
+from .composition import Composition, compose
 from .kernel import simulate_kernel
 from .result import SimulationResult, log_checkpoints, now_iso, package_versions
 
@@ -43,6 +45,16 @@ class Plan:
     checkpoints: np.ndarray
     warnings: list = field(default_factory=list)
     env_spec: EnvironmentSpec | None = None      # None for an environment given already built
+    composition: Composition | None = None       # the privatiser given as mechanism=, if any
+
+    @property
+    def label(self) -> str:
+        return self.spec.label + (f" + {self.composition.name}" if self.composition else "")
+
+    @property
+    def run_params(self) -> dict:
+        """The parameters that rebuild this plan (with ``mechanism`` and its own, if given)."""
+        return self.composition.run_params(self.params) if self.composition else self.params
 
 
 def build_environment(env, env_params: dict | None = None) -> Instance:
@@ -64,8 +76,9 @@ def _environment(env, env_params):
 
 
 def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=None,
-            checkpoints=None, **params) -> Plan:
-    """Validate and build everything; raises :class:`InputError` on bad input."""
+            checkpoints=None, mechanism=None, **params) -> Plan:
+    """Validate and build everything; raises :class:`InputError` on bad input (and on a
+    ``mechanism`` that does not fit the policy, :mod:`.composition`)."""
     spec = ALGORITHMS.get_spec(policy)
     params = dict(params)
     env_params = dict(env_params or {})
@@ -79,14 +92,17 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
     horizon = check_count("horizon", horizon, low=instance.k)
     seed = check_int("seed", seed, low=0)
+    composition = None if mechanism is None else compose(spec, mechanism, params, instance)
     checked = validate_params(f"policy {spec.name!r}", spec.params, params)
-    if spec.rewards == "unit" and (instance.reward_low < 0.0 or instance.reward_high > 1.0):
+    if composition is None and spec.rewards == "unit" and (instance.reward_low < 0.0 or instance.reward_high > 1.0):
         raise InputError(
             f"policy {spec.name!r} needs rewards in [0, 1] (its mechanism is bounded), but environment "
             f"{instance.name!r} has rewards in [{instance.reward_low:g}, {instance.reward_high:g}]; "
             f"use a sigmoid variant (e.g. ldp_ucb_ls/ldp_ucb_bs) or a bounded environment")
     built = spec.build(instance, horizon, **checked)
     contracts.check_built(spec, built)
+    if composition is not None:
+        built.mechanism = composition.mechanism.component
     if checkpoints is None:
         grid = log_checkpoints(horizon)
     else:
@@ -94,7 +110,12 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
             raise InputError(f"checkpoints must lie in [1, horizon={horizon}]")
         grid = np.union1d(grid, [horizon]).astype(np.int64)
-    return Plan(spec, instance, built, checked, horizon, seed, grid, list(built.warnings), env_spec)
+    warnings = list(built.warnings)
+    if composition is not None and checked.get("eps", composition.mechanism.claimed_eps) != \
+            composition.mechanism.claimed_eps:
+        warnings.append(f"mechanism {composition.name} claims eps = {composition.mechanism.claimed_eps:g}, "
+                        f"policy {spec.name} runs with eps = {checked['eps']:g}")
+    return Plan(spec, instance, built, checked, horizon, seed, grid, warnings, env_spec, composition)
 
 
 _WARMED: set = set()
@@ -126,8 +147,7 @@ def compile_plan(plan: Plan) -> float:
     if key in _WARMED:
         return 0.0
     t0 = time.perf_counter()
-    tiny = Plan(plan.spec, plan.instance, plan.built, plan.params, plan.instance.k, plan.seed,
-                np.array([plan.instance.k], dtype=np.int64))
+    tiny = dataclasses.replace(plan, horizon=plan.instance.k, checkpoints=np.array([plan.instance.k], dtype=np.int64))
     try:
         _run_chunk(tiny, 0, 1, False)
     except numba.core.errors.NumbaError as err:
@@ -166,7 +186,7 @@ def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progres
         regrets, pulls, traces = [], [], []
         done = 0
         seconds = 0.0
-        bar = _progress_bar(reps, desc or plan.spec.label, progress)
+        bar = _progress_bar(reps, desc or plan.label, progress)
         try:
             while done < reps:
                 count = min(chunk, reps - done)
@@ -192,8 +212,8 @@ def _progress_bar(total, desc, enabled):
 
 def _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, threads, trace):
     return SimulationResult(
-        policy=plan.spec.name, label=plan.spec.label, environment=plan.instance.name,
-        params=plan.params, env_params=plan.instance.params, horizon=plan.horizon, seed=plan.seed,
+        policy=plan.spec.name, label=plan.label, environment=plan.instance.name,
+        params=plan.run_params, env_params=plan.instance.params, horizon=plan.horizon, seed=plan.seed,
         first_rep=first_rep, checkpoints=plan.checkpoints.copy(), regret=np.vstack(regrets),
         pulls=np.vstack(pulls), means=plan.instance.means.copy(), seconds=seconds,
         compile_seconds=compile_seconds, threads=threads,
@@ -206,12 +226,16 @@ def _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, t
 
 def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, env_params=None,
              checkpoints=None, threads=None, progress=False, trace=False, first_rep=0, check=False,
-             **params) -> SimulationResult:
+             mechanism=None, **params) -> SimulationResult:
     """Run ``reps`` repetitions of ``policy`` on ``env`` for ``horizon`` pulls.
 
     ``env`` is an environment name (its parameters, e.g. ``means``, may be
     passed among ``params`` or in ``env_params``) or an :class:`Instance`.
     ``params`` are the policy's parameters (``dpbench list`` names them).
+    ``mechanism`` (a registered name or a :class:`~dpbench.extend.Mechanism`) replaces the
+    privatiser of a policy that takes one (``dpbench list policies``; :mod:`.composition`),
+    e.g. ``simulate("ldp_ucb_l", "bernoulli", ..., eps=1.0, mechanism="ctb")``; a named
+    mechanism's parameters are given among ``params`` (``eps`` serves both).
     Returns a :class:`SimulationResult`; raises :class:`InputError` on bad
     input before compiling anything.
 
@@ -227,7 +251,8 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
         raise InputError(f"reps must be an integer in [1, {MAX_COUNT}] (got None)")
     check_count("reps", reps)
     check_threads(threads)
-    plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints, **params)
+    plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints,
+                   mechanism=mechanism, **params)
     if check:
         contracts.run_checked(plan, check_int("first_rep", first_rep, low=0))
     result = run_plan(plan, reps, first_rep=first_rep, threads=threads, progress=progress, trace=trace)

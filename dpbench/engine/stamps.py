@@ -7,7 +7,7 @@ is fingerprinted from the code loaded in this process: its fields, the
 functions registered for it, and, recursively, every function, numba
 dispatcher, ``NamedTuple`` class, user module and module-level constant those
 functions name (numba freezes globals into the compiled code).  The same goes
-for a user's ``build`` functions.  Bytecode, constants and names are hashed,
+for a user's ``build`` functions (of policies, environments and mechanisms).  Bytecode, constants and names are hashed,
 not files, so the stamp describes the code that actually runs even if a file
 was edited on disk after it was imported; line numbers are not hashed.
 
@@ -206,12 +206,13 @@ def classes_stamp(classes) -> str:
 
 def plan_stamp(plan) -> str:
     """16-hex stamp of the code that computes ``plan``: the package hash, plus the fingerprint of
-    every user component and user ``build`` in it.  A plan of built-in parts only has the
+    every user component and user ``build`` in it (policy, environment and a ``mechanism=``).  A plan of built-in parts only has the
     package stamp (so stores written before user stamps existed stay valid)."""
     package = compiled_sources_hash()
     parts = [type(plan.built.policy), type(plan.built.mechanism), type(plan.instance.env)]
     roots = user_classes(parts)
-    for spec in (plan.spec, getattr(plan, "env_spec", None)):
+    composition = getattr(plan, "composition", None)
+    for spec in (plan.spec, getattr(plan, "env_spec", None), getattr(composition, "spec", None)):
         build = getattr(spec, "build", None)
         if build is not None and not is_builtin(build):
             roots.append(build)

@@ -12,6 +12,7 @@ from . import shuffle_amplification  # seed 004
 from . import central_laplace  # central DP (DP-SE, DP Robust SE, seed 004 Alg. 1)
 from .base import Mechanism
 from ..engine.catalog import MECHANISMS, validate_params
+from ..engine.components import ComponentError, describe_function
 
 
 def sampler(name: str, **params) -> Mechanism:
@@ -22,6 +23,10 @@ def sampler(name: str, **params) -> Mechanism:
     spec = MECHANISMS.get_spec(name)
     checked = validate_params(f"mechanism {name!r}", spec.params, params)
     mechanism = spec.build(**checked)
+    if not isinstance(mechanism, Mechanism):
+        raise ComponentError(f"mechanism {name!r}: build ({describe_function(spec.build)}) must return a "
+                             f"dpbench.extend.Mechanism(component, eps=..., ...), got {type(mechanism).__name__}")
+    mechanism.name = spec.name
     mechanism.params = checked
     return mechanism
 

@@ -19,6 +19,11 @@ attribute           meaning
                     central Laplace release); the audit's compiled fast path counts its
                     ``emit`` (default: ``privatize``)
 ``output_dim``      1 (one scalar report per input)
+``output_kind``     "bits" (every report is 0 or 1) or "real"; a policy that needs bits
+                    refuses a "real" mechanism given as ``mechanism=``
+``local``           True if ``privatize`` is one user's report (a local randomiser, usable as
+                    ``simulate(..., mechanism=...)``); False for a policy's own draw
+                    (perturbations, the central Laplace release)
 ``params``          the parameters it was built with
 ``source``          paper, algorithm and lemma
 ==================  ====================================================================
@@ -39,9 +44,13 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.components import implementation, privatize, respond_broadcast
+from ..engine.components import ComponentError, privatize, registered, respond_broadcast
 from ..environments.replay import PointMass
 from ..validation import InputError, check_delta, check_int, check_real
+
+
+#: what a mechanism's reports are, narrowest first: each kind is also every later one
+OUTPUT_KINDS = ("bits", "real")
 
 
 @cached_njit
@@ -79,10 +88,16 @@ class Mechanism:
     output_dim = 1
     #: users one ``respond`` call can serve (None: any m; 1: the component responds for one user)
     max_batch: int | None = None
+    #: ``privatize`` is one user's report (False: a draw the policy makes from its own statistics)
+    local = True
 
     def __init__(self, component, *, eps: float, delta: float = 0.0, name: str | None = None,
-                 input_range=(0.0, 1.0), params: dict | None = None, source: str = ""):
-        implementation("privatize", type(component))           # TypeError early if it cannot report
+                 input_range=(0.0, 1.0), output_kind: str = "real", params: dict | None = None,
+                 source: str = ""):
+        if not registered("privatize", type(component)):
+            raise ComponentError(f"mechanism component {type(component).__name__} ({type(component).__module__}) "
+                                 f"has no registered privatize; register one with "
+                                 f"@dpbench.extend.implements(privatize, {type(component).__name__})")
         self.component = component
         self.name = str(name or type(component).__name__)
         self.claimed_eps = check_real("eps", eps, low=0.0, allow_inf=True)
@@ -91,6 +106,9 @@ class Mechanism:
         if not low <= high:
             raise InputError(f"input_range must be (low, high) with low <= high (got {input_range!r})")
         self.input_range = (low, high)
+        if output_kind not in OUTPUT_KINDS:
+            raise InputError(f"output_kind must be one of {', '.join(OUTPUT_KINDS)} (got {output_kind!r})")
+        self.output_kind = output_kind
         self.params = dict(params or {})
         self.source = source
 

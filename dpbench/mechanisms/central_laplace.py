@@ -53,6 +53,8 @@ class LaplaceReleaseMechanism(Mechanism):
     ``others`` (default 0), plus Lap(width/(n eps)): eps-DP (the Laplace mechanism, Dwork et
     al. 2006, as DP-SE, DP Robust SE (seed 003 Alg. 3) and seed 004 Alg. 1 use it)."""
 
+    local = False                  # a central release of a mean, not a user's report
+
     def __init__(self, *, eps: float, n: int = 1, width: float = 1.0, others: float | None = None):
         eps = check_eps(eps)
         n = check_int("n", n, low=1)

@@ -229,12 +229,13 @@ class _CuratorMechanism(Mechanism):
     """A curator at level eps, on [0, 1] or, with ``sigmoid``, on R (its -S variant)."""
     _kind = ""
     _component = None
+    _output_kind = "real"
 
     def __init__(self, *, eps: float, sigmoid: bool = False):
         eps = check_eps(eps)
         sig = bool(sigmoid)
         super().__init__(self._component(eps, sig), eps=eps, name=self._kind + ("_s" if sig else ""),
-                         input_range=_curator_range(sig), params={"eps": eps},
+                         input_range=_curator_range(sig), output_kind=self._output_kind, params={"eps": eps},
                          source=_SOURCES[self._kind, sig])
 
 
@@ -249,7 +250,7 @@ class CTBMechanism(_CuratorMechanism):
     """CTB(eps): r -> Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP for rewards in [0, 1]
     (seed 000 Curator 3, Lemma 5; R9); ``sigmoid=True``: CTB-S, the same of sigmoid(r),
     eps-LDP on R (Curator 6, Lemma 9).  Engine component :class:`CTB` (LDP-UCB-B, -BS)."""
-    _kind, _component = "ctb", CTB.at
+    _kind, _component, _output_kind = "ctb", CTB.at, "bits"
 
 
 class HeteroCuratorMechanism(Mechanism):
@@ -268,7 +269,7 @@ class HeteroCuratorMechanism(Mechanism):
         comp = (HeteroCurator.ctb if binary else HeteroCurator.ctl)(levels, bool(sigmoid))
         kind = "ctb" if binary else "ctl"
         super().__init__(comp, eps=float(levels.hi), name=f"hetero_{kind}{'_s' if sigmoid else ''}",
-                         input_range=_curator_range(bool(sigmoid)),
+                         input_range=_curator_range(bool(sigmoid)), output_kind="bits" if binary else "real",
                          params={"levels": levels, "binary": bool(binary)},
                          source="seed 001 Def. 3, " + _SOURCES[kind, bool(sigmoid)])
 

@@ -647,6 +647,8 @@ class GaussPerturbationMechanism(Mechanism):
     §5.1 R7).  ``pulls`` defaults to ceil(N_G*), the end of the start phase; below it the
     claim does not hold (negative control: pulls = 1)."""
 
+    local = False                  # a draw of the policy's own perturbation, not a user's report
+
     def __init__(self, *, eps: float, delta: float, pulls: int | None = None, others: float | None = None,
                  v: float = GAUSS_VARIANCE):
         eps = check_real("eps", eps, low=0.0)
@@ -666,6 +668,8 @@ class BetaPerturbationMechanism(Mechanism):
     (seed 002 Alg. 2, Thm 13).  ``pulls`` defaults to ceil(N_B*); ``extra_k=False`` drops
     the k pseudo-counts (the Fig. 2(d-f) negative control)."""
 
+    local = False                  # a draw of the policy's own perturbation, not a user's report
+
     def __init__(self, *, eps: float, delta: float, pulls: int | None = None, others: float | None = None,
                  extra_k: bool = True):
         eps = check_real("eps", eps, low=0.0)
@@ -684,6 +688,8 @@ class Lemma15Mechanism(Mechanism):
     centre shift of at most 1/N costs exactly (eps, delta) (seed 002 Lemma 15).  DP-FTPL-New's
     theta up to the history-independent shift sqrt(ln T/N) + d (Alg. 3), GDP-Elim-New's at
     (eps, delta/2) (Alg. 4)."""
+
+    local = False                  # a draw of the policy's own perturbation, not a user's report
 
     def __init__(self, *, eps: float, delta: float, pulls: int = 10, others: float | None = None):
         eps = check_real("eps", eps, low=0.0)

@@ -10,6 +10,11 @@
 * LDP-UCB-LS / LDP-UCB-BS: the same agents behind CTL-S / CTB-S (sigmoid-mapped
   rewards, for unbounded rewards such as N(mu, 1)); regret is always measured on
   the original means.
+
+The indices do not depend on the curator, so each takes ``mechanism=`` (any local
+mechanism, e.g. ``simulate("ldp_ucb_l", "bernoulli", eps=1.0, mechanism="ctb")``;
+:mod:`dpbench.engine.composition`): the -L agents take real-valued reports, the -B agents
+(UCB1's Hoeffding radius, valid for the CTB bits of Thm 6) bit reports only.
 """
 from __future__ import annotations
 
@@ -81,22 +86,22 @@ register_algorithm(AlgorithmSpec(
     summary="UCB with Laplace radius and forced exploration on CTL(eps) responses",
     source="seed 000 Agent 2, Thm 4", params=_EPS,
     build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL(eps, False)),
-    rewards="unit", privacy="local"))
+    rewards="unit", privacy="local", reports="real"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
     summary="UCB1 on CTB(eps) bits",
     source="seed 000 Agent 4, Thm 6", params=_EPS,
     build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, False)),
-    rewards="unit", privacy="local"))
+    rewards="unit", privacy="local", reports="bits"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_ls", label="LDP-UCB-LS", family="ldp_ucb",
     summary="LDP-UCB-L behind CTL-S (sigmoid, unbounded rewards)",
     source="seed 000 Cor. 10", params=_EPS,
     build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL(eps, True)),
-    rewards="any", privacy="local"))
+    rewards="any", privacy="local", reports="real"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_bs", label="LDP-UCB-BS", family="ldp_ucb",
     summary="LDP-UCB-B behind CTB-S (sigmoid, unbounded rewards)",
     source="seed 000 Cor. 11", params=_EPS,
     build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB.at(eps, True)),
-    rewards="any", privacy="local"))
+    rewards="any", privacy="local", reports="bits"))

@@ -97,12 +97,13 @@ def run_cells(client, tasks: list[dict], on_done) -> None:
     in this thread as each finishes.  Any failure or Ctrl-C cancels the rest."""
     from distributed import as_completed
 
-    from ..engine.catalog import ALGORITHMS, ENVIRONMENTS
+    from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS
     from ..plugins import for_workers
 
     for task in tasks:
-        names = (task["config"]["policy"], task["config"]["environment"])
-        task["plugins"] = for_workers([ALGORITHMS.get(names[0]), ENVIRONMENTS.get(names[1])])
+        config = task["config"]
+        task["plugins"] = for_workers([ALGORITHMS.get(config["policy"]), ENVIRONMENTS.get(config["environment"]),
+                                       MECHANISMS.get(config["params"].get("mechanism"))])
     futures = {}
     for task in tasks:
         key = f"dpbench-cell-{task['config_id']}-{task['first_rep']}-{task['reps']}"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
+from ..engine.composition import mechanism_param_names
 from ..engine.result import _jsonable
 from ..validation import InputError, check_count, check_int
 
@@ -58,7 +59,10 @@ class Config:
         user gave them, not as the built instance expanded them."""
         spec = ENVIRONMENTS.get_spec(environment)
         env = validate_params(f"environment {environment!r}", spec.params, env_params)
-        return cls(plan.spec.name, environment, _jsonable(plan.params), _jsonable(env),
+        if plan.composition is not None and plan.composition.spec is None:
+            raise InputError(f"a stored run needs a registered mechanism name, not the object "
+                             f"{plan.composition.name!r} (dpbench.register_mechanism)")
+        return cls(plan.spec.name, environment, _jsonable(plan.run_params), _jsonable(env),
                    int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
 
     @classmethod
@@ -139,8 +143,14 @@ def parse_value(text: str):
     return text
 
 
-def _policy_param_names(policy: str) -> set:
-    return {p.name for p in ALGORITHMS.get_spec(policy).params}
+def _policy_param_names(policy: str, mechanisms=()) -> set:
+    """The parameters ``policy`` takes; with ``mechanisms`` (names) also ``mechanism`` and
+    theirs, if the policy takes a mechanism (:mod:`dpbench.engine.composition`)."""
+    spec = ALGORITHMS.get_spec(policy)
+    names = {p.name for p in spec.params}
+    if spec.reports is not None and mechanisms:
+        names |= {"mechanism"}.union(*(mechanism_param_names(m) for m in mechanisms))
+    return names
 
 
 def grid_experiment(name: str, policies, *, environment="bernoulli", instances=None, grid=None,
@@ -151,7 +161,8 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
     ``instances`` is a list of environment-parameter dicts (one instance each);
     ``grid`` maps a parameter name to the values to sweep and ``fixed`` a
     parameter name to one value.  A policy parameter applies to every policy
-    that has it (``--grid eps=0.5,1`` runs UCB1 once); an environment parameter
+    that has it (``--grid eps=0.5,1`` runs UCB1 once; ``mechanism`` and the mechanisms'
+    parameters apply to the policies that take a mechanism); an environment parameter
     multiplies the instances (a name both have goes to the environment, as in
     :func:`~dpbench.engine.simulate.prepare`).  A name that no policy and not the environment
     has is an error.
@@ -174,11 +185,12 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
     for key, values in grid.items():
         if not isinstance(values, (list, tuple)) or not values:
             raise InputError(f"grid {key!r} needs a non-empty list of values (got {values!r})")
+    mechanisms = grid.get("mechanism", [fixed["mechanism"]] if "mechanism" in fixed else [])
     for key in list(grid) + list(fixed):
         if key in grid and key in fixed:
             raise InputError(f"parameter {key!r} is both fixed (--set) and swept (--grid)")
-        if key not in env_names and not any(key in _policy_param_names(p) for p in policies):
-            allowed = sorted(env_names.union(*(_policy_param_names(p) for p in policies)))
+        if key not in env_names and not any(key in _policy_param_names(p, mechanisms) for p in policies):
+            allowed = sorted(env_names.union(*(_policy_param_names(p, mechanisms) for p in policies)))
             raise InputError(f"parameter {key!r} belongs to no listed policy and not to environment "
                              f"{environment!r}; allowed parameters: {', '.join(allowed) or 'none'}")
     instances = [dict(i) for i in (instances or [{}])]
@@ -192,14 +204,20 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
         panel = ", ".join(f"{k}={_show(v)}" for k, v in env.items()) if show_panel else ""
         for policy in policies:
             spec = ALGORITHMS.get_spec(policy)
-            own = _policy_param_names(policy) - env_names     # prepare() routes env names to the env
+            own = _policy_param_names(policy, mechanisms) - env_names   # prepare() routes env names to the env
             pgrid = {k: v for k, v in grid.items() if k in own}
             pfixed = {k: v for k, v in fixed.items() if k in own}
             for vals in itertools.product(*pgrid.values()):
                 point = dict(zip(pgrid, vals))
+                if "mechanism" in {**pfixed, **point}:      # only the parameters of this run's mechanism
+                    takes = _policy_param_names(policy, [{**pfixed, **point}["mechanism"]])
+                    point = {k: v for k, v in point.items() if k in takes}
+                    pfixed_run = {k: v for k, v in pfixed.items() if k in takes}
+                else:
+                    pfixed_run = pfixed
                 label = spec.label + (" (" + ", ".join(f"{k}={_show(v)}" for k, v in point.items()) + ")"
                                       if point else "")
-                runs.append(RunSpec(label, policy, {**pfixed, **point},
+                runs.append(RunSpec(label, policy, {**pfixed_run, **point},
                                     {"name": environment, **env}, panel))
     raw = {"name": name, "sweep": {"policies": policies, "environment": environment,
                                    "instances": instances, "grid": grid, "fixed": fixed},

@@ -220,7 +220,7 @@ class ResultStore:
             for key, panel, label, config, plan in entries:
                 self._db.execute(
                     "INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (config.config_id, config.policy, plan.spec.label, config.environment,
+                    (config.config_id, config.policy, plan.label, config.environment,
                      canonical_json(config.params), canonical_json(config.env_params), config.horizon,
                      config.seed, canonical_json(list(config.checkpoints)),
                      canonical_json(plan.instance.means),
