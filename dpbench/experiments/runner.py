@@ -28,6 +28,8 @@ from ..validation import InputError, check_int, check_real
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
+#: the name recorded in a result store shared by several experiments
+SHARED_STORE = "shared"
 
 
 @dataclass
@@ -153,14 +155,16 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0) -> ExperimentRun:
+                   connect_timeout=10.0, store=None) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
     ``scheduler``: None/``'none'`` runs the cells here (``threads`` compiled
     threads), ``'local'`` on an embedded Dask LocalCluster of ``workers``
     processes, an address on that Dask cluster.  ``reuse=False`` discards the
-    stored results first.
+    stored results first.  ``store``: the path of a result store shared by several experiments
+    (their run keys are prefixed with the experiment name, and a configuration reached from two
+    experiments is one set of cells); default ``<out>/<name>/results.sqlite``.
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
@@ -185,11 +189,15 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "notes": exp.notes, "file": exp.raw}
-    store_path = out_dir / FILENAME
+    shared = store is not None
+    store_path = Path(store) if shared else out_dir / FILENAME
     if not reuse:
+        if shared:
+            raise InputError("reuse=False would discard a shared result store; remove it first")
         ResultStore.remove(store_path)
-    entries = [(run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
-    with ResultStore(store_path, exp.name) as store:
+    prefix = f"{exp.name} / " if shared else ""
+    entries = [(prefix + run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
+    with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
         store.register(entries)
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
         if todo:
@@ -206,6 +214,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
                 "and were recomputed")
         results = {}
         for key, _, _, cfg, _ in entries:
+            key = key.removeprefix(prefix)
             results[key] = store.load_result(cfg.config_id, reps)
             results[key].metadata["experiment"] = exp.name
     from .outputs import ratio_table, write_outputs

@@ -25,6 +25,11 @@ QUICK_REPS = 4
 
 
 # ------------------------------------------------------------------ context
+#: the result store every report shares, under the results folder: a configuration that two
+#: reports (or two experiments) run is computed once, and an interrupted build resumes
+SHARED_STORE = Path("reports") / "results.sqlite"
+
+
 @dataclass
 class ReportContext:
     seed: str                         # "000"
@@ -37,6 +42,13 @@ class ReportContext:
     log: Callable[[str], None] = print
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
+    cpu_started: float = field(default_factory=time.process_time)
+    runs: dict = field(default_factory=dict)            # experiment name -> ExperimentRun
+    cells: dict = field(default_factory=lambda: {"computed": 0, "stored": 0})
+
+    @property
+    def store(self) -> Path:
+        return Path(self.results_dir) / SHARED_STORE
 
     def sizes(self, exp, horizon=None, reps=None) -> tuple[int, int]:
         horizon = exp.horizon if horizon is None else horizon
@@ -45,20 +57,34 @@ class ReportContext:
             return min(horizon, QUICK_HORIZON), min(reps, QUICK_REPS)
         return horizon, reps
 
-    def experiment(self, name: str, horizon: int | None = None, reps: int | None = None):
-        """Run (or reuse) experiment ``name`` (a shipped name, or a check in ``checks/``); None
-        if it does not exist yet."""
-        from ..experiments.runner import experiment_names, load_experiment, run_experiment
-        target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
-        if not isinstance(target, str) and not target.exists():
-            self.missing.append(name)
-            self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")
-            return None
-        exp = load_experiment(target)
+    def experiment(self, name, horizon: int | None = None, reps: int | None = None):
+        """Run (or reuse) experiment ``name`` (a shipped name, a check in ``checks/``, or an
+        :class:`~dpbench.experiments.runner.Experiment` built in code) in the shared result store;
+        None if it does not exist yet."""
+        from ..experiments.runner import Experiment, experiment_names, load_experiment, run_experiment
+        if isinstance(name, Experiment):
+            exp = name
+        else:
+            target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
+            if not isinstance(target, str) and not target.exists():
+                self.missing.append(name)
+                self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")
+                return None
+            exp = load_experiment(target)
         horizon, reps = self.sizes(exp, horizon, reps)
-        self.log(f"report {self.seed}: {name} (T = {horizon:g}, {reps} repetitions)")
-        return run_experiment(target, horizon=horizon, reps=reps, out=str(self.results_dir),
-                              threads=self.threads, progress=self.progress, log=self.log, reuse=not self.force)
+        self.log(f"report {self.seed}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
+        run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
+                             progress=self.progress, log=self.log, store=self.store)
+        for k in self.cells:
+            self.cells[k] += int(run.cells.get(k, 0))
+        self.runs[exp.name] = run
+        return run
+
+
+def discard_store(results_dir) -> None:
+    """Delete the reports' shared result store (``--force``)."""
+    from ..sweeps.store import ResultStore
+    ResultStore.remove(Path(results_dir) / SHARED_STORE)
 
 
 # ------------------------------------------------------------------ report
@@ -334,15 +360,91 @@ def audit_section(report: Report, mechanisms, note: str = ""):
     report.table(AUDIT_HEADER, rows)
 
 
+def command_line(ctx: ReportContext) -> str:
+    """The command that rebuilds this report (non-default options included)."""
+    parts = ["dpbench report", ctx.seed]
+    if ctx.quick:
+        parts.append("--quick")
+    if Path(ctx.results_dir) != Path("dpbench-results"):
+        parts.append(f"--results {ctx.results_dir}")
+    if Path(ctx.out_dir) != Path("reports"):
+        parts.append(f"--out {ctx.out_dir}")
+    return " ".join(parts)
+
+
+def git_commit() -> str:
+    """The git commit of the dpbench sources (marked if they differ from it), or 'not a git checkout'."""
+    import subprocess
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return "not a git checkout"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."],
+                               cwd=here.parent.parent, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+
+
+def provenance_section(report: Report):
+    """Package versions, git commit, result store, cells computed or reused, and the command."""
+    from ..engine.result import now_iso, package_versions
+    ctx = report.ctx
+    v = package_versions()
+    report.section("Provenance")
+    report.bullets([
+        f"dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
+        f"scipy {v['scipy']}, Python {v['python']} on {v['platform']}",
+        f"built {now_iso()} by `{command_line(ctx)}`; result store `{ctx.store}` "
+        f"({ctx.cells['computed']} cells computed, {ctx.cells['stored']} reused)",
+        "seeds, horizons and repetitions: the setup table (per experiment) and the claims table (per row)",
+    ])
+
+
+TIMINGS = "timings.json"
+
+
+def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
+    """Add this build's wall and CPU seconds to ``<out>/timings.json`` and rewrite
+    ``<out>/timings.md`` (the per-report time table the README points to)."""
+    import json
+    import os
+
+    from ..engine.result import now_iso
+    path = Path(ctx.out_dir) / TIMINGS
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[f"seed{ctx.seed}{' --quick' if ctx.quick else ''}"] = {
+        "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
+        "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
+        "command": command_line(ctx)}
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    lines = ["# Report build times", "",
+             "Written by `dpbench report` after each build (wall and CPU seconds of the build, cells of the "
+             "shared result store computed or reused). A build from an empty store computes every cell; "
+             "CPU time counts every thread.", "",
+             "| report | wall (s) | CPU (s) | cells computed | cells reused | cores | date | command |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, e in sorted(data.items()):
+        lines.append(f"| {name} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
+                     f"{e['cells_reused']} | {e['cores']} | {e['date']} | `{e['command']}` |")
+    (Path(ctx.out_dir) / "timings.md").write_text("\n".join(lines) + "\n")
+    return path
+
+
 def finish(report: Report) -> Path:
     ctx = report.ctx
     if ctx.missing:
         report.section("Not yet available")
         report.text("These experiments or checks are not in this installation yet; their sections are "
                     "empty and will fill in when they land: " + ", ".join(sorted(set(ctx.missing))) + ".")
-    report.text(f"_Built in {time.perf_counter() - ctx.started:.0f} s by `dpbench report {ctx.seed}"
-                f"{' --quick' if ctx.quick else ''}`._")
-    return report.write()
+    provenance_section(report)
+    wall, cpu = time.perf_counter() - ctx.started, time.process_time() - ctx.cpu_started
+    report.text(f"_Built in {wall:.0f} s wall, {cpu:.0f} s CPU by `{command_line(ctx)}`._")
+    path = report.write()
+    record_timing(ctx, wall, cpu)
+    return path
 
 
 def require_seed(text: str, known: Sequence[str]) -> str:
@@ -437,11 +539,9 @@ def slope_ratio_rows(runs: dict, claims: Sequence[RatioClaim]) -> list[list]:
             b = rf.log_regret_fit(den, window=(den.horizon / 10, den.horizon), bounds=())
         position = ""
         if a.applicable and b.applicable:
-            gen = np.random.default_rng(0)
-            pa, pb = a.details["per_rep"], b.details["per_rep"]
-            boot = [pa[gen.integers(0, pa.size, pa.size)].mean() / pb[gen.integers(0, pb.size, pb.size)].mean()
-                    for _ in range(2000)]
-            lo, hi = np.quantile(boot, [0.025, 0.975])
+            from verify.inference import bootstrap_ci, mean_ratio
+            ci = bootstrap_ci((a.details["per_rep"], b.details["per_rep"]), mean_ratio)
+            lo, hi = ci.low, ci.high
             w = a.details["window"]
             cell = f"{a.estimate / b.estimate:.3g} [{lo:.3g}, {hi:.3g}] on [{w[0]:g}, {w[1]:g}]"
             position = "<= factor" if hi <= c.theory else (">= factor" if lo >= c.theory else "straddles factor")
