@@ -314,14 +314,24 @@ def learning_horizon(result) -> float | None:
 
 
 def round_robin(results, t: int, names: Sequence[str]) -> Unobservable | None:
-    """An :class:`Unobservable` if some run is still (near) round-robin at t, else None."""
-    stuck = [(n, r, uniform_share(r, t)) for n, r in zip(names, results)
-             if uniform_share(r, t) >= ROUND_ROBIN_SHARE]
+    """An :class:`Unobservable` if some run is still (near) round-robin at t, else None: its
+    policy is still in a data-independent phase (start phase, first epoch; the horizon is when
+    that phase ends, :mod:`..schedules`), or its regret is at least ``ROUND_ROBIN_SHARE`` of
+    uniform play's (the horizon is when a registered bound forces learning)."""
+    from ..schedules import schedule_limit
+    stuck, horizons = [], []
+    for n, r in zip(names, results):
+        limit = schedule_limit(r, t)
+        if limit is not None:
+            stuck.append(limit.reason)
+            horizons.append(limit.horizon)
+        elif (s := uniform_share(r, t)) >= ROUND_ROBIN_SHARE:
+            stuck.append(f"{n} ({s:.0%} of uniform play's regret)")
+            horizons.append(learning_horizon(r))
     if not stuck:
         return None
-    horizons = [h for _, r, _ in stuck if (h := learning_horizon(r)) is not None]
-    text = ", ".join(f"{n} ({s:.0%} of uniform play's regret)" for n, _, s in stuck)
-    return Unobservable(f"still round-robin at T = {_fmt_t(t)}: {text}", max(horizons) if horizons else None)
+    known = [h for h in horizons if h is not None]
+    return Unobservable(f"still round-robin at T = {_fmt_t(t)}: {', '.join(stuck)}", max(known) if known else None)
 
 
 def provenance_of(results) -> dict:
