@@ -82,17 +82,25 @@ def load_experiment(name_or_path) -> Experiment:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
         raise InputError(f"experiment file {path}: {err}") from None
-    for key in ("horizon", "reps", "seed", "runs", "environment"):
+    return experiment_from_raw(raw, path)
+
+
+def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
+    """An :class:`Experiment` from the parsed content of an experiment file (or the same
+    dictionary built in code, e.g. a family of runs computed from an instance; ``name`` required)."""
+    where = f"experiment file {path}" if path is not None else f"experiment {raw.get('name')!r}"
+    for key in ("horizon", "reps", "seed", "runs", "environment") + (() if path is not None else ("name",)):
         if key not in raw:
-            raise InputError(f"experiment file {path} lacks {key!r}")
+            raise InputError(f"{where} lacks {key!r}")
     runs = []
     for i, entry in enumerate(raw["runs"]):
-        runs.extend(_expand_run(entry, raw["environment"], f"{path.name} run {i + 1}"))
+        runs.extend(_expand_run(entry, raw["environment"], f"{path.name if path else raw['name']} run {i + 1}"))
     labels = [(r.panel, r.label) for r in runs]
     if len(set(labels)) != len(labels):
-        raise InputError(f"experiment file {path}: two runs share a (panel, label)")
+        raise InputError(f"{where}: two runs share a (panel, label)")
+    name = raw.get("name", path.stem if path is not None else "")
     return Experiment(
-        name=raw.get("name", path.stem), title=raw.get("title", path.stem), source=raw.get("source", ""),
+        name=name, title=raw.get("title", name), source=raw.get("source", ""),
         horizon=check_int("horizon", raw["horizon"], low=2), reps=check_int("reps", raw["reps"], low=1),
         seed=check_int("seed", raw["seed"], low=0), runs=runs, baseline=raw.get("baseline"),
         paper_horizon=raw.get("paper_horizon"),
