@@ -373,6 +373,9 @@ def bound(claim: Claim, ev: Evidence) -> Outcome:
             verdicts = rf.check_values(res, [key])
             fit = late_log_fit(res, bounds=[key])
             verdicts += fit.checks
+            if not fit.applicable and b.slope is not None and (b.form != "explicit" or b.anytime):   # say why the ln T coefficient is not checked
+                reasons.add("ln T coefficient: the regret curve is not logarithmic on [T/100, T] or [T/10, T]"
+                            if "not logarithmic" in fit.verdict.reason else f"ln T coefficient: {fit.verdict.reason}")
             for v in verdicts:
                 where = f"{name}: {label}"
                 if v.status == rf.NOT_APPLICABLE:
