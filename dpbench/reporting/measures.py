@@ -94,13 +94,20 @@ def level_slope(lx: np.ndarray, level_mean, run_means) -> np.ndarray:
 
 
 def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable] | None = None) -> Outcome:
-    """Exponent of R - A (``subtract = true``, A the mean of ``level``) or of R against ``variable``
-    over the sweep ``sweep = {experiment, panel, policy}`` (plus ``extra`` sweeps: regime points),
-    keeping values in [``lo``, ``hi``] whose run is past its data-independent phase with room to
-    learn (start phase at most ``room`` x T, default 1/2) and not round-robin, and, with ``leading = true``, whose
-    privacy part leads (R > 2 A).  ``predicted``: a number or the name of a theory term in
-    ``predictions`` (its local slope over the kept values).  Reproduced if the 1 - alpha bootstrap
-    interval meets predicted +- ``tolerance``."""
+    """Exponent of R - A (``subtract = true``, the default; A the mean of run ``level``, the
+    algorithm's privacy-free level) or of R (``subtract = false``) against ``variable`` over the
+    sweep ``sweep = {experiment, panel, policy}`` (plus ``extra`` sweeps: regime points).
+
+    Values are kept in [``lo``, ``hi``] when the run is past its data-independent phase with room
+    to learn (start phase at most ``room`` x T, default 1/2), unsaturated (mean regret below
+    ``max_share`` = 1/2 of uniform play's t x mean gap; ``saturation = {experiment, run}`` also
+    drops values within 5% of that run's no-learning regret), and, with ``leading = true``, where
+    the privacy part leads (R > 2A), or with ``leading_start = true`` where the start phase's
+    regret sum_i Delta_i ceil(N*) is at least A (spec 6.7: "once this exceeds the ln T term").
+    ``predicted``: a number or the name of a theory term in ``predictions`` (its local slope
+    over the kept values); ``x_transform``: fit against a function of the value
+    (:data:`TRANSFORMS`).  Reproduced if the 1 - alpha bootstrap interval meets predicted +-
+    ``tolerance``."""
     from .schedules import schedule_limit
     a = args(claim)
     variable = a["variable"]
@@ -111,9 +118,9 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
         runs.update(sweep_of(ev, extra, variable))
     lo, hi = float(a.get("lo", -math.inf)), float(a.get("hi", math.inf))
     subtract = bool(a.get("subtract", True))
-    level = final(result_of(ev, a["level"])) if subtract else np.zeros(2)
+    level = final(result_of(ev, a["level"])) if "level" in a else np.zeros(2)
     level_mean = float(level.mean())
-    room = float(a.get("room", 0.5))
+    room, max_share = float(a.get("room", 0.5)), float(a.get("max_share", 0.5))
     kept, dropped, waiting = {}, [], []     # waiting: the horizon at which a dropped run would fit
     for x, r in sorted(runs.items()):
         if not lo <= x <= hi:
@@ -125,12 +132,14 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             dropped.append(f"{x:g} (start phase > {room:g} T)")
             if start is not None:
                 waiting.append(len(r.means) * start / room)
-        elif uniform_share(r, t) >= 0.95:
-            dropped.append(f"{x:g} (round-robin)")
+        elif uniform_share(r, t) >= max_share:
+            dropped.append(f"{x:g} (saturated: {uniform_share(r, t):.0%} of uniform play's regret)")
         elif final(r).mean() >= 0.95 * saturated:
             dropped.append(f"{x:g} (at the no-learning level)")
         elif a.get("leading") and final(r).mean() <= 2 * level_mean:
             dropped.append(f"{x:g} (privacy part below the level)")
+        elif a.get("leading_start") and float(r.info.get("start_phase_regret", 0.0)) < level_mean:
+            dropped.append(f"{x:g} (start-phase regret below the level)")
         else:
             kept[x] = r
     sample = next(iter(runs.values()))
@@ -142,6 +151,9 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             need = sorted(waiting)[3 - len(kept) - 1]
             return Outcome(text, Verdict.UNOBSERVABLE, reason=str(Unobservable(
                 "too few values past their start phase at this horizon", need)), **size)
+        if any("saturated" in d or "no-learning" in d for d in dropped):
+            return Outcome(text, Verdict.UNOBSERVABLE, reason=str(Unobservable(
+                "too few unsaturated values at this horizon", None)), **size)
         raise NotChecked(text)
     xs = np.array(sorted(kept))
     samples = [level] + [final(kept[x]) for x in xs]
@@ -169,7 +181,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     against = f"ln({transform.replace('x', variable)})" if transform else f"ln {variable}"
     statistic_text = (f"slope of ln({what}) on {against} = {ols.params[1]:.3g} [{ci.low:.3g}, {ci.high:.3g}] over {variable} = "
                       f"{', '.join(f'{x:g}' for x in xs)} (R^2 = {ols.rsquared:.3f})"
-                      + (f"; level A = {fmt(level_mean)}" if subtract else "") + shown_drop
+                      + (f"; level A = {fmt(level_mean)}" if "level" in a else "") + shown_drop
                       + f"; predicted {value:.3g} ({source})")
     ok = ci.contains(value, tol)
     return Outcome(statistic_text, Verdict.REPRODUCED if ok else Verdict.REFUTED,
@@ -473,6 +485,8 @@ def measure_worst_case(claim, ev: Evidence, predictions: dict[str, Callable]) ->
         xs.append(float(family[best].checkpoints[-1]))
         samples.append(final(family[best]))
         shown.append(f"T = {fmt_t(xs[-1])}: {fmt(samples[-1].mean())} ({best.split(' / ', 1)[1]})")
+    if len(set(xs)) < 3:
+        raise NotChecked(f"the family ran at {len(set(xs))} distinct horizon(s); an exponent needs 3")
     order = np.argsort(xs)
     xs, samples = [xs[i] for i in order], [samples[i] for i in order]
     lx = np.log(xs)

@@ -53,14 +53,24 @@ def _phase(policy: str, info: dict, k: int, horizon: int, gaps: np.ndarray) -> t
     return None
 
 
+_PHASED = ("dp_ftpl_gauss", "dp_ftpl_beta", "dp_se", "dp_robust_se", "ldp_robust_se", "dp_ucb_int", "gdp_elim_new",
+           "dp_robust_ucb")
+
+
 def _build_info(result, horizon: int) -> dict:
+    """The policy's build information at ``horizon`` (its own formulas: start phases, epochs)."""
     from ..engine.simulate import prepare
-    plan = prepare(result.policy, result.environment, horizon, 0, env_params=dict(result.env_params),
-                   checkpoints=[1], **dict(result.params))
-    return plan.built.info
+    key = (result.policy, result.environment, repr(sorted(dict(result.env_params).items())),
+           repr(sorted(dict(result.params).items())), int(horizon))
+    if key not in _INFO:
+        plan = prepare(result.policy, result.environment, int(horizon), 0, env_params=dict(result.env_params),
+                       checkpoints=[1], **dict(result.params))
+        _INFO[key] = dict(plan.built.info)
+    return _INFO[key]
 
 
 _CACHE: dict = {}
+_INFO: dict = {}
 
 
 def schedule_limit(result, at: int | None = None) -> ScheduleLimit | None:
@@ -77,7 +87,9 @@ def schedule_limit(result, at: int | None = None) -> ScheduleLimit | None:
 def _schedule_limit(result, at: int) -> ScheduleLimit | None:
     horizon = int(result.horizon)
     gaps = np.max(result.means) - np.asarray(result.means)
-    phase = _phase(result.policy, dict(result.info), len(result.means), horizon, gaps)
+    if result.policy not in _PHASED:
+        return None
+    phase = _phase(result.policy, _build_info(result, horizon), len(result.means), horizon, gaps)
     if phase is None:
         return None
     what, end = phase
@@ -109,7 +121,7 @@ def _se_envelope_end(result, horizon: int) -> float:
     arm a stays active through epoch tau_a = min{tau: D_tau <= Delta_a}, epoch tau lasts
     |S_tau| R_tau pulls with the policy's own R_tau (``epoch_parameters``)."""
     from ..policies.robust_elimination import epoch_schedule
-    info, params = dict(result.info), dict(result.params)
+    info, params = _build_info(result, horizon), dict(result.params)
     gaps = np.max(result.means) - np.asarray(result.means)
     sub = gaps[gaps > 0]
     local = result.policy == "ldp_robust_se"
@@ -129,7 +141,7 @@ def _se_envelope_end(result, horizon: int) -> float:
 def _ucb_resolution(result, horizon: int) -> float:
     """Pulls DP Robust UCB needs before its index width at every sub-optimal arm falls below
     Delta_a / 2 (the UCB argument): sum_a (2 c u^(1/(1+v)) / Delta_a)^((1+v)/v) ln(2T^4) ln^(1.5+1/v) T / eps."""
-    info, params = dict(result.info), dict(result.params)
+    info, params = _build_info(result, horizon), dict(result.params)
     v, eps = float(params["v"]), float(params["eps"])
     gaps = np.max(result.means) - np.asarray(result.means)
     sub = gaps[gaps > 0]

@@ -74,18 +74,18 @@ def declared_u_experiment() -> dict:
 
 def lower_bound_experiment() -> dict:
     """The hard instances of Theorems 10 and 5 (spec 2.6) at v = 0.9: Theorem 10's two arms
-    nu_1, nu_2 with Delta = 0.19, and Theorem 5's arms of means 1/6 and 1/10 (two-point laws on
-    {0, 1/s})."""
+    nu_1, nu_2 with Delta = 0.19, and Theorem 5's arms of means 0.16 and 0.1 (two-point laws on
+    {0, 1/s}; mu_a <= 1/6, Delta = 0.06 < 1/12)."""
     v, d = 0.9, 0.19
     g = (5 * d) ** (1 / v)
     thm10 = f"two_point(0,{1 / g!r},{g ** (1 + v) / 2!r});two_point(0,{1 / g!r},{g ** (1 + v) / 2 - d * g!r})"
     arms = []
-    for mu in (1 / 6, 0.1):
+    for mu in (0.16, 0.1):
         s = (2 * mu) ** (1 / v)
         arms.append(f"two_point(0,{1 / s!r},{s ** (1 + v) / 2!r})")
     thm5 = ";".join(arms)
     runs = []
-    for panel, laws in (("Theorem 10 instance (Delta = 0.19)", thm10), ("Theorem 5 instance (means 1/6, 1/10)", thm5)):
+    for panel, laws in (("Theorem 10 instance (Delta = 0.19)", thm10), ("Theorem 5 instance (means 0.16, 0.1)", thm5)):
         for policy, label in (("dp_robust_se", "DPRSE"), ("dp_robust_ucb", "DPRUCB")):
             runs.append({"label": label, "panel": panel, "policy": policy, "v": v, "eps": 1.0, "constants": "scaled",
                          "environment": {"name": "mixture", "laws": laws}})
