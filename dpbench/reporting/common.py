@@ -74,7 +74,7 @@ class ReportContext:
         horizon, reps = self.sizes(exp, horizon, reps)
         self.log(f"report {self.seed}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
-                             progress=self.progress, log=self.log, store=self.store)
+                             progress=self.progress, log=self.log, store=self.store, outputs=False)
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run
@@ -185,15 +185,18 @@ def quick_banner(report: Report):
 
 
 def setup_lines(report: Report, runs: dict):
-    """Where each experiment's numbers come from (name, T, repetitions, seed, results folder)."""
+    """Where each experiment's numbers come from (name, T, repetitions, seed, runs, cells)."""
     rows = []
     for name, run in runs.items():
         if run is None:
-            rows.append([name, "not available yet", "", "", ""])
+            rows.append([name, "not available yet", "", "", "", ""])
         else:
             c = run.config
-            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], str(run.out_dir)])
-    report.table(["experiment", "T", "repetitions", "seed", "saved results (reused when identical)"], rows)
+            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], len(run.results),
+                         f"{run.cells.get('computed', 0)} computed, {run.cells.get('stored', 0)} reused"])
+    report.text(f"Every run's cells live in the shared result store `{report.ctx.store}` (resumable, reused by "
+                "every report that needs the same configuration).")
+    report.table(["experiment", "T", "repetitions", "seed", "runs", "cells (this build)"], rows)
 
 
 def run_results(run, label: str):
