@@ -14,7 +14,7 @@ import numpy as np
 
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, round_robin
 from .common import (BOUND_HEADER, Report, ReportContext, bound_check_rows, bound_curve, finish, fmt, fmt_t,
-                     horizons_of, late_log_fit, new_figure, plot_curves, quick_banner, registry_table,
+                     late_log_fit, new_figure, plot_curves, quick_banner, ratio_figure, registry_table,
                      run_results, setup_lines)
 
 ALPHA = 0.01
@@ -307,34 +307,6 @@ def evidence(ctx: ReportContext, free_runs) -> Evidence:
 
 
 # ------------------------------------------------------------------ report
-def ratio_figure(report: Report, runs: dict, pairs, name: str, caption: str, paper: dict):
-    """Ratios R_run / R_baseline against T (bootstrap intervals) for (experiment, run, baseline)."""
-    from verify.inference import bootstrap_ci, mean_ratio
-    fig, (ax,) = new_figure()
-    drawn = False
-    for exp, run, base in pairs:
-        num, den = run_results(runs.get(exp), run), run_results(runs.get(exp), base)
-        if num is None or den is None or num.reps < 2:
-            continue
-        pts = [(t, bootstrap_ci((num.regret_at(t), den.regret_at(t)), mean_ratio)) for t in horizons_of(num)]
-        t = [p[0] for p in pts]
-        est = np.array([p[1].estimate for p in pts])
-        err = np.array([[p[1].estimate - p[1].low for p in pts], [p[1].high - p[1].estimate for p in pts]])
-        ax.errorbar(t, est, yerr=err, marker="o", ms=3, capsize=2, label=f"{run} ({exp.split('_', 1)[1]})")
-        drawn = True
-    for v in paper.values():
-        ax.axhline(v, ls=":", lw=0.8, color="grey")
-    if not drawn:
-        return
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("T")
-    ax.set_ylabel("rho = R_priv(T) / R_base(T)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
-    report.figure(fig, name, caption)
-
-
 def bounds_figure(report: Report, run):
     if run is None:
         return

@@ -17,7 +17,7 @@ import numpy as np
 from . import seed000
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, learning_horizon
 from .common import (BOUND_HEADER, Report, ReportContext, all_bound_rows, finish, fmt, fmt_t, late_log_fit,
-                     new_figure, quick_banner, registry_table, run_results, setup_lines)
+                     new_figure, quick_banner, ratio_figure, registry_table, run_results, setup_lines)
 
 ALPHA = seed000.ALPHA
 
@@ -393,7 +393,7 @@ def build(ctx: ReportContext) -> Report:
     claims_section(report, evidence(ctx, t_runs, eps_run), alpha=ALPHA)
 
     report.section("Supporting evidence")
-    seed000.ratio_figure(report, runs, [("seed001_fig1c", "HeLDP-UCB-B", "UCB1"), ("seed001_fig1c", "HeLDP-UCB-L", "UCB1"),
+    ratio_figure(report, runs, [("seed001_fig1c", "HeLDP-UCB-B", "UCB1"), ("seed001_fig1c", "HeLDP-UCB-L", "UCB1"),
                                         ("seed001_fig1d", "HeLDP-UCB-B", "UCB1"), ("seed001_fig1d", "HeLDP-UCB-L", "UCB1")],
                          "ratios", "HoLDP ratios on mixed arms against T (95% bootstrap intervals); dotted: the "
                                    "paper's 1.6, 8.6, 74, 210.", {"B2": 1.6, "L2": 8.6, "B02": 74.0, "L02": 210.0})
