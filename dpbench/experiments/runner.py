@@ -163,7 +163,7 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, store=None) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -172,7 +172,8 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     processes, an address on that Dask cluster.  ``reuse=False`` discards the
     stored results first.  ``store``: the path of a result store shared by several experiments
     (their run keys are prefixed with the experiment name, and a configuration reached from two
-    experiments is one set of cells); default ``<out>/<name>/results.sqlite``.
+    experiments is one set of cells); default ``<out>/<name>/results.sqlite``.  ``outputs=False``
+    skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
@@ -193,11 +194,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     check_real("connect_timeout", connect_timeout, low=0.0, low_open=True)
     plans = plan_runs(exp, horizon, seed)               # every run validated before any runs
     out_dir = Path(out) / exp.name
-    out_dir.mkdir(parents=True, exist_ok=True)
+    shared = store is not None
+    if outputs or not shared:
+        out_dir.mkdir(parents=True, exist_ok=True)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "notes": exp.notes, "file": exp.raw}
-    shared = store is not None
     store_path = Path(store) if shared else out_dir / FILENAME
     if not reuse:
         if shared:
@@ -227,6 +229,8 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
             results[key].metadata["experiment"] = exp.name
     from .outputs import ratio_table, write_outputs
     runs = [r for r, _ in plans]
+    if not outputs:
+        return ExperimentRun(exp, config, out_dir, results, runs, [], None, store_path, counts)
     table = ratio_table(exp, results, runs, horizon)
     figure = write_outputs(exp, config, results, runs, table, out_dir)
     return ExperimentRun(exp, config, out_dir, results, runs, table, figure, store_path, counts)

@@ -74,7 +74,7 @@ class ReportContext:
         horizon, reps = self.sizes(exp, horizon, reps)
         self.log(f"report {self.seed}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
-                             progress=self.progress, log=self.log, store=self.store)
+                             progress=self.progress, log=self.log, store=self.store, outputs=False)
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run
@@ -185,15 +185,18 @@ def quick_banner(report: Report):
 
 
 def setup_lines(report: Report, runs: dict):
-    """Where each experiment's numbers come from (name, T, repetitions, seed, results folder)."""
+    """Where each experiment's numbers come from (name, T, repetitions, seed, runs, cells)."""
     rows = []
     for name, run in runs.items():
         if run is None:
-            rows.append([name, "not available yet", "", "", ""])
+            rows.append([name, "not available yet", "", "", "", ""])
         else:
             c = run.config
-            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], str(run.out_dir)])
-    report.table(["experiment", "T", "repetitions", "seed", "saved results (reused when identical)"], rows)
+            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], len(run.results),
+                         f"{run.cells.get('computed', 0)} computed, {run.cells.get('stored', 0)} reused"])
+    report.text(f"Every run's cells live in the shared result store `{report.ctx.store}` (resumable, reused by "
+                "every report that needs the same configuration).")
+    report.table(["experiment", "T", "repetitions", "seed", "runs", "cells (this build)"], rows)
 
 
 def run_results(run, label: str):
@@ -415,20 +418,29 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
     from ..engine.result import now_iso
     path = Path(ctx.out_dir) / TIMINGS
     data = json.loads(path.read_text()) if path.exists() else {}
-    data[f"seed{ctx.seed}{' --quick' if ctx.quick else ''}"] = {
-        "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
-        "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
-        "command": command_line(ctx)}
+    name = f"seed{ctx.seed}{' --quick' if ctx.quick else ''}"
+    entry = data.get(name, {})
+    this = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
+            "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
+            "command": command_line(ctx)}
+    if ctx.cells["computed"] or not entry:
+        entry = this                     # a build that computed cells: the time to produce the report
+    else:
+        entry["rebuild_s"] = this["wall_s"]          # every cell reused: the time to rebuild it
+    data[name] = entry
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     lines = ["# Report build times", "",
-             "Written by `dpbench report` after each build (wall and CPU seconds of the build, cells of the "
-             "shared result store computed or reused). A build from an empty store computes every cell; "
-             "CPU time counts every thread.", "",
-             "| report | wall (s) | CPU (s) | cells computed | cells reused | cores | date | command |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name, e in sorted(data.items()):
-        lines.append(f"| {name} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
-                     f"{e['cells_reused']} | {e['cores']} | {e['date']} | `{e['command']}` |")
+             "Written by `dpbench report` after each build: wall and CPU seconds of the last build that "
+             "computed cells (from an empty result store: every cell), the cells it computed and reused, and "
+             "the wall seconds of the last rebuild from stored cells. CPU time counts every thread of the "
+             "process; on a shared machine wall time is inflated by other load.", "",
+             "| report | wall (s) | CPU (s) | cells computed | cells reused | rebuild from store (s) | cores | "
+             "date | command |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for key, e in sorted(data.items()):
+        lines.append(f"| {key} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
+                     f"{e['cells_reused']} | {e.get('rebuild_s', '')} | {e['cores']} | {e['date']} | "
+                     f"`{e['command']}` |")
     (Path(ctx.out_dir) / "timings.md").write_text("\n".join(lines) + "\n")
     return path
 
@@ -456,65 +468,26 @@ def require_seed(text: str, known: Sequence[str]) -> str:
     return s
 
 
-# ------------------------------------------------------- claims over runs
-@dataclass(frozen=True)
-class RatioClaim:
-    """A privacy-cost ratio of the paper: run / baseline run of one experiment."""
-    experiment: str
-    run: str
-    baseline: str
-    theory: float               # the bound factor the paper compares with
-    paper: float | None         # the paper's number (None: qualitative only)
-    text: str
-
-
-def ratio_claim_rows(runs: dict, claims: Sequence[RatioClaim]) -> tuple[list[list], dict]:
-    """One row per claim: the ratio with its bootstrap CI at each power of ten <= T, the theory
-    factor, and a verdict at the largest T (paper values are rounded: +-0.05 below 2, else +-0.5)."""
-    from verify import regret_fits as rf
-    rows, series = [], {}
-    for c in claims:
-        num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
-        if num is None or den is None:
-            rows.append([c.text, c.experiment, fmt(c.paper), "experiment not available", "", ""])
-            continue
-        cells, pts = [], []
-        for t in horizons_of(num):
-            fit = rf.ratio_at(num, den, t)
-            cells.append(f"T={fmt_t(t)}: {fmt_ci(fit)}")
-            if fit.applicable:
-                pts.append((t, fit.estimate, fit.ci))
-        series[(c.experiment, c.run)] = pts
-        last = rf.ratio_at(num, den)
-        if c.paper is None:
-            below = last.applicable and last.estimate <= c.theory
-            verdict = f"reported (measured {'<=' if below else '>'} theory factor at T={fmt_t(num.horizon)})"
-        else:
-            pad = 0.05 / c.paper if c.paper < 2 else 0.5 / c.paper
-            hits = [t for t, _, ci in pts if ci[0] * (1 - pad) <= c.paper <= ci[1] * (1 + pad)]
-            final = rf.claim_check(last, c.paper, "paper", relative_tolerance=pad)
-            verdict = status_cell(final) + (f"; matched at T = {', '.join(fmt_t(t) for t in hits)}" if hits
-                                            else "; matched at none of the horizons")
-        rows.append([c.text, c.experiment, fmt(c.paper), "; ".join(cells), fmt(c.theory), verdict])
-    return rows, series
-
-
-RATIO_HEADER = ["claim", "experiment", "paper", "measured rho [95% CI] by T", "theory factor", "verdict"]
-
-
-def ratio_figure(report: Report, series: dict, claims: Sequence[RatioClaim], name: str, caption: str):
-    if not any(series.values()):
-        return
+# ------------------------------------------------------- figures over runs
+def ratio_figure(report: Report, runs: dict, pairs, name: str, caption: str, paper: dict):
+    """Ratios R_run / R_baseline against T (bootstrap intervals) for (experiment, run, baseline)."""
+    from verify.inference import bootstrap_ci, mean_ratio
     fig, (ax,) = new_figure()
-    for (exp, label), pts in series.items():
-        if not pts:
+    drawn = False
+    for exp, run, base in pairs:
+        num, den = run_results(runs.get(exp), run), run_results(runs.get(exp), base)
+        if num is None or den is None or num.reps < 2:
             continue
-        t, est, ci = zip(*pts)
-        err = np.array([[e - c[0] for e, c in zip(est, ci)], [c[1] - e for e, c in zip(est, ci)]])
-        ax.errorbar(t, est, yerr=err, marker="o", ms=3, capsize=2, label=f"{label} ({exp.split('_', 1)[1]})")
-    for c in claims:
-        if c.paper:
-            ax.axhline(c.paper, ls=":", lw=0.8, color="grey")
+        pts = [(t, bootstrap_ci((num.regret_at(t), den.regret_at(t)), mean_ratio)) for t in horizons_of(num)]
+        t = [p[0] for p in pts]
+        est = np.array([p[1].estimate for p in pts])
+        err = np.array([[p[1].estimate - p[1].low for p in pts], [p[1].high - p[1].estimate for p in pts]])
+        ax.errorbar(t, est, yerr=err, marker="o", ms=3, capsize=2, label=f"{run} ({exp.split('_', 1)[1]})")
+        drawn = True
+    for v in paper.values():
+        ax.axhline(v, ls=":", lw=0.8, color="grey")
+    if not drawn:
+        return
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("T")
@@ -522,36 +495,6 @@ def ratio_figure(report: Report, series: dict, claims: Sequence[RatioClaim], nam
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
     report.figure(fig, name, caption)
-
-
-def slope_ratio_rows(runs: dict, claims: Sequence[RatioClaim]) -> list[list]:
-    """Ratio of log-regret slopes C_run / C_baseline on [T/100, T] with a bootstrap interval over
-    the two runs' per-repetition slopes (spec 000/001 F2), and its position against the factor."""
-    from verify import regret_fits as rf
-    rows = []
-    for c in claims:
-        num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
-        if num is None or den is None:
-            continue
-        a, b = late_log_fit(num, bounds=()), late_log_fit(den, bounds=())
-        if a.applicable and b.applicable and a.details["window"] != b.details["window"]:
-            a = rf.log_regret_fit(num, window=(num.horizon / 10, num.horizon), bounds=())
-            b = rf.log_regret_fit(den, window=(den.horizon / 10, den.horizon), bounds=())
-        position = ""
-        if a.applicable and b.applicable:
-            from verify.inference import bootstrap_ci, mean_ratio
-            ci = bootstrap_ci((a.details["per_rep"], b.details["per_rep"]), mean_ratio)
-            lo, hi = ci.low, ci.high
-            w = a.details["window"]
-            cell = f"{a.estimate / b.estimate:.3g} [{lo:.3g}, {hi:.3g}] on [{w[0]:g}, {w[1]:g}]"
-            position = "<= factor" if hi <= c.theory else (">= factor" if lo >= c.theory else "straddles factor")
-        else:
-            cell = "not applicable: " + (a.verdict.reason if not a.applicable else b.verdict.reason)
-        rows.append([c.experiment, f"{c.run} / {c.baseline}", cell, fmt(c.theory), position])
-    return rows
-
-
-SLOPE_RATIO_HEADER = ["experiment", "ratio", "C_run / C_base [95% CI]", "theory factor", "position"]
 
 
 def ordering_row(run, labels: Sequence[str], claim: str) -> list:
@@ -571,35 +514,6 @@ def ordering_row(run, labels: Sequence[str], claim: str) -> list:
         cells.append(f"T={fmt_t(t)}: " + " < ".join(fmt(m) for m in means) + ("" if ordered else " (NOT ordered)"))
     status = "**confirmed**" if ok_all else "**refuted**"
     return [claim, "; ".join(cells), status + (" (95% bands disjoint)" if sep_all and ok_all else "")]
-
-
-def flattening_values(run, labels: Sequence[str]) -> list[tuple[str, float]] | None:
-    """Late-over-early local log-slope ratio (slope on [T/10, T] / slope on [T/100, T/10]) per run:
-    1 means logarithmic (flat on a log axis), > 1 still steepening."""
-    from verify import regret_fits as rf
-    out = []
-    for lab in labels:
-        r = run_results(run, lab)
-        if r is None:
-            return None
-        T = r.horizon
-        early = rf.log_regret_fit(r, window=(T / 100, T / 10), bounds=(), agreement=1e9)
-        late = rf.log_regret_fit(r, window=(T / 10, T), bounds=(), agreement=1e9)
-        if not (early.applicable and late.applicable) or early.estimate <= 0:
-            return None
-        out.append((lab, late.estimate / early.estimate))
-    return out
-
-
-def flattening_row(run, labels: Sequence[str], claim: str) -> list:
-    """'Convergence slows as eps decreases': labels ordered from large to small eps."""
-    vals = flattening_values(run, labels) if run is not None else None
-    if vals is None:
-        return [claim, "experiment not available or too few checkpoints", ""]
-    text = "; ".join(f"{lab}: {v:.2f}" for lab, v in vals)
-    increasing = all(vals[i][1] <= vals[i + 1][1] for i in range(len(vals) - 1))
-    return [claim, "late/early log-slope ratio (1 = flat on a log axis, > 1 = not yet): " + text,
-            "**confirmed**" if increasing else "**partly**: not monotone in eps"]
 
 
 # ------------------------------------------------------------ sweeps

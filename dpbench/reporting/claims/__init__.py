@@ -13,8 +13,8 @@ How a seed adds its claims
        experiment = "seed000_fig1a"            # the test's own keys (see its docstring)
        runs = ["UCB1", "LDP-UCB-B", "LDP-UCB-L"]
        horizon = 1e7                           # optional: the T the claim is about
-       # optional: alpha (default: the report's), quantity, expected (shown instead of the
-       # test's own description), note (one line shown under the table)
+       # optional: alpha (default: the report's), quantity (shown instead of the test's own
+       # description of the measured quantity), note (one line shown under the table)
 
    ``load_claims("NNN")`` reads and validates it (unknown test or key: an error naming the
    claim).  A run is named by its label in the claim's ``experiment`` or, in another
@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -114,7 +114,6 @@ class Claim:
     alpha: float | None = None
     horizon: float | None = None
     quantity: str | None = None
-    expected: str | None = None
     note: str = ""
 
     def get(self, key, default=None):
@@ -149,7 +148,7 @@ class ClaimTest:
 
 
 TESTS: dict[str, ClaimTest] = {}
-_COMMON_KEYS = {"id", "where", "statement", "test", "alpha", "horizon", "quantity", "expected", "note"}
+_COMMON_KEYS = {"id", "where", "statement", "test", "alpha", "horizon", "quantity", "note"}
 
 
 def claim_test(name: str, *, keys=(), optional=(), quantity=None, expected=None, method=None):
@@ -208,8 +207,7 @@ def load_claims(seed_or_path) -> list[Claim]:
         claims.append(Claim(cid, str(row["where"]), str(row["statement"]), test.name, params,
                             None if alpha is None else float(alpha),
                             None if row.get("horizon") is None else float(row["horizon"]),
-                            row.get("quantity"), None if row.get("expected") is None else str(row["expected"]),
-                            str(row.get("note", ""))))
+                            row.get("quantity"), str(row.get("note", ""))))
     return claims
 
 
@@ -230,7 +228,7 @@ class Evidence:
         name = name or claim.require("measure")
         if name not in self.measurements:
             raise NotChecked(f"measurement {name!r} is not available in this installation")
-        key = (name, claim.id)
+        key = (name, repr(claim.params.get("args")), claim.horizon)    # the same check once per report
         if key not in self._cache:
             self._cache[key] = self.measurements[name](claim, self)
         return self._cache[key]
@@ -426,7 +424,7 @@ def render(report, results: Sequence[ClaimResult], *, title: str = "Claims of th
                                       f"seed {o.seed}" if o.seed is not None else "") if x)
         verdict = f"**{r.verdict.value}**" + (f": {r.detail}" if r.detail else "")
         rows.append([cl.id, cl.where, cl.statement, cl.quantity or test.quantity(cl),
-                     cl.expected or test.expected(cl), f"{test.method(cl)}, alpha = {r.alpha:g}", size,
+                     test.expected(cl), f"{test.method(cl)}, alpha = {r.alpha:g}", size,
                      o.statistic, verdict])
     report.table(CLAIM_HEADER, rows)
     notes = [f"{r.claim.id}: {r.claim.note}" for r in results if r.claim.note]

@@ -371,11 +371,11 @@ def bound(claim: Claim, ev: Evidence) -> Outcome:
                 continue
             used.append(res)
             verdicts = rf.check_values(res, [key])
-            fit = late_log_fit(res, bounds=[key])
-            verdicts += fit.checks
-            if not fit.applicable and b.slope is not None and (b.form != "explicit" or b.anytime):   # say why the ln T coefficient is not checked
-                reasons.add("ln T coefficient: the regret curve is not logarithmic on [T/100, T] or [T/10, T]"
-                            if "not logarithmic" in fit.verdict.reason else f"ln T coefficient: {fit.verdict.reason}")
+            if b.slope is not None:
+                fit = late_log_fit(res, bounds=[key])
+                verdicts += fit.checks
+                if not fit.applicable:
+                    reasons.add("log-regret slope not applicable (window not logarithmic) on some runs")
             for v in verdicts:
                 where = f"{name}: {label}"
                 if v.status == rf.NOT_APPLICABLE:
@@ -460,7 +460,8 @@ def value(claim: Claim, ev: Evidence) -> Outcome:
 
 @claim_test("computed", keys=("measure",), optional=("args",),
             quantity=lambda c: c.params["measure"].replace("_", " "),
-            method=lambda c: "see the measurement")
+            expected=lambda c: "as the claim states",
+            method=lambda c: "the measurement's own test (see measured)")
 def computed(claim: Claim, ev: Evidence) -> Outcome:
     out = ev.measurement(claim)
     if not isinstance(out, Outcome):
