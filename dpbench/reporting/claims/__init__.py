@@ -191,8 +191,7 @@ def load_claims(seed_or_path) -> list[Claim]:
         if test is None:
             raise InputError(f"{path.name} claim {cid!r}: unknown test {row['test']!r}; allowed: "
                              f"{', '.join(sorted(TESTS))}")
-        # "expected" is the table's display text and, for tests that take it (ratio, value), their number
-        params = {k: v for k, v in row.items() if k not in _COMMON_KEYS or (k == "expected" and k in test.optional + test.keys)}
+        params = {k: v for k, v in row.items() if k not in _COMMON_KEYS}
         missing = [k for k in test.keys if k not in params]
         unknown = [k for k in params if k not in test.keys and k not in test.optional]
         if missing or unknown:

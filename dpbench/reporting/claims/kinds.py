@@ -460,7 +460,7 @@ def value(claim: Claim, ev: Evidence) -> Outcome:
 
 @claim_test("computed", keys=("measure",), optional=("args",),
             quantity=lambda c: c.params["measure"].replace("_", " "),
-            expected=lambda c: "as the claim states",
+            expected=lambda c: (c.get("args") or {}).get("expected", "as the claim states"),
             method=lambda c: "the measurement's own test (see measured)")
 def computed(claim: Claim, ev: Evidence) -> Outcome:
     out = ev.measurement(claim)
