@@ -33,6 +33,15 @@ from .common import fmt, fmt_t, panel_sweep
 N_BOOT = 4000
 
 
+def evidence_of(ctx, runs: dict, measurements: dict) -> Evidence:
+    """The claims' evidence: the experiment runs that exist (by key) and the seed's measurements."""
+    ev = Evidence({k: v for k, v in runs.items() if v is not None})
+    ev.quick = ctx.quick
+    for name, fn in measurements.items():
+        ev.measure(name, fn)
+    return ev
+
+
 def args(claim) -> dict:
     return dict(claim.get("args") or {})
 
@@ -560,7 +569,7 @@ def spec_tolerance(text) -> float:
     return 0.5 * 10.0 ** (-digits + (int(exponent) if exponent else 0))
 
 
-__all__ = ["measure_level_exponent", "measure_sweep_dominance", "measure_growth_share", "measure_crossing",
+__all__ = ["evidence_of", "measure_level_exponent", "measure_sweep_dominance", "measure_growth_share", "measure_crossing",
            "measure_pairs", "measure_monotone", "measure_ratio_over", "measure_gain_growth", "measure_differ", "measure_worst_case", "measure_mechanism_audit", "policy_audit_outcome", "audit_outcome", "measure_extra_per_arm", "measure_plateau_level",
            "crossing_time", "growth", "level_slope", "local_slope", "decided", "spec_tolerance", "args",
            "alpha_of", "result_of", "sweep_of", "final", "interval", "N_BOOT"]

@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from . import measures as M
-from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, provenance_of
-from .common import (BOUND_HEADER, Report, ReportContext, bound_check_rows, finish, fmt, quick_banner,
+from .claims import Evidence, Hypothesis, NotChecked, Outcome, claims_section, provenance_of
+from .common import (BOUND_HEADER, Report, ReportContext, all_bound_rows, finish, fmt, quick_banner,
                      registry_table, setup_lines)
 
 #: (evidence key, experiment, horizon, repetitions); None: the experiment file's size
@@ -233,11 +233,7 @@ def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
     runs = {}
     for key, name, horizon, reps in PLAN:
         runs[key] = ctx.experiment(name, horizon, reps)
-    ev = Evidence({k: v for k, v in runs.items() if v is not None})
-    ev.quick = ctx.quick
-    for name, fn in MEASUREMENTS.items():
-        ev.measure(name, fn)
-    return ev, runs
+    return M.evidence_of(ctx, runs, MEASUREMENTS), runs
 
 
 def build(ctx: ReportContext) -> Report:
@@ -261,13 +257,7 @@ def build(ctx: ReportContext) -> Report:
                 "cover every run of the report). Theorems 16 and 18 are explicit and their algorithms use T, so "
                 "they are checked at the horizon; Theorems 11 and 13 hide an O(N/lambda^4) term, so only their "
                 "ln T coefficients are checked.")
-    rows = []
-    for key in ("seed002_fig4", "seed002_fig5", "gdp_elim"):
-        run = runs.get(key)
-        if run is not None:
-            for label, res in run.results.items():
-                rows += bound_check_rows(run.experiment.name, label, res)
-    report.table(BOUND_HEADER, rows)
+    report.table(BOUND_HEADER, all_bound_rows({runs[k].experiment.name: runs[k] for k in ("seed002_fig4", "seed002_fig5", "gdp_elim") if runs.get(k)}))
     report.section("Registered bounds of seed 002", 3)
     registry_table(report, "002")
     return report

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import measures as M
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, provenance_of
-from .common import (BOUND_HEADER, Report, ReportContext, bound_check_rows, finish, fmt, quick_banner,
+from .common import (BOUND_HEADER, Report, ReportContext, all_bound_rows, finish, fmt, quick_banner,
                      registry_table, setup_lines)
 
 MODES = ("paper", "scaled")
@@ -405,11 +405,7 @@ def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
         runs[worst_key(horizon)] = ctx.experiment(experiment_from_raw(worst_case_experiment(horizon)))
     runs["declared_u"] = ctx.experiment(experiment_from_raw(declared_u_experiment()))
     runs["lower_bounds"] = ctx.experiment(experiment_from_raw(lower_bound_experiment()))
-    ev = Evidence({k: v for k, v in runs.items() if v is not None})
-    ev.quick = ctx.quick
-    for name, fn in MEASUREMENTS.items():
-        ev.measure(name, fn)
-    return ev, runs
+    return M.evidence_of(ctx, runs, MEASUREMENTS), runs
 
 
 def build(ctx: ReportContext) -> Report:
@@ -428,13 +424,7 @@ def build(ctx: ReportContext) -> Report:
     report.section("Bound checks (explicit bounds on the central runs)")
     report.text("Theorem 2 (DPRUCB) and Lemma 4 (DPRSE) need eps <= 1 and the literal constants: scaled-mode "
                 "runs and the LDP runs at eps in {5, 10, 20} are *not applicable*, with the reason.")
-    rows = []
-    for key in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds"):
-        run = runs.get(key)
-        if run is not None:
-            for label, res in run.results.items():
-                rows += bound_check_rows(run.experiment.name, label, res)
-    report.table(BOUND_HEADER, rows)
+    report.table(BOUND_HEADER, all_bound_rows({runs[k].experiment.name: runs[k] for k in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds") if runs.get(k)}))
     report.section("Registered bounds of seed 003", 3)
     registry_table(report, "003")
     return report

@@ -246,11 +246,7 @@ def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
     for horizon in WORST_T:
         runs[worst_key(horizon)] = ctx.experiment(experiment_from_raw(worst_case_experiment(horizon)))
     runs["d_probe"] = ctx.experiment(experiment_from_raw(d_probe_experiment()))
-    ev = Evidence({k: v for k, v in runs.items() if v is not None})
-    ev.quick = ctx.quick
-    for name, fn in MEASUREMENTS.items():
-        ev.measure(name, fn)
-    return ev, runs
+    return M.evidence_of(ctx, runs, MEASUREMENTS), runs
 
 
 def build(ctx: ReportContext) -> Report:
