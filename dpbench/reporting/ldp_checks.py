@@ -411,7 +411,7 @@ def analytic_dp(claim, ev) -> Outcome:
     ctb_s = [abs(math.log(ctb_probability(sigmoid(r), eps) / ctb_probability(sigmoid(-r), eps))) for r in wide]
     ok = (abs(ctl - eps) < 1e-12 and abs(ctb - eps) < 1e-12 and all(v < eps for v in ctl_s + ctb_s)
           and ctl_s == sorted(ctl_s) and ctb_s == sorted(ctb_s) and ctl_s[-1] > 0.999 * eps)
-    return Outcome(f"eps = 1: CTL sup {ctl:.6f}, CTB sup {ctb:.6f} (at (0, 1)); CTL-S at r = +-5, 20, 50: "
+    return Outcome(f"eps = 1: CTL sup {ctl:.6f}, CTB sup {ctb:.6f} (at (0, 1)); CTL-S at r = +-2, 5, 10: "
                    + ", ".join(f"{v:.6f}" for v in ctl_s) + "; CTB-S: " + ", ".join(f"{v:.6f}" for v in ctb_s),
                    Verdict.REPRODUCED if ok else Verdict.REFUTED, reason="as stated" if ok else "not as stated")
 
