@@ -10,8 +10,10 @@ from . import environments, mechanisms, policies  # noqa: E402,F401  (registers 
 from .engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS  # noqa: E402
 from .engine.result import SimulationResult  # noqa: E402
 from .engine.simulate import Interrupted, simulate  # noqa: E402
+from .extend import ComponentError, implements, load_plugins, register_environment, register_policy  # noqa: E402
 from .mechanisms import sampler  # noqa: E402
 from .validation import InputError  # noqa: E402
 
 __all__ = ["simulate", "SimulationResult", "Interrupted", "InputError", "sampler",
-           "ALGORITHMS", "ENVIRONMENTS", "MECHANISMS", "__version__"]
+           "ALGORITHMS", "ENVIRONMENTS", "MECHANISMS", "__version__",
+           "register_policy", "register_environment", "implements", "ComponentError", "load_plugins"]

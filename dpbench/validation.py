@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -59,10 +61,15 @@ def describe_interval(low, high, low_open, high_open) -> str:
     if low is None and high is None:
         return ""
     if high is None:
-        return f" {'>' if low_open else '>='} {low:g}"
+        return f" {'>' if low_open else '>='} {_bound(low)}"
     if low is None:
-        return f" {'<' if high_open else '<='} {high:g}"
-    return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return f" {'<' if high_open else '<='} {_bound(high)}"
+    return f" in {'(' if low_open else '['}{_bound(low)}, {_bound(high)}{')' if high_open else ']'}"
+
+
+def _bound(x) -> str:
+    """An interval end as text: integers exactly (2^53 as 9007199254740992), reals in %g form."""
+    return str(x) if isinstance(x, numbers.Integral) else f"{x:g}"
 
 
 def check_int(name: str, value, *, low=None, high=None) -> int:
@@ -76,6 +83,32 @@ def check_int(name: str, value, *, low=None, high=None) -> int:
     if (low is not None and value < low) or (high is not None and value > high):
         raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value})")
     return value
+
+
+#: largest horizon or repetition count: counts up to 2^53 stay exact when a policy turns them
+#: into float64, and fit the int64 arrays and SQLite integers of the engine and the store
+MAX_COUNT = 2 ** 53
+
+
+def check_count(name: str, value, *, low: int = 1) -> int:
+    """A pull or repetition count (``horizon``, ``reps``): an integer in [low, MAX_COUNT]."""
+    return check_int(name, value, low=low, high=MAX_COUNT)
+
+
+def integer_text(text: str) -> int:
+    """argparse ``type`` for counts: an integer written as ``1000000``, ``1e6`` or ``2.5e5``
+    (exact, any size; the range is checked where the value is used)."""
+    import decimal
+    try:
+        value = decimal.Decimal(text.strip().replace("_", ""))
+    except decimal.InvalidOperation:
+        raise ValueError(text) from None
+    if not value.is_finite() or value.adjusted() > 100 or value != value.to_integral_value():
+        raise ValueError(text)
+    return int(value)
+
+
+integer_text.__name__ = "integer"          # argparse says "invalid integer value: 'x'"
 
 
 def check_eps(value, name: str = "eps") -> float:
@@ -114,6 +147,19 @@ def check_vector(name: str, values, *, low=None, high=None, min_len: int = 1,
                          if low is not None and high is not None else
                          f"{name} out of range (got {_shown(bad[0])})")
     return arr
+
+
+def make_output_dir(name: str, path) -> Path:
+    """Create the output directory ``path`` (with its parents) or raise InputError naming ``name``
+    and the reason (a file in the way, no permission, a read-only disk)."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"{name}: cannot create directory {str(path)!r} ({err.strerror or err})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{name}: directory {str(path)!r} is not writable")
+    return path
 
 
 def parse_float_list(name: str, text: str | Sequence) -> list[float]:

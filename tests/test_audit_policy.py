@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from dpbench import InputError
-from verify.audit.policy_audit import (audit_policy, flip_one, gdp_elim_short_phases, policy_mechanism,
-                                       run_traces)
+from dpbench.engine.catalog import Built
+from verify.audit.policy_audit import (audit_policy, first_random_step, flip_one, gdp_elim_short_phases,
+                                       policy_mechanism, run_traces)
 
 N = 100_000
 ALPHA = 1e-4
@@ -46,12 +47,29 @@ def test_ldp_ucb_next_arm_is_private_at_its_level_and_caught_above_it():
     assert leaky.violated and leaky.eps_lower_bound > 1.0
 
 
+def _without_curator(name, **params):
+    """``name``'s policy fed raw rewards: its curator replaced by UCB1's direct mechanism (the
+    bug of a privatisation path that is skipped)."""
+    from dpbench.engine.catalog import ALGORITHMS
+    build, raw = _build(name, **params), ALGORITHMS.get_spec("ucb1")
+
+    def leaky(instance, horizon):
+        return Built(build(instance, horizon).policy, raw.build(instance, horizon).mechanism)
+    return leaky
+
+
 def test_ldp_ucb_l_action_sequence_is_private():
-    table = np.tile([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0], (2, 1))
-    res = audit_policy("ldp_ucb_l", table, output="actions", horizon=6, eps=1.0, n=N, alpha=ALPHA, seed=4,
+    """The whole action sequence up to 3 steps past forced exploration (LDP-UCB-L's first
+    random decision is step 28 on this table): private at eps = 1 with the CTL curator, and
+    caught without it (the raw reward changes the arms)."""
+    table = np.tile([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0], (2, 3))
+    assert first_random_step(_build("ldp_ucb_l", eps=1.0), [table, flip_one(table)], 31) == 28
+    res = audit_policy("ldp_ucb_l", table, output="actions", horizon=31, eps=1.0, n=N, alpha=ALPHA, seed=4,
                        policy_params={"eps": 1.0})
     assert not res.violated, str(res)
-    assert res.witness["statistic"] in ("category", "pattern") or res.eps_lower_bound < 1.0
+    leak = audit_policy(_without_curator("ldp_ucb_l", eps=1.0), table, output="actions", horizon=31, eps=1.0,
+                        n=N, alpha=ALPHA, seed=4)
+    assert leak.violated and leak.eps_lower_bound > 1.0, str(leak)
 
 
 def test_dp_ftpl_gauss_start_phase_is_needed():
@@ -87,9 +105,17 @@ def test_gdp_elim_new_exploitation_decision_is_private():
     leaky = audit_policy(gdp_elim_short_phases(4.0, 0.1), table, output="exploit", horizon=30, eps=1.0, delta=0.1,
                          n=N, alpha=ALPHA, seed=7)
     assert leaky.violated and leaky.eps_lower_bound > 1.0, str(leaky)
+    # the "exploit" output is (first step of the final run of equal arms, that arm) of each
+    # action sequence, and it is random: when and which arm varies (so the audit compares laws)
     decisions = policy_mechanism(gdp_elim_short_phases(1.0, 0.1), arms=2, pulls=40, horizon=30,
                                  output="exploit")(table, 2000, 1)
-    assert decisions.shape == (2000, 2) and np.unique(decisions[:, 1]).size >= 1
+    traces = run_traces(gdp_elim_short_phases(1.0, 0.1), table, 30, 2000, 1)
+    for trace, (start, arm) in zip(traces, decisions):
+        first = len(trace) - 1
+        while first > 0 and trace[first - 1] == trace[-1]:
+            first -= 1
+        assert (start, arm) == (first, trace[-1])
+    assert np.unique(decisions[:, 0]).size > 1 and np.unique(decisions[:, 1]).size == 2
 
 
 def test_policy_audit_input_checks():

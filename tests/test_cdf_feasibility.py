@@ -201,9 +201,30 @@ def test_beta_closed_form_matches_grid_for_every_history():
         assert res.certified == res.holds
 
 
+def _beta_worst_delta(n: int, eps: float) -> float:
+    """Independent of the code's Beta CDFs and search: Algorithm 2's law after R ones in N
+    pulls is Beta(a, b) = Beta(R+1+k, N-R+1+k), k = floor(N/8)+1 (spec seed_002 §5.2), its
+    neighbour after one 0 -> 1 change Beta(a+1, b-1).  Their density ratio
+    a(1-x)/((b-1)x) falls in x, so F - e^eps F' peaks where it equals e^eps and
+    (1-F') - e^eps (1-F) where it equals e^-eps (the other two Lemma 8 differences are <= 0);
+    evaluated with scipy.stats.beta for every history R = 0..N-1."""
+    k = n // 8 + 1
+    r = np.arange(n, dtype=float)
+    law, neighbour = stats.beta(r + 1 + k, n - r + 1 + k), stats.beta(r + 2 + k, n - r + k)
+    a, b, ee = r + 1 + k, n - r + 1 + k, math.exp(eps)
+    x_low, x_high = a / (a + ee * (b - 1)), a / (a + (b - 1) / ee)
+    return float(max((law.cdf(x_low) - ee * neighbour.cdf(x_low)).max(),
+                     (neighbour.sf(x_high) - ee * law.sf(x_high)).max(), 0.0))
+
+
 def test_beta_minimal_start_phase():
-    sp = C.minimal_start_phase("beta", 1.0, 0.01, n_max=120)
-    assert sp.n_min == sp.first_pass == 32
+    """The smallest N from which Lemma 8 holds for every history and every larger N (to 300),
+    computed independently above, is the code's n_min (both give 32; the paper's N_B* is 1065)."""
+    worst = np.array([_beta_worst_delta(n, 1.0) for n in range(1, 301)])
+    failing = np.flatnonzero(worst > 0.01 * (1 + 1e-9))
+    independent = int(failing[-1]) + 2
+    sp = C.minimal_start_phase("beta", 1.0, 0.01, n_max=300)
+    assert sp.n_min == sp.first_pass == independent
     assert sp.delta_required_below_min > 0.01 >= sp.delta_required_at_min
     assert sp.paper_sufficient and sp.paper_delta_required < 1e-15              # N_B* = 1065
     nok = C.minimal_start_phase("beta", 1.0, 0.01, extra_k=False, n_max=60)

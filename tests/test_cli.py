@@ -1,7 +1,12 @@
 """The documented command lines."""
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from dpbench.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_simulate_json_fields(capsys):
@@ -33,3 +38,19 @@ def test_list_names_everything(capsys):
     assert main(["list", "policies", "-v"]) == 0
     text = capsys.readouterr().out
     assert "ldp_ucb_b" in text and "eps (" in text and "environments:" not in text
+
+
+def test_quick_report_builds_from_the_command_line(tmp_path):
+    """`dpbench report 004 --quick` (the cheapest report: phased algorithms, about 20 s of CPU
+    with warm kernels) writes the report with its audits, bound checks and errata; every seed's
+    quick report is `-m slow` in tests/test_reports.py."""
+    proc = subprocess.run([sys.executable, "-m", "dpbench", "report", "004", "--quick", "--no-progress",
+                           "--results", str(tmp_path / "results"), "--out", str(tmp_path / "reports")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = tmp_path / "reports" / "seed004.md"
+    assert f"wrote {report}" in proc.stdout
+    text = report.read_text()
+    assert text.startswith("# Seed 004") and "Quick mode" in text
+    for heading in ("## Privacy of the mechanisms", "## Bound checks", "## Errata"):
+        assert heading in text, heading

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 import pytest
+from scipy import stats
 
 import dpbench
 from dpbench.engine import caching
@@ -48,10 +49,30 @@ def test_regret_is_pseudo_regret_of_the_pulls():
     assert np.allclose(res.regret, cum[:, res.checkpoints - 1])
 
 
+_MEMORY_PROBE = """
+import resource, sys, tracemalloc
+import dpbench
+dpbench.simulate("ucb1", "bernoulli", 1000, 2, 1)               # compile or load, warm up
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
+res = dpbench.simulate("ucb1", "bernoulli", {horizon}, 2, 1)
+python_peak = tracemalloc.get_traced_memory()[1]
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(python_peak, grown * 1024, res.regret.shape[1], res.trace is None)
+"""
+
+
 def test_memory_is_reps_by_checkpoints():
-    res = dpbench.simulate("ucb1", "bernoulli", 200_000, 2, 1)
-    assert res.trace is None
-    assert res.regret.shape == (2, log_checkpoints(200_000).size) and res.regret.shape[1] < 150
+    """A run of T = 4e6 pulls allocates O(R x checkpoints), not O(T): NumPy's allocations
+    (tracemalloc) and the process's peak resident memory (which also sees the compiled loop's
+    own allocations) grow by far less than one float per pull (2 x 4e6 x 8 B = 64 MB)."""
+    horizon = 4_000_000
+    proc = subprocess.run([sys.executable, "-c", _MEMORY_PROBE.format(horizon=horizon)], capture_output=True,
+                          text=True, cwd=ROOT)
+    python_peak, grown, checkpoints, no_trace = proc.stdout.split()
+    assert no_trace == "True" and int(checkpoints) == log_checkpoints(horizon).size < 150
+    assert int(python_peak) < 1_000_000, f"{int(python_peak) / 1e6:.1f} MB allocated by NumPy during the run"
+    assert int(grown) < 16_000_000, f"peak resident memory grew by {int(grown) / 1e6:.1f} MB during the run"
 
 
 def test_checkpoint_grid_contains_powers_of_ten():
@@ -84,7 +105,7 @@ def _rr_update(policy, state, arm, m, value, level, t):
 def round_robin_policy():
     """A toy batched policy, registered only for the test (other tests check the registry)."""
     ALGORITHMS.add(AlgorithmSpec("_test_round_robin", "RR", "test", "test only", "tests", (),
-                                 lambda inst, horizon: Built(_RoundRobinBatches(7), Direct(False))))
+                                 lambda instance, horizon: Built(_RoundRobinBatches(7), Direct(False))))
     yield "_test_round_robin"
     del ALGORITHMS["_test_round_robin"]
 
@@ -149,8 +170,10 @@ def test_result_round_trip(tmp_path):
     assert np.array_equal(back.regret, res.regret) and back.params == res.params
     assert back.info["V_B"] == pytest.approx(4.1149, abs=1e-4)          # seed 001 Appendix A.3
     assert back.metadata["versions"]["numba"] == numba.__version__
-    lo, hi = res.ci95[:, -1]
-    assert lo <= res.mean[-1] <= hi
+    # the 95% band is Student's t interval of the per-repetition regrets, at every checkpoint
+    for c in (res.checkpoints.size // 2, -1):
+        ci = stats.ttest_1samp(res.regret[:, c], 0.0).confidence_interval(0.95)
+        assert np.allclose(res.ci95[:, c], [ci.low, ci.high], rtol=1e-12, atol=1e-12)
 
 
 _RENAMED_COMPONENT = '''

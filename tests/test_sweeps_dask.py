@@ -132,23 +132,32 @@ def test_sweep_killed_with_sigkill_resumes_to_identical_results(tmp_path):
     _same(clean, resumed)
 
 
-@pytest.mark.slow
-def test_sweep_killed_again_and_again_still_merges_identically(tmp_path):
+#: ("after", seconds): kill after that delay whatever the progress; ("cells", k): once k cells are
+#: stored; ("finish", None): let it end
+_KILLS_EVERYWHERE = [("after", 0.3), ("cells", 2), ("after", 1.5), ("cells", 8), ("after", 3.0), ("cells", 14),
+                     ("cells", 20), ("finish", None)]
+_KILLS_IN_PROCESS = [("after", 0.3), ("cells", 3), ("cells", 12), ("finish", None)]
+
+
+@pytest.mark.parametrize("horizon,schedule,schedulers", [
+    pytest.param(4_000_000, _KILLS_EVERYWHERE, ("none", "local"), marks=pytest.mark.slow, id="everywhere"),
+    pytest.param(2_000_000, _KILLS_IN_PROCESS, ("none",), id="in-process")])
+def test_sweep_killed_again_and_again_still_merges_identically(tmp_path, horizon, schedule, schedulers):
     """SIGKILL at many moments (start-up, compilation or cache loading, computing, writing), in-process
     and on a LocalCluster alternately, until every cell is stored; then compare with a clean run.
     Kills during computation are triggered by progress (a number of stored cells plus a seeded
-    jitter), not by a wall-clock delay, so the test does not depend on the machine's speed."""
+    jitter), not by a wall-clock delay, so the test does not depend on the machine's speed.
+    The default run kills an in-process run three times (start-up and twice while computing,
+    cells of ~0.15 s; a LocalCluster kill is the test above); ``-m slow`` runs all eight."""
     toml = tmp_path / "killed.toml"
-    toml.write_text(KILL_TOML.replace("horizon = 500000", "horizon = 4000000"))   # cells of ~0.3 s
+    toml.write_text(KILL_TOML.replace("horizon = 500000", f"horizon = {horizon}"))
     out = tmp_path / "out"
     store = out / "killed" / "results.sqlite"
     jitter = np.random.default_rng(2024).uniform(0.0, 0.3, size=8)
-    # ("after", seconds): kill after that delay whatever the progress; ("cells", k): once k cells are stored
-    schedule = [("after", 0.3), ("cells", 2), ("after", 1.5), ("cells", 8), ("after", 3.0), ("cells", 14),
-                ("cells", 20), ("finish", None)]
     killed = []
     for i, (how, arg) in enumerate(schedule):
-        where = ["--scheduler", "none"] if i % 2 == 0 else ["--scheduler", "local", "--workers", "2"]
+        where = ["--scheduler", "none"] if schedulers[i % len(schedulers)] == "none" else \
+            ["--scheduler", "local", "--workers", "2"]
         command = [sys.executable, "-m", "dpbench", "sweep", str(toml), "--out", str(out), "--no-progress",
                    *where]
         proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

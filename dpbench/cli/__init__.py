@@ -5,6 +5,10 @@ Each subcommand lives in its own module of this package and exposes
 callable ``func(args) -> int`` (the exit status).  Bad input raises
 :class:`dpbench.InputError`; :func:`main` prints it as ``dpbench: error: ...``
 and exits with status 2, without a traceback.
+
+Every subcommand takes ``--plugin MODULE`` (repeatable): user modules that
+register policies or environments, imported before the command runs, with
+``DPBENCH_PLUGINS`` and installed entry points (:mod:`dpbench.plugins`).
 """
 from __future__ import annotations
 
@@ -20,9 +24,8 @@ COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "au
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):           # argparse usage errors: status 2, no traceback
-        self.print_usage(sys.stderr)
-        self.exit(2, f"dpbench: error: {message}\n")
+    def error(self, message):           # argparse usage errors: status 2, one line, no traceback
+        self.exit(2, f"dpbench: error: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")
         module.register(sub)
+    for command in sub.choices.values():
+        command.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                             help="import a module (name or .py file) that registers policies or "
+                                  "environments; repeatable; also DPBENCH_PLUGINS=a,b (the working "
+                                  "directory is importable)")
     return parser
 
 
@@ -41,6 +49,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        from ..plugins import load_plugins
+        load_plugins(args.plugin)
         return int(args.func(args) or 0)
     except InputError as err:
         print(f"dpbench: error: {err}", file=sys.stderr)

@@ -2,35 +2,52 @@
 
     dpbench audit ctb --eps 1                              # catalog mechanism at its claim
     dpbench audit ctl --eps 1 --param eps=0.5              # negative control: half the noise level
-    dpbench audit mypkg.mech:laplace --eps 0.1 --x 0 --x-prime 1 --json
+    dpbench audit mymech:laplace --eps 0.1 --x 0 --x-prime 1 --json
+    dpbench audit mymech:noisy_count --eps 1 --x '[0]' --x-prime '[0, 1]' --param scale=1
     dpbench audit sniper:NoisyHist2 --eps 0.1 --alpha 0.1  # a DP-Sniper benchmark mechanism
 
-Exit status 0 when the claim is not rejected, 1 when a violation is certified,
-2 on bad input.
+``module:function`` (or ``path/to/file.py:function``) is imported from the working
+directory; the function is called as ``function(x, n, seed, **params)`` with the
+``--param`` values (JSON literals, comma-separated numbers, or text).  ``--x`` and
+``--x-prime`` are JSON literals (``0``, ``[0, 1]``, ``{"a": 1}``, ``"text"``) or
+comma-separated numbers, so datasets of different sizes (add/remove one record) are
+written as lists.  Exit status 0 when the claim is not rejected, 1 when a violation is
+certified, 2 on bad input or when the mechanism crashes (one line, no traceback).
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
+import inspect
 import json
+import os
+import sys
+from pathlib import Path
 
-from ..validation import InputError, parse_float_list
+from ..validation import InputError
 from .simulate import parse_assignments
 
 
 def register(sub):
     p = sub.add_parser("audit", help="certified black-box DP audit of a mechanism",
                        description="Audit a mechanism against an (eps, delta)-DP claim: certified eps lower "
-                                   "bound, p-value, witness, eps(delta) curve and resolution floor.")
+                                   "bound, p-value, witness, eps(delta) curve, trade-off (f-DP) points and "
+                                   "Gaussian-DP mu, resolution floor.  Exit status 0: not rejected, 1: "
+                                   "violated, 2: bad input or the mechanism crashed.")
     p.add_argument("mechanism", metavar="NAME|module:function",
                    help="a catalog mechanism (see `dpbench list mechanisms`), sniper:NAME (DP-Sniper "
-                        "benchmark), or module:function returning n outputs as function(x, n, seed)")
+                        "benchmark), or module:function (or file.py:function) from the working directory, "
+                        "called as function(x, n, seed, **params) and returning n outputs")
     p.add_argument("--eps", type=float, required=True, help="claimed epsilon")
     p.add_argument("--delta", type=float, default=0.0, help="claimed delta (default: %(default)s)")
-    p.add_argument("--x", help="input x (number or comma-separated vector); default: search the "
-                               "standard patterns over the mechanism's input range")
-    p.add_argument("--x-prime", dest="x_prime", help="neighbouring input x'")
+    p.add_argument("--x", help="input x: a JSON literal (0, [0, 1], {\"a\": 1}, \"text\") or comma-separated "
+                               "numbers; default: search the standard patterns over the mechanism's input range")
+    p.add_argument("--x-prime", dest="x_prime", help="neighbouring input x' (same syntax; e.g. --x '[0]' "
+                                                     "--x-prime '[0, 1]' for add/remove one record)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="mechanism parameter (repeatable); eps/delta default to the claim")
+                   help="mechanism parameter (repeatable; JSON literal, comma-separated numbers or text); "
+                        "catalog mechanisms: eps/delta default to the claim")
     p.add_argument("--n", type=int, default=1_000_000, help="certification samples per input (default: %(default)s)")
     p.add_argument("--n-select", type=int, dest="n_select", help="selection samples per input and pair")
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence (default: %(default)s)")
@@ -40,6 +57,100 @@ def register(sub):
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_run)
+
+
+# ------------------------------------------------------------------ values
+def _numbers(text: str):
+    """Comma-separated numbers as a list (one number as a float), or None."""
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        return None
+    if not values:
+        return None
+    return values[0] if len(values) == 1 and "," not in text else values
+
+
+def parse_value(text: str):
+    """A ``--param`` value: a JSON literal (``0.5``, ``[1, 2]``, ``true``, ``"a,b"``), else
+    comma-separated numbers (a list), else ``True``/``False``, else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    numbers = _numbers(text)
+    if numbers is not None:
+        return numbers
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def parse_input(flag: str, text: str | None):
+    """An ``--x`` / ``--x-prime`` value: a JSON literal or comma-separated numbers."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    numbers = _numbers(text)
+    if numbers is None:
+        raise InputError(f"{flag} must be a JSON literal (0, [0, 1], {{\"a\": 1}}, \"text\") or comma-separated "
+                         f"numbers (got {text!r})")
+    return numbers
+
+
+# ------------------------------------------------------------------ mechanisms
+def import_callable(spec: str):
+    """``module:function`` (or ``file.py:function``, attribute paths allowed) imported with the
+    working directory on ``sys.path``."""
+    module_name, attr = spec.rsplit(":", 1)
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name).resolve()
+            if not path.is_file():
+                raise InputError(f"{spec!r}: no file {module_name!r}")
+            loader = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except InputError:
+        raise
+    except Exception as err:        # noqa: BLE001 - any failure of user code at import: one line
+        raise InputError(f"cannot import module {module_name!r}: {type(err).__name__}: {err}") from None
+    obj = module
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+    if obj is None or not callable(obj):
+        raise InputError(f"{spec!r}: module {module_name!r} has no callable {attr!r}")
+    return obj
+
+
+def with_params(func, spec: str, params: dict):
+    """``func`` with ``params`` bound as keywords (functools.partial), checked against its
+    signature; keeps the attributes the audit reads (``input_range``, ``output_dim``)."""
+    if not params:
+        return func
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind(None, None, None, **params)
+        except TypeError as err:
+            raise InputError(f"--param {', '.join(sorted(params))} do not fit {spec}{signature}: {err}") from None
+    bound = functools.partial(func, **params)
+    bound.name = f"{spec}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+    for attr in ("input_range", "output_dim"):
+        if getattr(func, attr, None) is not None:
+            setattr(bound, attr, getattr(func, attr))
+    return bound
 
 
 def load_mechanism(spec: str, params: dict, eps: float, delta: float):
@@ -55,17 +166,7 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         case = found[name]
         return case.mechanism(), {"domain": case.domain, "features": case.features}
     if ":" in spec:
-        module_name, attr = spec.split(":", 1)
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as err:
-            raise InputError(f"cannot import module {module_name!r}: {err}") from None
-        mech = getattr(module, attr, None)
-        if mech is None or not callable(mech):
-            raise InputError(f"{spec!r}: module {module_name!r} has no callable {attr!r}")
-        if params:
-            raise InputError("--param is only for catalog mechanisms")
-        return mech, {}
+        return with_params(import_callable(spec), spec, params), {}
     from .. import MECHANISMS, sampler
     mspec = MECHANISMS.get_spec(spec)
     names = {p.name for p in mspec.params}
@@ -76,24 +177,20 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
     return sampler(spec, **params), {}
 
 
-def _vector(name, text):
-    if text is None:
-        return None
-    values = parse_float_list(name, text)
-    if not values:
-        raise InputError(f"{name} needs at least one number")
-    return values[0] if len(values) == 1 else values
-
-
 def _run(args) -> int:
     from verify.audit import audit
-    mech, extra = load_mechanism(args.mechanism, parse_assignments(args.param), args.eps, args.delta)
+    params = parse_assignments(args.param, flag="--param", coerce=parse_value)
+    x, x_prime = parse_input("--x", args.x), parse_input("--x-prime", args.x_prime)
+    mech, extra = load_mechanism(args.mechanism, params, args.eps, args.delta)
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
     if features != ("auto",):
         extra["features"] = features
-    result = audit(mech, _vector("--x", args.x), _vector("--x-prime", args.x_prime), eps=args.eps,
-                   delta=args.delta, alpha=args.alpha, n=args.n, n_select=args.n_select, seed=args.seed,
-                   progress=not (args.no_progress or args.json), **extra)
+    try:
+        result = audit(mech, x, x_prime, eps=args.eps, delta=args.delta, alpha=args.alpha, n=args.n,
+                       n_select=args.n_select, seed=args.seed, progress=not (args.no_progress or args.json),
+                       **extra)
+    except InputError as err:       # messages quoting user code may span lines: the CLI prints one
+        raise InputError(" ".join(str(err).split())) from None
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
     else:

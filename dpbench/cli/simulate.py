@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from ..engine.result import _jsonable
-from ..validation import InputError
+from ..validation import InputError, check_count, integer_text
 
 
 def register(sub):
@@ -18,22 +19,28 @@ def register(sub):
     p.add_argument("--eps-min", type=float, dest="eps_min", help="HeLDP threshold eps_min")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="any other policy or environment parameter (repeatable)")
-    p.add_argument("--horizon", type=int, required=True, help="horizon T")
-    p.add_argument("--reps", type=int, default=10, help="repetitions (default: %(default)s)")
+    p.add_argument("--horizon", type=integer_text, required=True, help="horizon T (e.g. 100000 or 1e5)")
+    p.add_argument("--reps", type=integer_text, default=10, help="repetitions (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="master seed (default: %(default)s)")
     p.add_argument("--threads", type=int, help="numba threads (default: all cores)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--check", action="store_true",
+                   help="first run repetition 0 as plain Python with every component call checked")
+    p.add_argument("--yes", action="store_true", help="run even if the estimated time exceeds a day")
     p.set_defaults(func=_run)
 
 
-def parse_assignments(items) -> dict:
+def parse_assignments(items, flag: str = "--set", coerce=None) -> dict:
+    """``KEY=VALUE`` items to a dict (dashes in keys become underscores); values by
+    ``coerce`` (default: int, float, true/false, else the text)."""
+    coerce = coerce or _coerce
     out = {}
     for item in items:
         if "=" not in item:
-            raise InputError(f"--set expects KEY=VALUE (got {item!r})")
+            raise InputError(f"{flag} expects KEY=VALUE (got {item!r})")
         key, value = item.split("=", 1)
-        out[key.strip().replace("-", "_")] = _coerce(value.strip())
+        out[key.strip().replace("-", "_")] = coerce(value.strip())
     return out
 
 
@@ -49,13 +56,24 @@ def _coerce(text):
 
 
 def _run(args) -> int:
-    from ..engine.simulate import simulate
+    from ..engine import throughput
+    from ..engine.simulate import check_threads, prepare, run_plan, simulate
+    from ..sweeps.dask_backend import max_threads
     params = parse_assignments(args.set)
     for key in ("means", "eps", "delta", "eps_min"):
         if getattr(args, key) is not None:
             params[key] = getattr(args, key)
-    result = simulate(args.policy, args.rewards, args.horizon, args.reps, args.seed,
-                      threads=args.threads, progress=not (args.no_progress or args.json), **params)
+    reps = check_count("reps", args.reps)
+    threads = check_threads(args.threads) or max_threads()
+    plan = prepare(args.policy, args.rewards, args.horizon, args.seed, **params)
+    seconds = throughput.estimate_seconds([(plan.spec.name, plan.instance.k, plan.horizon, reps)], threads)
+    throughput.check_duration(seconds, threads=threads, confirmed=args.yes, log=_stderr)
+    progress = not (args.no_progress or args.json)
+    if args.check:
+        result = simulate(args.policy, args.rewards, args.horizon, reps, args.seed, threads=args.threads,
+                          progress=progress, check=True, **params)
+    else:
+        result = run_plan(plan, reps, threads=args.threads, progress=progress)
     summary = result.summary()
     if args.json:
         print(json.dumps(_jsonable(summary), indent=1))
@@ -69,3 +87,7 @@ def _run(args) -> int:
     for w in result.warnings:
         print(f"  warning: {w}")
     return 0
+
+
+def _stderr(message):
+    print(message, file=sys.stderr)

@@ -19,14 +19,14 @@ import json
 import sys
 
 from ..engine.result import _jsonable
-from ..validation import InputError
+from ..validation import InputError, integer_text
 
 
 def add_execution_arguments(p, default_scheduler: str):
     """Options shared by ``run`` and ``sweep``: where cells run and where results go."""
     from ..sweeps.dask_backend import SCHEDULER_HELP
-    p.add_argument("--horizon", type=int, help="horizon T (default: the experiment's)")
-    p.add_argument("--reps", type=int, help="repetitions R (default: the experiment's)")
+    p.add_argument("--horizon", type=integer_text, help="horizon T, e.g. 100000 or 1e5 (default: the experiment's)")
+    p.add_argument("--reps", type=integer_text, help="repetitions R (default: the experiment's)")
     p.add_argument("--seed", type=int, help="master seed (default: the experiment's)")
     p.add_argument("--scheduler", default=default_scheduler,
                    help=f"where cells run: {SCHEDULER_HELP} (default: %(default)s)")
@@ -43,17 +43,22 @@ def add_execution_arguments(p, default_scheduler: str):
     p.add_argument("--force", action="store_true", help="discard stored results and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
+    p.add_argument("--yes", action="store_true", help="run even if the estimated time exceeds a day")
 
 
 def execute(args, experiment) -> int:
     """Run ``experiment`` (name, path or Experiment) with the shared options; print the outcome."""
+    from ..engine.throughput import check_duration
     from ..experiments import run_experiment
     from ..experiments.outputs import markdown_table
     log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
+
+    def confirm(seconds, threads):
+        check_duration(seconds, threads=threads, confirmed=args.yes, log=lambda msg: print(msg, file=sys.stderr))
     run = run_experiment(experiment, horizon=args.horizon, reps=args.reps, seed=args.seed, out=args.out,
                          threads=args.threads, progress=not args.no_progress, reuse=not args.force,
                          log=log, scheduler=args.scheduler, workers=args.workers,
-                         cell_reps=args.cell_reps, connect_timeout=args.connect_timeout)
+                         cell_reps=args.cell_reps, connect_timeout=args.connect_timeout, confirm=confirm)
     if args.json:
         print(json.dumps(_jsonable({"experiment": run.experiment.name, "out_dir": str(run.out_dir),
                                     "figure": str(run.figure), "store": str(run.store),

@@ -13,6 +13,14 @@ read back (it names a class that was renamed) counts as a miss, not an error.
 
 Rule for contributors: a constant read by compiled code must live in such a
 file, so that it is part of the hash.
+
+A kernel compiled for *user* components (classes defined outside dpbench and
+verify, see :mod:`.stamps`) is kept out of the package's index: each set of
+user component classes gets its own index file
+(``<function>.u<hash of their names>.nbi``) whose stamp also holds their code
+fingerprint.  Editing a user's component recompiles its kernel, and a process
+that cannot import a user's module (another working directory) never reads
+that index, so the kernels of the built-in components stay cached.
 """
 from __future__ import annotations
 
@@ -55,7 +63,48 @@ def _fold_stamp(dispatcher):
         return dispatcher
     cache_file._source_stamp = (cache_file._source_stamp, compiled_sources_hash())
     cache_file._load_index = _tolerant(cache_file._load_index)
+    cache._cache_file = _IndexPerUserComponents(cache_file)
     return dispatcher
+
+
+class _IndexPerUserComponents:
+    """numba's index and data files of one function, split by the user component classes
+    in each signature (numba calls ``load(key)``/``save(key, data)``; ``key[0]`` is the
+    signature)."""
+
+    def __init__(self, package_file):
+        self.package_file = package_file
+        self._files: dict = {}
+
+    def load(self, key):
+        return self._file(key[0]).load(key)
+
+    def save(self, key, data):
+        return self._file(key[0]).save(key, data)
+
+    def flush(self):
+        self.package_file.flush()
+
+    def __getattr__(self, name):                 # anything else numba may ask of its file
+        return getattr(self.package_file, name)
+
+    def _file(self, sig):
+        from numba.core.caching import IndexDataCacheFile
+
+        from .stamps import classes_in_signature, classes_stamp, qualified_name, user_classes
+        classes = user_classes(classes_in_signature(sig))
+        if not classes:
+            return self.package_file
+        stamp = classes_stamp(classes)
+        names = ",".join(qualified_name(c) for c in classes)
+        key = (names, stamp)
+        if key not in self._files:
+            main = self.package_file
+            base = main._index_name[:-len(".nbi")] + ".u" + hashlib.sha256(names.encode()).hexdigest()[:12]
+            user_file = IndexDataCacheFile(main._cache_path, base, (main._source_stamp, stamp))
+            user_file._load_index = _tolerant(user_file._load_index)
+            self._files[key] = user_file
+        return self._files[key]
 
 
 def _tolerant(load_index):

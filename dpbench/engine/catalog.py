@@ -6,14 +6,22 @@ Each family module registers what it provides, e.g.::
         name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
         summary="UCB1 on CTB(eps) bits", source="seed 000, Agent 4, Thm 6",
         params=(Param("eps", "privacy level", real(low=0, low_open=True)),),
-        build=lambda k, horizon, eps: Built(UCB1Index(2.0), CTB(eps, False))))
+        build=lambda instance, horizon, eps: Built(UCB1Index(2.0), CTB(eps, False))))
+
+``build(instance, horizon, **params)`` receives the built environment
+(:class:`Instance`), the horizon and the validated parameters by name; an
+environment's ``build(**params)`` returns an :class:`Instance`.  Registration
+checks these signatures.  Users register through :mod:`dpbench.extend`
+(``register_policy``, ``register_environment``), which builds these specs.
 
 The catalog validates user parameters (unknown names, ranges, types) in plain
 Python, so bad input is refused before anything is compiled.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from dataclasses import replace as replace_field
 from typing import Any, Callable
 
 import numpy as np
@@ -149,6 +157,7 @@ class AlgorithmSpec:
     build: Callable[..., Built]          # build(instance, horizon, **params) -> Built
     rewards: str = "unit"                 # "unit": rewards must lie in [0, 1]; "any"
     privacy: str = "none"                # "none" | "local" | "central" | "shuffle"
+    module: str = ""                     # the module that registered it (default: build's)
 
 
 @dataclass(frozen=True)
@@ -157,41 +166,74 @@ class EnvironmentSpec:
     summary: str
     params: tuple[Param, ...]
     build: Callable[..., Instance]       # build(**params) -> Instance
+    module: str = ""
 
 
 @dataclass(frozen=True)
 class MechanismSpec:
-    """A stand-alone privacy mechanism sampler ``sample(x, n, seed, **params)``."""
+    """A catalog privacy mechanism: ``build(**params)`` returns its mechanism object
+    (:class:`dpbench.mechanisms.base.Mechanism`: claim, input range, engine component, sampler)."""
     name: str
     summary: str
     source: str
     params: tuple[Param, ...]
-    sampler: Callable[..., np.ndarray]
-    claimed: Callable[[dict], tuple[float, float]]   # params -> (eps, delta) claimed
-    input_low: float = 0.0
-    input_high: float = 1.0
+    build: Callable[..., Any]
 
 
 class _Registry(dict):
-    def __init__(self, what: str):
+    def __init__(self, what: str, build_positional: tuple | None):
         super().__init__()
         self.what = what
+        self.build_positional = build_positional      # None: no build to check (mechanisms)
 
-    def add(self, spec):
-        if spec.name in self:
-            raise ValueError(f"{self.what} {spec.name!r} registered twice")
+    def add(self, spec, *, replace: bool = False):
+        """Register ``spec``; a name already taken is an error unless ``replace`` (never for a
+        built-in).  The build signature is checked here, so a wrong one fails at registration."""
+        from .components import ComponentError
+        from .contracts import check_build_signature
+        if not isinstance(spec.name, str) or not _NAME.match(spec.name):
+            raise ComponentError(f"{self.what} name must start with a letter or '_' and contain only letters, "
+                                 f"digits, '_', '-' or '.' (got {spec.name!r})")
+        old = self.get(spec.name)
+        if old is not None:
+            if _is_builtin(old):
+                raise ComponentError(f"{self.what} {spec.name!r} is built into dpbench; choose another name")
+            if not replace:
+                raise ComponentError(f"{self.what} {spec.name!r} is already registered (by {old.module}); "
+                                     "pass replace=True to replace it (e.g. when re-running a notebook cell)")
+        if self.build_positional is not None:
+            names = [p.name for p in spec.params]
+            if len(set(names)) != len(names):
+                raise ComponentError(f"{self.what} {spec.name!r}: two parameters share a name ({names})")
+            check_build_signature(f"{self.what} {spec.name!r}", spec.build, self.build_positional, spec.params)
+        if hasattr(spec, "module") and not spec.module:
+            spec = replace_field(spec, module=getattr(getattr(spec, "build", None), "__module__", "") or "")
         self[spec.name] = spec
         return spec
 
     def get_spec(self, name):
+        if isinstance(name, str) and name not in self:
+            from ..plugins import autoload
+            autoload()                       # DPBENCH_PLUGINS and installed plugin packages
         if not isinstance(name, str) or name not in self:
-            raise InputError(f"unknown {self.what} {name!r}; allowed values: {', '.join(sorted(self))}")
+            raise InputError(f"unknown {self.what} {name!r}; allowed values: {', '.join(sorted(self))} "
+                             f"(one of your own is known once the module that registers it "
+                             "is imported: --plugin MODULE or DPBENCH_PLUGINS)")
         return self[name]
 
 
-ALGORITHMS = _Registry("policy")
-ENVIRONMENTS = _Registry("environment")
-MECHANISMS = _Registry("mechanism")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+def _is_builtin(spec) -> bool:
+    code = getattr(spec, "build", None) or getattr(spec, "sampler", None)
+    module = getattr(spec, "module", "") or getattr(code, "__module__", "") or ""
+    return module.split(".")[0] in ("dpbench", "verify")
+
+
+ALGORITHMS = _Registry("policy", ("instance", "horizon"))
+ENVIRONMENTS = _Registry("environment", ())
+MECHANISMS = _Registry("mechanism", None)
 
 register_algorithm = ALGORITHMS.add
 register_environment = ENVIRONMENTS.add

@@ -6,8 +6,14 @@ are bit-identical for any thread count.  It records the pseudo-regret
 (sum of the gaps of the pulled arms, not realised reward) at the checkpoint
 grid, the final pull count of every arm and, only when asked, the action
 sequence.  Memory is O(R x checkpoints) unless a trace is requested.
+
+A repetition whose mechanism returns a non-finite response stops there and
+sets its final regret to NaN (regret is otherwise always finite); the caller
+raises an error naming the mechanism (``simulate._run_chunk``).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import prange
@@ -27,6 +33,7 @@ def simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
 
     A batch of ``m`` pulls of one arm that straddles a checkpoint is split
     exactly there: the regret is linear in the number of pulls of that arm.
+    A non-finite response stops repetition r with ``out_regret[r, -1] = NaN``.
     """
     n_reps = seeds.shape[0]
     k = gaps.shape[0]
@@ -48,6 +55,9 @@ def simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
                 out_regret[r, c] = regret + (checkpoints[c] - t) * gap
                 c += 1
             value, level = respond_broadcast(mech, env, arm, m, broadcast(policy, state))
+            if not abs(value) < math.inf:           # NaN or +-inf: stop, flag the repetition
+                out_regret[r, n_check - 1] = math.nan
+                break
             update(policy, state, arm, m, value, level, t)
             if record:
                 for j in range(m):

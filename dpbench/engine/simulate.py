@@ -16,8 +16,9 @@ import numba
 import numpy as np
 
 from ..randomness import rep_seeds
-from ..validation import InputError, check_int
-from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, Instance, validate_params
+from ..validation import MAX_COUNT, InputError, check_count, check_int
+from . import contracts
+from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, EnvironmentSpec, Instance, validate_params
 from .kernel import simulate_kernel
 from .result import SimulationResult, log_checkpoints, now_iso, package_versions
 
@@ -41,15 +42,25 @@ class Plan:
     seed: int
     checkpoints: np.ndarray
     warnings: list = field(default_factory=list)
+    env_spec: EnvironmentSpec | None = None      # None for an environment given already built
 
 
 def build_environment(env, env_params: dict | None = None) -> Instance:
+    return _environment(env, env_params)[0]
+
+
+def _environment(env, env_params):
+    """(instance, its spec or None): ``env`` built from its name and parameters, or as given."""
     if isinstance(env, Instance):
         if env_params:
             raise InputError(f"environment parameters {sorted(env_params)} given with an already built environment")
-        return env
+        return env, None
     spec = ENVIRONMENTS.get_spec(env)
-    return spec.build(**validate_params(f"environment {spec.name!r}", spec.params, env_params or {}))
+    instance = spec.build(**validate_params(f"environment {spec.name!r}", spec.params, env_params or {}))
+    contracts.check_instance(spec, instance)
+    if not instance.name:
+        instance.name = spec.name
+    return instance, spec
 
 
 def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=None,
@@ -63,10 +74,10 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         for p in env_spec.params:
             if p.name in params:
                 env_params[p.name] = params.pop(p.name)
-    instance = build_environment(env, env_params)
+    instance, env_spec = _environment(env, env_params)
     if instance.k < 2:
         raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
-    horizon = check_int("horizon", horizon, low=instance.k)
+    horizon = check_count("horizon", horizon, low=instance.k)
     seed = check_int("seed", seed, low=0)
     checked = validate_params(f"policy {spec.name!r}", spec.params, params)
     if spec.rewards == "unit" and (instance.reward_low < 0.0 or instance.reward_high > 1.0):
@@ -75,6 +86,7 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
             f"{instance.name!r} has rewards in [{instance.reward_low:g}, {instance.reward_high:g}]; "
             f"use a sigmoid variant (e.g. ldp_ucb_ls/ldp_ucb_bs) or a bounded environment")
     built = spec.build(instance, horizon, **checked)
+    contracts.check_built(spec, built)
     if checkpoints is None:
         grid = log_checkpoints(horizon)
     else:
@@ -82,7 +94,7 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
             raise InputError(f"checkpoints must lie in [1, horizon={horizon}]")
         grid = np.union1d(grid, [horizon]).astype(np.int64)
-    return Plan(spec, instance, built, checked, horizon, seed, grid, list(built.warnings))
+    return Plan(spec, instance, built, checked, horizon, seed, grid, list(built.warnings), env_spec)
 
 
 _WARMED: set = set()
@@ -101,6 +113,10 @@ def _run_chunk(plan: Plan, first: int, count: int, trace: bool):
     simulate_kernel(plan.built.policy, plan.built.mechanism, plan.instance.env,
                     plan.instance.gaps, np.int64(plan.horizon), seeds, plan.checkpoints,
                     regret, pulls, out_trace)
+    stopped = np.flatnonzero(np.isnan(regret[:, -1]))     # the loop's flag for a non-finite response
+    if stopped.size:
+        r = int(stopped[0])
+        raise contracts.non_finite_error(plan, first + r, int(pulls[r].sum()))
     return regret, pulls, (out_trace if trace else None)
 
 
@@ -112,7 +128,10 @@ def compile_plan(plan: Plan) -> float:
     t0 = time.perf_counter()
     tiny = Plan(plan.spec, plan.instance, plan.built, plan.params, plan.instance.k, plan.seed,
                 np.array([plan.instance.k], dtype=np.int64))
-    _run_chunk(tiny, 0, 1, False)
+    try:
+        _run_chunk(tiny, 0, 1, False)
+    except numba.core.errors.NumbaError as err:
+        raise contracts.compile_error(plan, err) from None
     _WARMED.add(key)
     return time.perf_counter() - t0
 
@@ -186,7 +205,7 @@ def _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, t
 
 
 def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, env_params=None,
-             checkpoints=None, threads=None, progress=False, trace=False, first_rep=0,
+             checkpoints=None, threads=None, progress=False, trace=False, first_rep=0, check=False,
              **params) -> SimulationResult:
     """Run ``reps`` repetitions of ``policy`` on ``env`` for ``horizon`` pulls.
 
@@ -196,11 +215,23 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
     Returns a :class:`SimulationResult`; raises :class:`InputError` on bad
     input before compiling anything.
 
+    ``check=True`` first runs repetition ``first_rep`` as plain Python with every
+    component call checked against its contract (:mod:`dpbench.engine.contracts`;
+    plain Python runs about 1e5 pulls per second), and afterwards reruns it compiled,
+    which must reproduce it; a violation raises :class:`~dpbench.extend.ComponentError`
+    naming the function.
+
     >>> r = simulate("ldp_ucb_b", "bernoulli", horizon=10_000, reps=4, seed=1, eps=2.0)
     """
     if reps is None:
-        raise InputError("reps must be an integer >= 1 (got None)")
-    check_int("reps", reps, low=1)
+        raise InputError(f"reps must be an integer in [1, {MAX_COUNT}] (got None)")
+    check_count("reps", reps)
     check_threads(threads)
     plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints, **params)
-    return run_plan(plan, reps, first_rep=first_rep, threads=threads, progress=progress, trace=trace)
+    if check:
+        contracts.run_checked(plan, check_int("first_rep", first_rep, low=0))
+    result = run_plan(plan, reps, first_rep=first_rep, threads=threads, progress=progress, trace=trace)
+    if check:
+        again = _run_chunk(plan, first_rep, 1, False)
+        contracts.check_reproducible(plan, (result.regret[:1], result.pulls[:1]), again[:2], first_rep)
+    return result

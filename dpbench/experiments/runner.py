@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
-from ..validation import InputError, check_int, check_real
+from ..validation import InputError, check_count, check_int, check_real, make_output_dir
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
@@ -73,11 +73,14 @@ def experiment_names() -> list[str]:
 def load_experiment(name_or_path) -> Experiment:
     """Load a shipped experiment by name, or a TOML file by path."""
     path = Path(name_or_path)
-    if path.suffix != ".toml" or not path.exists():
+    if path.suffix == ".toml" or len(path.parts) > 1:          # a file, not a shipped name
+        if not path.is_file():
+            raise InputError(f"experiment file {str(path.absolute())!r} does not exist")
+    else:
         path = SPEC_DIR / f"{name_or_path}.toml"
-    if not path.exists():
-        raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
-                         f"{', '.join(experiment_names())} (or a path to a .toml file)")
+        if not path.exists():
+            raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
+                             f"{', '.join(experiment_names())} (or a path to a .toml file)")
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
@@ -101,7 +104,7 @@ def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
     name = raw.get("name", path.stem if path is not None else "")
     return Experiment(
         name=name, title=raw.get("title", name), source=raw.get("source", ""),
-        horizon=check_int("horizon", raw["horizon"], low=2), reps=check_int("reps", raw["reps"], low=1),
+        horizon=check_count("horizon", raw["horizon"], low=2), reps=check_count("reps", raw["reps"]),
         seed=check_int("seed", raw["seed"], low=0), runs=runs, baseline=raw.get("baseline"),
         paper_horizon=raw.get("paper_horizon"),
         ratio_horizons=[int(float(t)) for t in raw.get("ratio_horizons", [])],
@@ -163,7 +166,7 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, store=None, outputs=True) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True, confirm=None) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -174,14 +177,17 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     (their run keys are prefixed with the experiment name, and a configuration reached from two
     experiments is one set of cells); default ``<out>/<name>/results.sqlite``.  ``outputs=False``
     skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
+    ``confirm(seconds, threads)``, if given, is called with the estimated time of the cells
+    still to compute (:mod:`dpbench.engine.throughput`) before any is computed, and may refuse
+    by raising :class:`InputError`.
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
     from ..sweeps.store import FILENAME, ResultStore
 
     exp = name if isinstance(name, Experiment) else load_experiment(name)
-    horizon = exp.horizon if horizon is None else check_int("horizon", horizon, low=2)
-    reps = exp.reps if reps is None else check_int("reps", reps, low=1)
+    horizon = exp.horizon if horizon is None else check_count("horizon", horizon, low=2)
+    reps = exp.reps if reps is None else check_count("reps", reps)
     seed = exp.seed if seed is None else check_int("seed", seed, low=0)
     cell_reps = check_int("cell_reps", exp.raw.get("cell_reps", DEFAULT_CELL_REPS) if cell_reps is None
                           else cell_reps, low=1)
@@ -196,7 +202,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     out_dir = Path(out) / exp.name
     shared = store is not None
     if outputs or not shared:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "notes": exp.notes, "file": exp.raw}
@@ -210,6 +216,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
         store.register(entries)
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
+        if todo and confirm is not None:
+            from ..engine.throughput import estimate_seconds
+            parallel = (threads or dask_backend.max_threads()) if scheduler is None else \
+                (workers or dask_backend.max_threads())
+            work = [(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo]
+            confirm(estimate_seconds(work, parallel), parallel)
         if todo:
             bar = _cell_bar(counts, exp.name, progress)
             try:
@@ -237,9 +249,11 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
 
 
 def _missing_cells(store, entries, reps, cell_reps, log):
-    """The cells still to compute, one log line per run, and the cell counts."""
+    """The cells still to compute, one log line per run, and the cell counts.  Stored cells
+    computed by other code (another stamp: dpbench's compiled sources or a user component
+    changed since) are discarded and recomputed."""
+    from ..engine.stamps import plan_stamp
     from ..sweeps.grid import Cell, missing_ranges
-    from ..sweeps.store import code_stamp
 
     todo, seen = [], {}
     counts = {"total": 0, "stored": 0, "computed": 0}
@@ -250,17 +264,19 @@ def _missing_cells(store, entries, reps, cell_reps, log):
             log(f"{where}: same configuration as {seen[cid]!r}")
             continue
         seen[cid] = key
+        stamp = plan_stamp(plan)
+        stale = [s for s in store.code_stamps(cid) if s != stamp]
+        if stale:
+            dropped = store.discard_cells(cid, keep_stamp=stamp)
+            log(f"{where}: recomputing {dropped} stored cells computed by other code (stamp "
+                f"{', '.join(stale)}, now {stamp}: dpbench's or a plugin's source changed)")
         have = store.coverage(cid, reps)
-        stale = [s for s in store.code_stamps(cid) if s != code_stamp()]
         if have.all():
             log(f"{where}: reusing saved result")
         elif have.any():
             log(f"{where}: resuming after {int(have.sum())} saved repetitions")
         else:
             log(where)
-        if stale:
-            log(f"{where}: note: stored cells were computed by other dpbench sources "
-                f"(stamp {', '.join(stale)}, now {code_stamp()}); --force recomputes them")
         missing = missing_ranges(have, cell_reps)
         todo.extend((key, Cell(cid, first, count), cfg, plan) for first, count in missing)
         counts["stored"] += sum(bool(have[a:a + cell_reps].all()) for a in range(0, reps, cell_reps))
@@ -278,8 +294,11 @@ def _cell_bar(counts, desc, enabled):
 def _run_here(store, todo, threads, bar, log):
     """Compute cells one after another in this process (compiled threads over repetitions)."""
     import socket
+
+    from ..engine.stamps import plan_stamp
     host = socket.gethostname()
     for key, cell, _, plan in todo:
+        stamp = plan_stamp(plan)
         try:
             res = run_plan(plan, cell.reps, first_rep=cell.first_rep, threads=threads, progress=False,
                            desc=key)
@@ -288,26 +307,26 @@ def _run_here(store, todo, threads, bar, log):
                 part = stop.partial
                 store.write_cell(cell.config_id, part.first_rep, part.regret, part.pulls,
                                  seconds=part.seconds, compile_seconds=part.compile_seconds,
-                                 threads=part.threads, host=host)
+                                 threads=part.threads, host=host, stamp=stamp)
                 log(f"interrupted: kept {part.reps} finished repetitions of {key!r} in {store.path}; "
                     "rerun the same command to resume")
             raise
         store.write_cell(cell.config_id, cell.first_rep, res.regret, res.pulls, seconds=res.seconds,
-                         compile_seconds=res.compile_seconds, threads=res.threads, host=host)
+                         compile_seconds=res.compile_seconds, threads=res.threads, host=host, stamp=stamp)
         bar.update(1)
 
 
 def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
     """Compute cells on Dask; the client writes each to the store as it completes."""
     from .. import __version__
+    from ..engine.stamps import plan_stamp
     from ..sweeps import dask_backend
-    from ..sweeps.store import code_stamp
 
     tasks = [{"config": cfg.describe(), "config_id": cell.config_id, "first_rep": cell.first_rep,
-              "reps": cell.reps, "threads": threads, "dpbench": __version__, "run": key}
-             for key, cell, cfg, _ in todo]
+              "reps": cell.reps, "threads": threads, "dpbench": __version__, "run": key,
+              "code_stamp": plan_stamp(plan)}
+             for key, cell, cfg, plan in todo]
     done = 0
-    other_stamps = set()
 
     def write(task, out):
         nonlocal done
@@ -315,10 +334,6 @@ def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
                          seconds=out["seconds"], compile_seconds=out["compile_seconds"],
                          threads=out["threads"], worker=out["worker"], host=out["host"],
                          stamp=out["code_stamp"])
-        if out["code_stamp"] != code_stamp() and out["code_stamp"] not in other_stamps:
-            other_stamps.add(out["code_stamp"])
-            log(f"note: worker {out['worker']} on {out['host']} ran other dpbench sources (stamp "
-                f"{out['code_stamp']}, here {code_stamp()}); the store records each cell's stamp")
         done += 1
         bar.update(1)
 

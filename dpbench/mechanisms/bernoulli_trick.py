@@ -6,8 +6,9 @@ feeds y to the algorithm; the y's are i.i.d. Bernoulli(mu_arm), so every
 Bernoulli-reward guarantee carries over.  Not a privacy mechanism (the policies
 privatise inside their own state); a pre-map in front of the agent.
 
-* ``BernoulliTrick``: ``respond`` draws each reward and one Bernoulli of it
-  (a batch of m pulls costs m rewards and m uniforms).
+* ``BernoulliTrick``: ``privatize`` maps a reward x to one Bernoulli(x) bit; the
+  default ``respond`` does that for each of the m pulls in turn (m rewards and m
+  uniforms; level 0).
 * ``bernoulli_observations(instance)``: the mechanism a seed 002 policy uses on
   ``instance``: ``Direct`` for Bernoulli arms (the bit is the reward; a batch is
   one binomial draw), ``BernoulliTrick`` otherwise.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .. import randomness as rng
-from ..engine.components import draw, implements, respond
+from ..engine.components import implements, privatize
 from ..environments.stochastic_arms import BernoulliArms
 from .ldp_curators import Direct
 
@@ -27,12 +28,9 @@ class BernoulliTrick(NamedTuple):
     binary_output: bool      # always True (a field, so that the tuple is not empty)
 
 
-@implements(respond, BernoulliTrick)
-def _bernoulli_trick_respond(mech, env, arm, m):
-    total = 0.0
-    for _ in range(m):
-        total += rng.bernoulli(draw(env, arm))
-    return total, 0.0
+@implements(privatize, BernoulliTrick)
+def _bernoulli_trick_privatize(mech, r, public):
+    return rng.bernoulli(r)
 
 
 def bernoulli_observations(instance):

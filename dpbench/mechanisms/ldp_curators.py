@@ -5,11 +5,14 @@
 * CTL-S, CTB-S the same applied to sigmoid(r), for unbounded rewards (Curators 5/6, Lemmas 8/9)
 * debias g(x; eps) = 1/2 + (x - 1/2) / tanh(eps/2)            (seed 001 M6, unbiased for mu)
 
-Each curator is both an engine component (``respond`` pulls the arm and
-privatises; heterogeneous versions draw the user's eps_t first and return it)
-and a stand-alone vectorised sampler ``sample_*(x, n, seed, eps) -> ndarray``
-used by the audits.  ``tanh`` forms avoid overflow and cancellation:
-p_eps(r) = 1/2 + (r - 1/2) tanh(eps/2), beta(eps) = coth^2(eps/2).
+One report of each curator is one compiled function, ``ctl_report`` and
+``ctb_report``; the engine components ``CTL``, ``CTB`` and ``HeteroCurator``
+(which draws the user's eps_t first and returns it) privatise with them
+(``privatize``; ``respond`` pulls the arm and privatises each reward), and the
+mechanism objects ``CTLMechanism`` / ``CTBMechanism`` (``dpbench.sampler("ctl",
+eps=1.0)``, ...) sample and are audited through the same components.  ``tanh``
+forms avoid overflow and cancellation: p_eps(r) = 1/2 + (r - 1/2) tanh(eps/2),
+beta(eps) = coth^2(eps/2).
 """
 from __future__ import annotations
 
@@ -21,8 +24,9 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
-from ..engine.components import draw, draw_sum, implements, respond
-from ..validation import check_eps, check_int
+from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
+from ..validation import InputError, check_eps
+from .base import Mechanism
 from .privacy_levels import PrivacyLevels, draw_level
 
 
@@ -66,6 +70,24 @@ def debias(x, eps):
     return 0.5 + (x - 0.5) / math.tanh(0.5 * eps)
 
 
+@cached_njit
+def ctl_report(r, eps, sig):
+    """One CTL(eps) report r + Laplace(1/eps) (Curator 1, Lemma 2: eps-LDP for r in [0, 1]);
+    CTL-S with ``sig``: sigmoid(r) + Laplace(1/eps) (Curator 5, Lemma 8: eps-LDP on R)."""
+    if sig:
+        r = sigmoid(r)
+    return r + rng.laplace(1.0 / eps)
+
+
+@cached_njit
+def ctb_report(r, eps, sig):
+    """One CTB(eps) bit, 1 with probability (r e^eps + 1 - r)/(1 + e^eps) (Curator 3, Lemma 5);
+    CTB-S with ``sig``: the same of sigmoid(r) (Curator 6, Lemma 9)."""
+    if sig:
+        r = sigmoid(r)
+    return rng.bernoulli(ctb_probability(r, eps))
+
+
 # ------------------------------------------------------ engine components
 class Direct(NamedTuple):
     """No privacy: the agent sees the raw reward (optionally sigmoid-mapped).
@@ -73,14 +95,16 @@ class Direct(NamedTuple):
     sigmoid: bool
 
 
+@implements(privatize, Direct)
+def _direct_privatize(mech, r, public):
+    return sigmoid(r) if mech.sigmoid else r
+
+
 @implements(respond, Direct)
 def _direct_respond(mech, env, arm, m):
     if not mech.sigmoid:
         return draw_sum(env, arm, m), 0.0
-    total = 0.0
-    for _ in range(m):
-        total += sigmoid(draw(env, arm))
-    return total, 0.0
+    return report_each(mech, env, arm, m), 0.0
 
 
 class CTL(NamedTuple):
@@ -89,16 +113,14 @@ class CTL(NamedTuple):
     sigmoid: bool
 
 
+@implements(privatize, CTL)
+def _ctl_privatize(mech, r, public):
+    return ctl_report(r, mech.eps, mech.sigmoid)
+
+
 @implements(respond, CTL)
 def _ctl_respond(mech, env, arm, m):
-    scale = 1.0 / mech.eps
-    total = 0.0
-    for _ in range(m):
-        r = draw(env, arm)
-        if mech.sigmoid:
-            r = sigmoid(r)
-        total += r + rng.laplace(scale)
-    return total, mech.eps
+    return report_each(mech, env, arm, m), mech.eps
 
 
 class CTB(NamedTuple):
@@ -107,15 +129,14 @@ class CTB(NamedTuple):
     sigmoid: bool
 
 
+@implements(privatize, CTB)
+def _ctb_privatize(mech, r, public):
+    return ctb_report(r, mech.eps, mech.sigmoid)
+
+
 @implements(respond, CTB)
 def _ctb_respond(mech, env, arm, m):
-    total = 0.0
-    for _ in range(m):
-        r = draw(env, arm)
-        if mech.sigmoid:
-            r = sigmoid(r)
-        total += rng.bernoulli(ctb_probability(r, mech.eps))
-    return total, mech.eps
+    return report_each(mech, env, arm, m), mech.eps
 
 
 class HeteroCurator(NamedTuple):
@@ -125,6 +146,7 @@ class HeteroCurator(NamedTuple):
     Order of draws per round: eps_t, then (if eps_t > 0) the reward, then the noise.
     A user with eps_t = 0 sends nothing usable: no reward or noise is drawn, the
     response is (0, 0) and every HeLDP agent discards it (it still costs regret).
+    One response serves one user (m = 1: HeLDP agents pull one arm per round).
     The level distribution's fields are held flat (see ``privacy_levels.draw_level``)."""
     level_kind: int
     level_values: np.ndarray
@@ -144,75 +166,103 @@ class HeteroCurator(NamedTuple):
         return cls(*levels, sigmoid, True)
 
 
+@cached_njit
+def hetero_report(mech, r, eps):
+    """The report of a user at level eps > 0: CTB or CTL at eps."""
+    if mech.binary:
+        return ctb_report(r, eps, mech.sigmoid)
+    return ctl_report(r, eps, mech.sigmoid)
+
+
+@cached_njit
+def hetero_level(mech):
+    """The next user's privacy level eps_t (seed 001 Def. 3)."""
+    return draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
+                      mech.level_lo, mech.level_hi)
+
+
+@implements(privatize, HeteroCurator)
+def _hetero_privatize(mech, r, public):
+    eps = hetero_level(mech)
+    if eps <= 0.0:
+        return 0.0
+    return hetero_report(mech, r, eps)
+
+
 @implements(respond, HeteroCurator)
 def _hetero_respond(mech, env, arm, m):
-    eps = draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
-                     mech.level_lo, mech.level_hi)
+    eps = hetero_level(mech)
     if eps <= 0.0:
         return 0.0, 0.0
-    r = draw(env, arm)
-    if mech.sigmoid:
-        r = sigmoid(r)
-    if mech.binary:
-        return rng.bernoulli(ctb_probability(r, eps)), eps
-    return r + rng.laplace(1.0 / eps), eps
+    return hetero_report(mech, draw(env, arm), eps), eps
 
 
-# ------------------------------------------------- stand-alone samplers
-@cached_njit
-def _sample_ctl_kernel(x, eps, sig, seed, out):
-    np.random.seed(seed)
-    m = sigmoid(x) if sig else x
-    scale = 1.0 / eps
-    for i in range(out.shape[0]):
-        out[i] = m + rng.laplace(scale)
+# ------------------------------------------------------ mechanism objects
+_SOURCES = {("ctl", False): "seed 000 Curator 1, Lemma 2", ("ctl", True): "seed 000 Curator 5, Lemma 8",
+            ("ctb", False): "seed 000 Curator 3, Lemma 5", ("ctb", True): "seed 000 Curator 6, Lemma 9"}
 
 
-@cached_njit
-def _sample_ctb_kernel(x, eps, sig, seed, out):
-    np.random.seed(seed)
-    p = ctb_probability(sigmoid(x) if sig else x, eps)
-    for i in range(out.shape[0]):
-        out[i] = 1.0 if np.random.random() < p else 0.0
+def _curator_range(sig):
+    return (-math.inf, math.inf) if sig else (0.0, 1.0)
 
 
-def _sampler(kernel, sig, bounded):
-    def sample(x, n, seed, *, eps):
-        """n i.i.d. outputs for input x (see module docstring)."""
+class _CuratorMechanism(Mechanism):
+    """A curator at level eps, on [0, 1] or, with ``sigmoid``, on R (its -S variant)."""
+    _kind = ""
+    _component = None
+
+    def __init__(self, *, eps: float, sigmoid: bool = False):
         eps = check_eps(eps)
-        n = check_int("n", n, low=1)
-        x = float(x)
-        if bounded and not 0.0 <= x <= 1.0:
-            from ..validation import InputError
-            raise InputError(f"x must lie in [0, 1] for this mechanism (got {x})")
-        out = np.empty(n, dtype=np.float64)
-        kernel(x, eps, sig, rng.stream_seed(seed), out)
-        return out
-    return sample
+        sig = bool(sigmoid)
+        super().__init__(self._component(eps, sig), eps=eps, name=self._kind + ("_s" if sig else ""),
+                         input_range=_curator_range(sig), params={"eps": eps},
+                         source=_SOURCES[self._kind, sig])
 
 
-sample_ctl = _sampler(_sample_ctl_kernel, False, True)
-sample_ctb = _sampler(_sample_ctb_kernel, False, True)
-sample_ctl_s = _sampler(_sample_ctl_kernel, True, False)
-sample_ctb_s = _sampler(_sample_ctb_kernel, True, False)
-for _f, _n in ((sample_ctl, "sample_ctl"), (sample_ctb, "sample_ctb"),
-               (sample_ctl_s, "sample_ctl_s"), (sample_ctb_s, "sample_ctb_s")):
-    _f.__name__ = _f.__qualname__ = _n
+class CTLMechanism(_CuratorMechanism):
+    """CTL(eps): r -> r + Laplace(1/eps), eps-LDP for rewards in [0, 1] (seed 000 Curator 1,
+    Lemma 2); ``sigmoid=True``: CTL-S, sigmoid(r) + Laplace(1/eps), eps-LDP on R (Curator 5,
+    Lemma 8).  Engine component :class:`CTL` (LDP-UCB-L, LDP-UCB-LS)."""
+    _kind, _component = "ctl", CTL
+
+
+class CTBMechanism(_CuratorMechanism):
+    """CTB(eps): r -> Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP for rewards in [0, 1]
+    (seed 000 Curator 3, Lemma 5; R9); ``sigmoid=True``: CTB-S, the same of sigmoid(r),
+    eps-LDP on R (Curator 6, Lemma 9).  Engine component :class:`CTB` (LDP-UCB-B, -BS)."""
+    _kind, _component = "ctb", CTB
+
+
+class HeteroCuratorMechanism(Mechanism):
+    """The heterogeneous-privacy curator of seed 001 (Def. 3; Curators 1 and 3): each user
+    draws eps_t ~ ``levels`` and reports CTB (``binary``) or CTL at eps_t, or nothing (0.0)
+    at eps_t = 0.  The report alone (without eps_t) is a mixture over the levels, hence
+    eps_max-LDP: that is the claim (a fixed level eps gives exactly CTL/CTB(eps)).
+    Engine component :class:`HeteroCurator` (HeLDP-UCB-*), one user per response."""
+
+    max_batch = 1
+
+    def __init__(self, *, levels: PrivacyLevels, binary: bool, sigmoid: bool = False):
+        if not isinstance(levels, PrivacyLevels):
+            raise InputError(f"levels must be a PrivacyLevels (privacy_levels.fixed/discrete/"
+                             f"truncated_gaussian); got {levels!r}")
+        comp = (HeteroCurator.ctb if binary else HeteroCurator.ctl)(levels, bool(sigmoid))
+        kind = "ctb" if binary else "ctl"
+        super().__init__(comp, eps=float(levels.hi), name=f"hetero_{kind}{'_s' if sigmoid else ''}",
+                         input_range=_curator_range(bool(sigmoid)),
+                         params={"levels": levels, "binary": bool(binary)},
+                         source="seed 001 Def. 3, " + _SOURCES[kind, bool(sigmoid)])
+
 
 _EPS = (Param("eps", "privacy level", real(0.0, low_open=True)),)
 
-
-def _claim(p):
-    return p["eps"], 0.0
-
-
 register_mechanism(MechanismSpec("ctl", "CTL: r + Laplace(1/eps), eps-LDP on [0,1]",
-                                 "seed 000 Curator 1, Lemma 2", _EPS, sample_ctl, _claim))
+                                 "seed 000 Curator 1, Lemma 2", _EPS, CTLMechanism))
 register_mechanism(MechanismSpec("ctb", "CTB: Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP on [0,1]",
-                                 "seed 000 Curator 3, Lemma 5", _EPS, sample_ctb, _claim))
+                                 "seed 000 Curator 3, Lemma 5", _EPS, CTBMechanism))
 register_mechanism(MechanismSpec("ctl_s", "CTL-S: sigmoid(r) + Laplace(1/eps), eps-LDP on R",
-                                 "seed 000 Curator 5, Lemma 8", _EPS, sample_ctl_s, _claim,
-                                 -math.inf, math.inf))
+                                 "seed 000 Curator 5, Lemma 8", _EPS,
+                                 lambda eps: CTLMechanism(eps=eps, sigmoid=True)))
 register_mechanism(MechanismSpec("ctb_s", "CTB-S: CTB applied to sigmoid(r), eps-LDP on R",
-                                 "seed 000 Curator 6, Lemma 9", _EPS, sample_ctb_s, _claim,
-                                 -math.inf, math.inf))
+                                 "seed 000 Curator 6, Lemma 9", _EPS,
+                                 lambda eps: CTBMechanism(eps=eps, sigmoid=True)))

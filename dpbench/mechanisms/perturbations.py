@@ -25,10 +25,13 @@ Stable API (the Lemma 8/9 checks and the audits build on it):
 * vectorised law objects ``GaussianLaw``, ``BetaLaw``, ``Lemma15Law`` with
   ``cdf/sf/pdf(x)`` (array in, array out), ``sample(size, seed)``, ``support()``,
   ``breakpoints()`` and ``neighbour(...)`` (the law after one reward changes);
-* catalog samplers (``dpbench.sampler("ftpl_gauss" | "ftpl_beta" | "lemma15", ...)``):
-  one arm's perturbation with ``pulls`` observations, of which one (the input x in
-  [0, 1]) may change and the others sum to ``others``, so any two inputs are
-  neighbours in the sense of Definition 1.
+* the draws the policies make, ``gauss_perturbation`` (with ``gauss_sd``),
+  ``beta_perturbation`` and ``lemma15_draw`` / ``lemma15_from_uniform``;
+* mechanism objects (``dpbench.sampler("ftpl_gauss" | "ftpl_beta" | "lemma15", ...)``,
+  ``GaussPerturbationMechanism`` ...): one arm's perturbation with ``pulls``
+  observations, of which one (the input x in [0, 1]) may change and the others sum
+  to ``others``, so any two inputs are neighbours in the sense of Definition 1; their
+  components' ``privatize`` is the policies' draw, so the audit checks what runs.
 
 Every sampler draws through :mod:`dpbench.randomness` (Lemma 15 by inversion of one
 uniform in (0, 1); Beta by two Marsaglia-Tsang gammas; Gaussian by one normal).
@@ -39,13 +42,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, flag, integer, real, register_mechanism
+from ..engine.components import implements, privatize
 from ..validation import InputError, check_delta, check_int, check_real
+from .base import Mechanism
 
 #: Default Gaussian variance factor v in N(R/N, v/N): the privacy proof of Theorem 11
 #: needs v = 2 (density sqrt(N/(4 pi)) exp(-N (x - mu)^2 / 4)); its regret proof uses
@@ -76,9 +82,22 @@ def gauss_pdf(x, mean, n, v):
 
 
 @cached_njit
+def gauss_sd(n, v):
+    """sqrt(v/n): the standard deviation of DP-FTPL-Gauss's theta after n pulls (Alg. 1)."""
+    return math.sqrt(v / n)
+
+
+@cached_njit
+def gauss_perturbation(mean, sd):
+    """One theta ~ N(mean, sd^2) (one standard normal): DP-FTPL-Gauss draws each arm's theta
+    with this, sd = ``gauss_sd(N_i, v)``, and so do the sampler and the audit."""
+    return rng.normal(mean, sd)
+
+
+@cached_njit
 def gauss_sample(mean, n, v):
-    """One theta ~ N(mean, v/n) (one standard normal)."""
-    return rng.normal(mean, math.sqrt(v / n))
+    """One theta ~ N(mean, v/n)."""
+    return gauss_perturbation(mean, gauss_sd(n, v))
 
 
 #: N_G* readings (spec §9 R8): the spec's, and the two alternatives it lists.
@@ -224,6 +243,14 @@ def beta_shapes(r, n, extra_k):
     (k = 0 when ``extra_k`` is False: plain Beta-Bernoulli Thompson sampling)."""
     k = math.floor(n / 8.0) + 1.0 if extra_k else 0.0
     return r + 1.0 + k, n - r + 1.0 + k
+
+
+@cached_njit
+def beta_perturbation(r, n, extra_k):
+    """One theta of DP-FTPL-Beta for R = r ones in n pulls: Beta(``beta_shapes(r, n, extra_k)``);
+    the policy draws each arm's theta with this, and so do the sampler and the audit."""
+    a, b = beta_shapes(r, n, extra_k)
+    return beta_sample(a, b)
 
 
 #: N_B* readings (spec §9 R9): the log argument 50e/(9 pi delta^2) [L], or 40e/(9 pi delta^2).
@@ -565,43 +592,109 @@ class Lemma15Law:
         return replace(self, x0=self.x0 + z)
 
 
-# ============================================================ catalog samplers
-def _history(x, pulls, others):
-    """Validate the neighbouring-history inputs of a stand-alone perturbation sampler."""
-    x = check_real("x", x, low=0.0, high=1.0)
+# ====================================================== one arm's theta as a mechanism
+# The input x in [0, 1] is one observation of an arm with ``pulls`` observations, the
+# other pulls - 1 of which sum to ``others``; any two inputs are neighbours in the sense of
+# Definition 1.  Each component's ``privatize`` is the draw the policy makes for that arm.
+class GaussPerturbation(NamedTuple):
+    """DP-FTPL-Gauss's theta ~ N((others + x)/pulls, v/pulls) (Alg. 1)."""
+    pulls: float
+    others: float
+    v: float
+
+
+@implements(privatize, GaussPerturbation)
+def _gauss_privatize(mech, r, public):
+    return gauss_perturbation((mech.others + r) / mech.pulls, gauss_sd(mech.pulls, mech.v))
+
+
+class BetaPerturbation(NamedTuple):
+    """DP-FTPL-Beta's theta for R = others + x ones in ``pulls`` pulls (Alg. 2)."""
+    pulls: float
+    others: float
+    extra_k: bool
+
+
+@implements(privatize, BetaPerturbation)
+def _beta_privatize(mech, r, public):
+    return beta_perturbation(mech.others + r, mech.pulls, mech.extra_k)
+
+
+class Lemma15Perturbation(NamedTuple):
+    """The Lemma 15 law centred at (others + x)/pulls (DP-FTPL-New, GDP-Elim-New)."""
+    pulls: float
+    others: float
+    eps: float
+    delta: float
+    c: float              # lemma15_c(eps, delta)
+
+
+@implements(privatize, Lemma15Perturbation)
+def _lemma15_privatize(mech, r, public):
+    return lemma15_draw((mech.others + r) / mech.pulls, mech.pulls, mech.eps, mech.delta, mech.c)
+
+
+def _history(pulls, others):
+    """Validated (pulls, others) of a neighbouring history: others in [0, pulls - 1]."""
+    pulls = check_int("pulls", pulls, low=1)
     others = 0.0 if others is None else check_real("others", others, low=0.0, high=pulls - 1.0)
-    return (others + x) / pulls, others + x
+    return float(pulls), others
 
 
-def sample_ftpl_gauss(x, n, seed, *, eps, delta, pulls=None, others=None, v=GAUSS_VARIANCE):
-    """n draws of DP-FTPL-Gauss's theta for an arm with ``pulls`` observations: ``pulls - 1``
-    of them sum to ``others`` and one is the input x in [0, 1] (any two x are neighbours).
-    ``pulls`` defaults to ceil(N_G*(eps, delta)), the end of the start phase; below it the
+class GaussPerturbationMechanism(Mechanism):
+    """DP-FTPL-Gauss's theta of one arm, N(R/N, v/N), as a function of one observation x in
+    [0, 1]: (eps, delta)-DP once N >= N_G*(eps, delta) (seed 002 Alg. 1, Thm 11; v = 2, spec
+    §5.1 R7).  ``pulls`` defaults to ceil(N_G*), the end of the start phase; below it the
     claim does not hold (negative control: pulls = 1)."""
-    pulls = max(1, math.ceil(gauss_start_phase(eps, delta))) if pulls is None else pulls
-    mean, _ = _history(x, pulls, others)
-    n = check_int("n", n, low=1)
-    return GaussianLaw(mean, float(pulls), v).sample(n, seed)
+
+    def __init__(self, *, eps: float, delta: float, pulls: int | None = None, others: float | None = None,
+                 v: float = GAUSS_VARIANCE):
+        eps = check_real("eps", eps, low=0.0)
+        delta = check_delta(delta, allow_zero=False)
+        v = check_real("v", v, low=0.0, low_open=True)
+        if pulls is None:
+            pulls = max(1, math.ceil(gauss_start_phase(eps, delta)))
+        pulls, others = _history(pulls, others)
+        super().__init__(GaussPerturbation(pulls, others, v), eps=eps, delta=delta, name="ftpl_gauss",
+                         params={"eps": eps, "delta": delta, "pulls": int(pulls), "others": others, "v": v},
+                         source="seed 002 Alg. 1, Thm 11")
 
 
-def sample_ftpl_beta(x, n, seed, *, eps, delta, pulls=None, others=None, extra_k=True):
-    """n draws of DP-FTPL-Beta's theta: Beta(R+1+k, N-R+1+k) with N = ``pulls``,
-    R = ``others`` + x (default others = 0: the worst-case edge history, spec §3.2).
-    ``pulls`` defaults to ceil(N_B*); ``extra_k=False`` is the Fig. 2(d-f) negative control."""
-    pulls = math.ceil(beta_start_phase(eps, delta)) if pulls is None else pulls
-    _, ones = _history(x, pulls, others)
-    n = check_int("n", n, low=1)
-    return BetaLaw.from_history(ones, pulls, extra_k).sample(n, seed)
+class BetaPerturbationMechanism(Mechanism):
+    """DP-FTPL-Beta's theta of one arm, Beta(R+1+k, N-R+1+k) with R = ``others`` + x (default
+    others = 0: the worst-case edge history, spec §3.2): (eps, delta)-DP once N >= N_B*
+    (seed 002 Alg. 2, Thm 13).  ``pulls`` defaults to ceil(N_B*); ``extra_k=False`` drops
+    the k pseudo-counts (the Fig. 2(d-f) negative control)."""
+
+    def __init__(self, *, eps: float, delta: float, pulls: int | None = None, others: float | None = None,
+                 extra_k: bool = True):
+        eps = check_real("eps", eps, low=0.0)
+        delta = check_delta(delta, allow_zero=False)
+        if pulls is None:
+            pulls = math.ceil(beta_start_phase(eps, delta))
+        pulls, others = _history(pulls, others)
+        super().__init__(BetaPerturbation(pulls, others, bool(extra_k)), eps=eps, delta=delta, name="ftpl_beta",
+                         params={"eps": eps, "delta": delta, "pulls": int(pulls), "others": others,
+                                 "extra_k": bool(extra_k)},
+                         source="seed 002 Alg. 2, Thm 13")
 
 
-def sample_lemma15(x, n, seed, *, eps, delta, pulls=10, others=None):
-    """n draws of the Lemma 15 law with x0 = (others + x)/pulls (DP-FTPL-New's theta up to
-    the history-independent shift sqrt(ln T/N) + d, which does not affect privacy)."""
-    if eps == 0.0 and delta == 0.0:
-        raise InputError("lemma15 needs eps > 0 or delta > 0 (got eps = delta = 0)")
-    x0, _ = _history(x, pulls, others)
-    n = check_int("n", n, low=1)
-    return Lemma15Law(x0, float(pulls), eps, delta).sample(n, seed)
+class Lemma15Mechanism(Mechanism):
+    """The Lemma 15 law (truncated Laplace, spec §4) centred at x0 = (others + x)/pulls: a
+    centre shift of at most 1/N costs exactly (eps, delta) (seed 002 Lemma 15).  DP-FTPL-New's
+    theta up to the history-independent shift sqrt(ln T/N) + d (Alg. 3), GDP-Elim-New's at
+    (eps, delta/2) (Alg. 4)."""
+
+    def __init__(self, *, eps: float, delta: float, pulls: int = 10, others: float | None = None):
+        eps = check_real("eps", eps, low=0.0)
+        delta = check_delta(delta)
+        if eps == 0.0 and delta == 0.0:
+            raise InputError("lemma15 needs eps > 0 or delta > 0 (got eps = delta = 0)")
+        pulls, others = _history(pulls, others)
+        super().__init__(Lemma15Perturbation(pulls, others, eps, delta, float(lemma15_c(eps, delta))),
+                         eps=eps, delta=delta, name="lemma15",
+                         params={"eps": eps, "delta": delta, "pulls": int(pulls), "others": others},
+                         source="seed 002 Lemma 15, Alg. 3-4")
 
 
 _EPS0 = Param("eps", "privacy level eps >= 0", real(0.0))
@@ -611,26 +704,22 @@ _OTHERS = Param("others", "sum of the other pulls - 1 rewards of the arm (defaul
                 real(0.0), None)
 
 
-def _claim(p):
-    return p["eps"], p["delta"]
-
-
 register_mechanism(MechanismSpec(
     "ftpl_gauss", "DP-FTPL-Gauss perturbation N(R/N, v/N) of one arm after the start phase",
     "seed 002 Alg. 1, Thm 11 (v: spec §5.1 R7)",
     (_EPS0, _DELTA_POS,
      Param("pulls", "observations of the arm (default ceil(N_G*))", integer(1), None), _OTHERS,
      Param("v", "variance factor v of N(R/N, v/N)", real(0.0, low_open=True), GAUSS_VARIANCE)),
-    sample_ftpl_gauss, _claim))
+    GaussPerturbationMechanism))
 register_mechanism(MechanismSpec(
     "ftpl_beta", "DP-FTPL-Beta perturbation Beta(R+1+k, N-R+1+k) of one arm after the start phase",
     "seed 002 Alg. 2, Thm 13",
     (_EPS0, _DELTA_POS,
      Param("pulls", "observations of the arm (default ceil(N_B*))", integer(1), None), _OTHERS,
      Param("extra_k", "add k = floor(N/8) + 1 pseudo-counts (False: negative control)", flag(), True)),
-    sample_ftpl_beta, _claim))
+    BetaPerturbationMechanism))
 register_mechanism(MechanismSpec(
     "lemma15", "Lemma 15 truncated-Laplace perturbation centred at the arm's mean (sensitivity 1/N)",
     "seed 002 Lemma 15, Alg. 3-4",
     (_EPS0, _DELTA, Param("pulls", "observations N of the arm", integer(1), 10), _OTHERS),
-    sample_lemma15, _claim))
+    Lemma15Mechanism))

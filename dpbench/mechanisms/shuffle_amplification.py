@@ -4,8 +4,12 @@
   The paper uses s = 1/eps0 and calls it eps0-LDP; rewards in [-1, 1] differ by up to
   Delta_r = 2, so that report is 2 eps0-LDP (ERRATUM E1).  ``noise_scale="calibrated"``
   (default) uses s = Delta_r / eps0; ``"paper"`` keeps 1/eps0.
-  :class:`LaplaceRandomizer` is the engine component (a batch of m reports is the sum
-  of m rewards plus one Laplace-sum draw, Gamma(m, s) - Gamma(m, s)).
+  One report is :func:`laplace_report`; the engine component :class:`LaplaceRandomizer`
+  privatises with it, and a batch of m reports is the sum of m rewards plus one
+  Laplace-sum draw, Gamma(m, s) - Gamma(m, s) (:func:`laplace_report_sum`, the batched
+  form).  In the shuffle model the server announces s = Delta_r / eps0^(i) for each batch
+  (``broadcast``) and the same component uses it.  ``LaplaceRandomizerMechanism``
+  (catalog ``laplace_pm1``) samples and is audited through the same component.
 * Amplification, eq. (10) (Feldman, McMillan & Talwar 2021, Thm 1 / 3.1):
 
       f_{n,delta}(eps0) = log(1 + (e^eps0 - 1)/(e^eps0 + 1) *
@@ -20,9 +24,9 @@
   reference code), or eps when that limit is <= 0: always (eps, delta)-DP per batch;
   ``"paper"`` uses f^{-1}(eps).
 * Shuffler (Sec. 5, spec §2.7): :func:`shuffle_batch` simulates one batch explicitly
-  (uniform permutation of the action multiset over the clients, Laplace reports,
-  un-permuted output in enumeration order) for audits; regret runs use the sums, which
-  the permutation does not change.
+  (uniform permutation of the action multiset over the clients, :func:`laplace_report`
+  reports, un-permuted output in enumeration order) for audits; regret runs use the sums,
+  which the permutation does not change.
 """
 from __future__ import annotations
 
@@ -34,8 +38,9 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, choice, real, register_mechanism
-from ..engine.components import draw_sum, implements, respond, respond_broadcast
+from ..engine.components import broadcast_or, draw_sum, implements, privatize, respond_broadcast
 from ..validation import InputError, check_delta, check_eps, check_int, check_real
+from .base import Mechanism
 
 REWARD_RANGE = 2.0           # rewards in [-1, 1] (Assumption 1): Delta_r
 NOISE_SCALES = ("calibrated", "paper")
@@ -114,29 +119,35 @@ def amplified_eps(eps0, n, delta) -> float:
 
 
 # ------------------------------------------------------------ engine component
+@cached_njit
+def laplace_report(r, scale):
+    """One client's report r + Laplace(s) (Algorithms 2-3): (Delta_r / s)-LDP."""
+    return r + rng.laplace(scale)
+
+
+@cached_njit
+def laplace_report_sum(total, m, scale):
+    """The sum of m clients' reports whose rewards sum to ``total``: total plus the sum of
+    m Laplace(s) noises, drawn at once (``randomness.laplace_sum``)."""
+    return total + rng.laplace_sum(m, scale)
+
+
 class LaplaceRandomizer(NamedTuple):
-    """Every client reports reward + Laplace(scale); ``eps`` is the level it claims."""
+    """Every client reports reward + Laplace(s), s = ``scale``, or the scale the server
+    announces for the current batch (positive ``broadcast``: the shuffle model's eps0^(i)
+    from eq. (10), Alg. 3); ``eps`` is the level returned with the response."""
     scale: float
     eps: float
 
 
-@implements(respond, LaplaceRandomizer)
-def _laplace_randomizer_respond(mech, env, arm, m):
-    total = draw_sum(env, arm, m)
-    return total + rng.laplace_sum(m, mech.scale), mech.eps
+@implements(privatize, LaplaceRandomizer)
+def _laplace_randomizer_privatize(mech, r, public):
+    return laplace_report(r, broadcast_or(public, mech.scale))
 
 
-class AnnouncedLaplaceRandomizer(NamedTuple):
-    """Every client reports reward + Laplace(s) with the scale s the server announces for the
-    current batch (``broadcast``): the shuffle model's local randomiser, whose per-batch level
-    eps0^(i) follows from the batch size by eq. (10) (Alg. 3).  ``eps`` is the central claim."""
-    eps: float
-
-
-@implements(respond_broadcast, AnnouncedLaplaceRandomizer)
-def _announced_laplace_respond(mech, env, arm, m, public):
-    total = draw_sum(env, arm, m)
-    return total + rng.laplace_sum(m, public), mech.eps
+@implements(respond_broadcast, LaplaceRandomizer)
+def _laplace_randomizer_respond(mech, env, arm, m, public):
+    return laplace_report_sum(draw_sum(env, arm, m), m, broadcast_or(public, mech.scale)), mech.eps
 
 
 # ------------------------------------------------------------ shuffler (audit path)
@@ -158,7 +169,7 @@ def _shuffle_batch_kernel(counts, client_rewards, scale, seed, slot_action, repo
     for j in range(n):
         slot = perm[j]
         client_of_slot[slot] = j
-        report[slot] = client_rewards[j, slot_action[slot]] + rng.laplace(scale)
+        report[slot] = laplace_report(client_rewards[j, slot_action[slot]], scale)
 
 
 def shuffle_batch(counts, client_rewards, scale, seed):
@@ -184,24 +195,21 @@ def shuffle_batch(counts, client_rewards, scale, seed):
     return slot_action, report, client_of_slot
 
 
-# ------------------------------------------------------------ stand-alone sampler
-@cached_njit
-def _sample_laplace_kernel(x, scale, seed, out):
-    np.random.seed(seed)
-    for i in range(out.shape[0]):
-        out[i] = x + rng.laplace(scale)
+# ------------------------------------------------------------ mechanism object
+class LaplaceRandomizerMechanism(Mechanism):
+    """One client's report r + Laplace(s) of a reward r in [-1, 1] (seed 004 Algorithms 2-3,
+    App. B.1): s = 2/eps (``noise_scale="calibrated"``) is eps-LDP; the paper's s = 1/eps
+    (``"paper"``) is only 2 eps-LDP (erratum E1) but claims eps.  Engine component
+    :class:`LaplaceRandomizer` (Alg. 2; in the shuffle model, Alg. 3, the same component at
+    the announced level eps0^(i): audit it here with eps = :func:`local_eps`)."""
 
-
-def sample_laplace_pm1(x, n, seed, *, eps, noise_scale="calibrated"):
-    """n reports r + Laplace(s) of a reward x in [-1, 1] (s = 2/eps calibrated, 1/eps paper)."""
-    eps = check_eps(eps)
-    n = check_int("n", n, low=1)
-    x = check_real("x", x, low=-1.0, high=1.0)
-    if noise_scale not in NOISE_SCALES:
-        raise InputError(f"unknown noise_scale {noise_scale!r}; allowed values: {', '.join(NOISE_SCALES)}")
-    out = np.empty(n)
-    _sample_laplace_kernel(x, laplace_scale(eps, noise_scale), rng.stream_seed(seed), out)
-    return out
+    def __init__(self, *, eps: float, noise_scale: str = "calibrated"):
+        eps = check_eps(eps)
+        if noise_scale not in NOISE_SCALES:
+            raise InputError(f"unknown noise_scale {noise_scale!r}; allowed values: {', '.join(NOISE_SCALES)}")
+        super().__init__(LaplaceRandomizer(laplace_scale(eps, noise_scale), eps), eps=eps, name="laplace_pm1",
+                         input_range=(-1.0, 1.0), params={"eps": eps, "noise_scale": noise_scale},
+                         source="seed 004 Algorithms 2-3, App. B.1")
 
 
 register_mechanism(MechanismSpec(
@@ -209,4 +217,4 @@ register_mechanism(MechanismSpec(
     "really 2 eps-LDP, erratum E1)", "seed 004 Algorithms 2-3, App. B.1",
     (Param("eps", "claimed privacy level", real(0.0, low_open=True)),
      Param("noise_scale", "calibrated (2/eps) or paper (1/eps)", choice(*NOISE_SCALES), "calibrated")),
-    sample_laplace_pm1, lambda p: (p["eps"], 0.0), -1.0, 1.0))
+    LaplaceRandomizerMechanism))

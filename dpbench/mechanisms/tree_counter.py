@@ -22,7 +22,7 @@ The counter is plain state arrays plus compiled functions, so a policy keeps
 one counter per arm as rows of two ``(rows, L)`` arrays:
 
     psum, noisy = tree_new(k, horizon)           # in init_state
-    s_hat = tree_add(psum, noisy, arm, n, x, scale)   # item n of row ``arm``
+    s_hat = tree_add(psum, noisy, arm, n, x, scale)   # item n of row ``arm``, scale = tree_noise_scale(B, eps')
     s_hat = tree_release(noisy, arm, n)          # the current release, again
     tree_reset(psum, noisy, arm)                 # start a new stream in a row
 
@@ -54,6 +54,12 @@ def tree_levels(horizon):
         levels += 1
         n >>= 1
     return max(levels, 1)
+
+
+@cached_njit
+def tree_noise_scale(bound, eps_level):
+    """2 B_t / eps': the Laplace scale of a p-sum whose items lie in [-B_t, B_t] (Lemma 2)."""
+    return 2.0 * bound / eps_level
 
 
 @cached_njit
@@ -167,7 +173,7 @@ def _prefix_sums_kernel(stream, bounds, eps_level, seed, out):
     np.random.seed(seed)
     psum, noisy = tree_new(1, stream.shape[0])
     for t in range(stream.shape[0]):
-        scale = 2.0 * bounds[t] / eps_level if eps_level > 0.0 else 0.0
+        scale = tree_noise_scale(bounds[t], eps_level) if eps_level > 0.0 else 0.0
         out[t] = tree_add(psum, noisy, 0, t + 1, stream[t], scale)
 
 

@@ -14,24 +14,24 @@ Uses:
 * DP Robust UCB (Algorithm 1) truncates each reward at B_n before it enters the
   tree counter (``tree_counter.py``).
 
-Engine component ``TruncatedLaplace(eps)``: ``m`` pulls of an arm, each
-truncated at the broadcast bound, plus the sum of the ``m`` users' noises
-(drawn in O(1) as Gamma(m, b) - Gamma(m, b), the law of a sum of m Lap(b)).
-Stand-alone sampler ``sample_truncated_laplace(x, n, seed, eps=, bound=)``
-(catalog mechanism ``truncated_laplace``) for the privacy audits.
+One report is ``truncated_laplace_report``; the engine component
+``TruncatedLaplace(eps, bound)`` privatises with it (bound: the broadcast B_tau when
+the learner broadcasts one) and its ``respond`` draws the m users' noises at once
+(Gamma(m, b) - Gamma(m, b), the law of a sum of m Lap(b)): the batched form.
+``TruncatedLaplaceMechanism(eps=, bound=)`` (catalog ``truncated_laplace``) samples and
+is audited through the same component.
 """
 from __future__ import annotations
 
 import math
 from typing import NamedTuple
 
-import numpy as np
-
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
-from ..engine.components import draw, implements, respond_broadcast
-from ..validation import check_eps, check_int, check_real
+from ..engine.components import broadcast_or, draw, implements, privatize, respond_broadcast
+from ..validation import check_eps, check_real
+from .base import Mechanism
 
 
 @cached_njit
@@ -40,41 +40,56 @@ def truncate(x, bound):
     return x if abs(x) <= bound else 0.0
 
 
+@cached_njit
+def truncation_noise_scale(bound, eps):
+    """2B/eps: trunc(., B) moves by at most 2B when one reward changes (Alg. 4; Theorem 6)."""
+    return 2.0 * bound / eps
+
+
+@cached_njit
+def truncated_laplace_report(r, bound, eps):
+    """One user's report trunc(r, B) + Lap(2B/eps) (eps-LDP on R); eps = 0: trunc(r, B) only."""
+    y = truncate(r, bound)
+    if eps > 0.0:
+        y += rng.laplace(truncation_noise_scale(bound, eps))
+    return y
+
+
 class TruncatedLaplace(NamedTuple):
-    """Users truncate at the broadcast bound B and add Lap(2B/eps); eps = 0: truncation only
-    (the central-DP agent's own pre-processing, no privacy by itself)."""
+    """Users truncate at B and add Lap(2B/eps): B = ``bound``, or the bound the learner
+    broadcasts (positive) when it broadcasts one (B_tau of Alg. 3/4); eps = 0: truncation
+    only (the central-DP agent's own pre-processing, no privacy by itself)."""
     eps: float
+    bound: float
+
+
+@implements(privatize, TruncatedLaplace)
+def _truncated_laplace_privatize(mech, r, public):
+    return truncated_laplace_report(r, broadcast_or(public, mech.bound), mech.eps)
 
 
 @implements(respond_broadcast, TruncatedLaplace)
 def _truncated_laplace_respond(mech, env, arm, m, public):
+    bound = broadcast_or(public, mech.bound)
     total = 0.0
     for _ in range(m):
-        total += truncate(draw(env, arm), public)
+        total += truncate(draw(env, arm), bound)
     if mech.eps > 0.0:
-        total += rng.laplace_sum(m, 2.0 * public / mech.eps)
+        total += rng.laplace_sum(m, truncation_noise_scale(bound, mech.eps))
     return total, mech.eps
 
 
-# ------------------------------------------------------ stand-alone sampler
-@cached_njit
-def _sample_kernel(x, bound, eps, seed, out):
-    np.random.seed(seed)
-    y = truncate(x, bound)
-    scale = 2.0 * bound / eps
-    for i in range(out.shape[0]):
-        out[i] = y + rng.laplace(scale)
+class TruncatedLaplaceMechanism(Mechanism):
+    """trunc(x, B) + Lap(2B/eps) of one reward x in R: eps-LDP (seed 003 Algorithm 4,
+    Theorem 6; truncation zeroes, spec Sec. 2.0).  Engine component :class:`TruncatedLaplace`
+    (LDP Robust SE, with the broadcast B_tau in place of ``bound``)."""
 
-
-def sample_truncated_laplace(x, n, seed, *, eps, bound):
-    """n i.i.d. reports trunc(x, bound) + Lap(2 bound / eps) of one reward x (eps-LDP on R)."""
-    eps = check_eps(eps)
-    bound = check_real("bound", bound, low=0.0, low_open=True)
-    n = check_int("n", n, low=1)
-    x = check_real("x", x, allow_inf=False)
-    out = np.empty(n)
-    _sample_kernel(x, bound, eps, rng.stream_seed(seed), out)
-    return out
+    def __init__(self, *, eps: float, bound: float = 1.0):
+        eps = check_eps(eps)
+        bound = check_real("bound", bound, low=0.0, low_open=True)
+        super().__init__(TruncatedLaplace(eps, bound), eps=eps, name="truncated_laplace",
+                         input_range=(-math.inf, math.inf), params={"eps": eps, "bound": bound},
+                         source="seed 003 Algorithm 4, Theorem 6")
 
 
 register_mechanism(MechanismSpec(
@@ -82,4 +97,4 @@ register_mechanism(MechanismSpec(
     "seed 003 Algorithm 4, Theorem 6",
     (Param("eps", "privacy level", real(0.0, low_open=True)),
      Param("bound", "truncation threshold B", real(0.0, low_open=True), 1.0)),
-    sample_truncated_laplace, lambda p: (p["eps"], 0.0), -math.inf, math.inf))
+    TruncatedLaplaceMechanism))

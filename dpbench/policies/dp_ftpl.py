@@ -34,15 +34,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import randomness as rng
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, flag, integer, real,
                               register_algorithm)
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
 from ..mechanisms.perturbations import (BETA_START_RULES, GAUSS_START_RULES, GAUSS_VARIANCE,
-                                        beta_shapes, beta_start_phase, gauss_start_phase,
-                                        lemma15_c, lemma15_from_uniform, lemma15_tail_radius,
-                                        open_uniform)
+                                        beta_perturbation, beta_start_phase, gauss_perturbation,
+                                        gauss_sd, gauss_start_phase, lemma15_c, lemma15_from_uniform,
+                                        lemma15_tail_radius, open_uniform)
 from ..validation import InputError
 
 
@@ -67,7 +66,7 @@ def _gauss_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        theta = rng.normal(mean[a], sd[a])
+        theta = gauss_perturbation(mean[a], sd[a])
         if theta > best:
             best = theta
             arm = a
@@ -80,7 +79,7 @@ def _gauss_update(policy, state, arm, m, value, level, t):
     ones[arm] += value
     pulls[arm] += m
     mean[arm] = ones[arm] / pulls[arm]
-    sd[arm] = math.sqrt(policy.v / pulls[arm])
+    sd[arm] = gauss_sd(pulls[arm], policy.v)
 
 
 # ============================================================= DP-FTPL-Beta
@@ -103,8 +102,7 @@ def _beta_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        shape_a, shape_b = beta_shapes(ones[a], pulls[a], policy.extra_k)
-        theta = rng.beta(shape_a, shape_b)
+        theta = beta_perturbation(ones[a], pulls[a], policy.extra_k)
         if theta > best:
             best = theta
             arm = a

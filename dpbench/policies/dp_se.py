@@ -21,10 +21,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import randomness as rng
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.caching import cached_njit
 from ..engine.components import implements, init_state, select, update
+from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.ldp_curators import Direct
 
 _REST_OF_HORIZON = 1 << 62
@@ -75,11 +75,10 @@ def _update(policy, state, arm, m, value, level, t):
     e2 = float(phase[0]) * float(phase[0])
     h = math.sqrt(math.log(8.0 * n_active * e2 / policy.beta) / (2.0 * n_e))
     c = math.log(4.0 * n_active * e2 / policy.beta) / (policy.eps * n_e)
-    scale = 1.0 / (policy.eps * n_e)
     best = -math.inf
     for j in range(n_active):                    # noisy means, in S's order, stored in sums
         a = active[j]
-        sums[a] = sums[a] / n_e + rng.laplace(scale)
+        sums[a] = laplace_release(sums[a], n_e, 1.0, policy.eps)     # + Lap(1/(eps n_e))
         if sums[a] > best:
             best = sums[a]
     kept = 0

@@ -13,7 +13,7 @@ Batch i (Algorithm 1 lines 4-10; spec §2.3-2.6):
    (Alg. 2) receives r + Laplace(s) per reward from :class:`LaplaceRandomizer`;
    shuffle (Alg. 3): the server announces s = Delta_r / eps0^(i), eps0^(i) from eq. (10)
    for the batch's n_i clients (``broadcast``), and each client's
-   :class:`AnnouncedLaplaceRandomizer` adds Laplace(s) before the shuffler;
+   :class:`LaplaceRandomizer` adds Laplace(s) before the shuffler;
 4. least squares theta_i = V_i^+ sum_a rhat_ia a, V_i = sum_a n_ia a a^T, in the
    coordinates of an orthonormal basis of span(A_i) (the "A_i in R^m" of line 6);
 5. keep a in A_i with <a, theta_i> >= max_alpha <alpha, theta_i> - 2 gamma_i.
@@ -63,14 +63,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import randomness as rng
 from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, integer, real,
                               register_algorithm)
 from ..engine.components import broadcast, implements, init_state, select, update
+from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.ldp_curators import Direct
 from ..engine.caching import cached_njit
-from ..mechanisms.shuffle_amplification import (EPS0_MODES, NOISE_SCALES, AnnouncedLaplaceRandomizer,
-                                                LaplaceRandomizer, batch_local_eps)
+from ..mechanisms.shuffle_amplification import EPS0_MODES, NOISE_SCALES, LaplaceRandomizer, batch_local_eps
 from ..validation import InputError
 from .optimal_design import CORE_SET, DESIGN_KINDS, cholesky, cholesky_solve, design_kernel
 
@@ -146,8 +145,8 @@ def _update(policy, state, arm, m, value, level, t):
     active, weights, counts, sums, order, values, theta, basis, ints, floats = state
     if ints[_COMMIT] >= 0:
         return
-    if policy.model == CENTRAL:
-        value += rng.laplace(floats[_SCALE])                 # one Laplace per (batch, action)
+    if policy.model == CENTRAL:                              # one Laplace per (batch, action)
+        value = laplace_release(value, 1.0, policy.reward_range, policy.eps)
     sums[arm] += value
 
 
@@ -223,9 +222,7 @@ def _start_batch(policy, state, t):
     if policy.model == SHUFFLE:
         eps0 = batch_local_eps(policy.eps, float(max(total, 1)), policy.delta, policy.eps0_safe)
     floats[_EPS0] = eps0
-    if policy.model == CENTRAL:
-        floats[_SCALE] = policy.reward_range / policy.eps
-    elif policy.model == SHUFFLE:
+    if policy.model == SHUFFLE:
         floats[_SCALE] = policy.reward_range / eps0
     if policy.schedule == LATTIMORE:
         floats[_GAMMA] = 0.5 ** i
@@ -457,7 +454,8 @@ def _build_local(instance, horizon, eps, **params):
 
 def _build_shuffle(instance, horizon, eps, delta, **params):
     policy, warnings, info = _common(instance, horizon, SHUFFLE, eps, delta, params)
-    return Built(policy, AnnouncedLaplaceRandomizer(float(eps)), warnings, info)
+    # the clients use the scale the server announces per batch (this one is never used)
+    return Built(policy, LaplaceRandomizer(policy.reward_range / eps, float(eps)), warnings, info)
 
 
 def _build_batched(instance, horizon, **params):

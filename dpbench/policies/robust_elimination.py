@@ -47,11 +47,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm
 from ..engine.components import broadcast, implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
+from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.truncation import TruncatedLaplace
 from ..validation import check_choice, check_int, check_real
 from .robust_ucb import EPS_PARAM, PAPER_C, SCALED_C, U_PARAM, V_PARAM, constants_param, resolve_constant
@@ -194,9 +194,10 @@ def _update(policy, state, arm, m, value, level, t):
     best = -math.inf
     for a in range(k):                      # private means, kept in sums[]
         if active[a] == 1:
-            mean = sums[a] / r
-            if not policy.local:
-                mean += rng.laplace(2.0 * reals[0] / (r * policy.eps))
+            if policy.local:
+                mean = sums[a] / r
+            else:                           # R rewards truncated to [-B, B]: Lap(2B/(R eps))
+                mean = laplace_release(sums[a], r, 2.0 * reals[0], policy.eps)
             sums[a] = mean
             best = max(best, mean)
     threshold = policy.c * reals[1]
@@ -237,7 +238,8 @@ def _build_dprse(instance, horizon, v, u, eps, beta, constants, c):
     c = resolve_constant("dp_robust_se", constants, c, SCALED_C["dp_robust_se"])
     policy = RobustSE(False, True, u, v, eps, _beta(beta, horizon), c, 2.0)
     info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist()}
-    return Built(policy, TruncatedLaplace(0.0), warnings=_warnings("dp_robust_se", info, instance, horizon), info=info)
+    # truncation at the broadcast B_tau (the bound field is never used: B_tau > 0 always)
+    return Built(policy, TruncatedLaplace(0.0, math.inf), warnings=_warnings("dp_robust_se", info, instance, horizon), info=info)
 
 
 def _build_ldprse(instance, horizon, v, u, eps, beta, constants, c, d_mode, err_mode):
@@ -246,7 +248,7 @@ def _build_ldprse(instance, horizon, v, u, eps, beta, constants, c, d_mode, err_
     policy = RobustSE(True, err_mode == "sqrtR", u, v, eps, _beta(beta, horizon), c, D_MODES[d_mode])
     info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist(),
             "d_mode": d_mode, "err_mode": err_mode}
-    return Built(policy, TruncatedLaplace(eps), warnings=_warnings("ldp_robust_se", info, instance, horizon),
+    return Built(policy, TruncatedLaplace(eps, math.inf), warnings=_warnings("ldp_robust_se", info, instance, horizon),
                  info=info)
 
 

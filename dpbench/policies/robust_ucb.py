@@ -47,7 +47,8 @@ from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register
 from ..engine.components import implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
 from ..mechanisms.ldp_curators import Direct
-from ..mechanisms.tree_counter import TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new
+from ..mechanisms.tree_counter import (TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new,
+                                      tree_noise_scale)
 from ..mechanisms.truncation import truncate
 from ..validation import InputError
 
@@ -95,7 +96,8 @@ def _dprucb_update(policy, state, arm, m, value, level, t):
     n, mean, inv_n_pow, psum, noisy = state
     n[arm] += 1.0
     bound = (policy.trunc_coef * n[arm]) ** policy.inv_one_plus_v
-    s_hat = tree_add(psum, noisy, arm, int(n[arm]), truncate(value, bound), 2.0 * bound / policy.eps_level)
+    s_hat = tree_add(psum, noisy, arm, int(n[arm]), truncate(value, bound),
+                     tree_noise_scale(bound, policy.eps_level))
     mean[arm] = s_hat / n[arm]
     inv_n_pow[arm] = n[arm] ** -policy.exponent
 

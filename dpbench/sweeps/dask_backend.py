@@ -5,18 +5,21 @@ LocalCluster started here, or to ``--scheduler ADDRESS``), :func:`run_cells`
 submits one task per missing cell and hands each result to a callback as soon
 as it completes (the runner writes it to the result store at once).
 
-A worker rebuilds a cell's configuration from its JSON description and checks
-that it got the same config id and runs the same dpbench version as the
-client, so a remote installation that differs fails loudly instead of
-producing different numbers; it returns the stamp of the compiled sources it
-ran, which the store records with the cell (the runner reports stamps that
-differ from its own).  Each worker process runs one kernel at a time
+A worker first imports the plugin modules the client sends with the cell
+(:func:`dpbench.plugins.for_workers`: the loaded plugins and the modules that
+registered the cell's policy and environment), rebuilds the cell's
+configuration from its JSON description and checks that it got the same
+config id, runs the same dpbench version and the same code (the cell's code
+stamp, :func:`dpbench.engine.stamps.plan_stamp`, covers dpbench's compiled
+sources and every user component) as the client, so a remote installation that
+differs fails loudly instead of producing different numbers; the store records
+the stamp with the cell.  Each worker process runs one kernel at a time
 (a lock), with as many compiled threads as the worker has Dask threads, so
 ``dask worker --nthreads 1 --nworkers N`` and ``--nthreads N`` both use N cores.
 
 From a Python script, call ``run_experiment(..., scheduler="local")`` under
 ``if __name__ == "__main__":`` (LocalCluster workers are spawned processes that
-import the main module).
+import the main module); the command line needs no such script (``--plugin``).
 
 A cluster by hand (dpbench installed on every machine)::
 
@@ -94,6 +97,12 @@ def run_cells(client, tasks: list[dict], on_done) -> None:
     in this thread as each finishes.  Any failure or Ctrl-C cancels the rest."""
     from distributed import as_completed
 
+    from ..engine.catalog import ALGORITHMS, ENVIRONMENTS
+    from ..plugins import for_workers
+
+    for task in tasks:
+        names = (task["config"]["policy"], task["config"]["environment"])
+        task["plugins"] = for_workers([ALGORITHMS.get(names[0]), ENVIRONMENTS.get(names[1])])
     futures = {}
     for task in tasks:
         key = f"dpbench-cell-{task['config_id']}-{task['first_rep']}-{task['reps']}"
@@ -140,12 +149,14 @@ def compute_cell(task: dict) -> dict:
     """Run one cell on a Dask worker; returns its arrays and timing."""
     from .. import __version__
     from ..engine.simulate import run_plan
-    from .store import code_stamp
+    from ..engine.stamps import plan_stamp
+    from ..plugins import import_on_worker
 
     host = socket.gethostname()
     if task["dpbench"] != __version__:
         raise InputError(f"worker on {host} runs dpbench {__version__}, the client dpbench "
                          f"{task['dpbench']}; install the same dpbench on every worker")
+    import_on_worker(task.get("plugins", ()), host)
     worker = ""
     threads = task.get("threads")
     try:
@@ -156,9 +167,17 @@ def compute_cell(task: dict) -> dict:
     except ValueError:                          # not inside a worker (a direct call)
         pass
     threads = min(max(1, int(threads or 1)), max_threads())
-    plan = _plan(task)
+    try:
+        plan = _plan(task)
+    except InputError as err:
+        raise InputError(f"Dask worker on {host}: {err}") from None
+    stamp = plan_stamp(plan)
+    if task.get("code_stamp", stamp) != stamp:
+        raise InputError(f"worker on {host} would run {task['run']!r} with other code than the client "
+                         f"(code stamp {stamp}, client {task['code_stamp']}): its dpbench sources or a "
+                         "plugin module differ; install the same code on every worker")
     with _KERNEL_LOCK:
         result = run_plan(plan, task["reps"], first_rep=task["first_rep"], threads=threads)
     return {"regret": result.regret, "pulls": result.pulls, "seconds": result.seconds,
             "compile_seconds": result.compile_seconds, "threads": threads, "worker": worker, "host": host,
-            "code_stamp": code_stamp()}
+            "code_stamp": stamp}

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
 from ..engine.result import _jsonable
-from ..validation import InputError, check_int
+from ..validation import InputError, check_count, check_int
 
 #: cells hold this many repetitions unless the experiment or the command line says otherwise
 DEFAULT_CELL_REPS = 10
@@ -209,7 +209,7 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
     return Experiment(
         name=name, title=f"Sweep {name}: {', '.join(policies)} on {environment}",
         source="dpbench sweep (command-line grid)",
-        horizon=check_int("horizon", horizon, low=2), reps=check_int("reps", reps, low=1),
+        horizon=check_count("horizon", horizon, low=2), reps=check_count("reps", reps),
         seed=check_int("seed", seed, low=0), runs=runs, baseline=baseline, raw=raw)
 
 

@@ -17,14 +17,17 @@ per configuration: policy, environment, parameters as JSON, horizon, seed,
 checkpoints), ``runs`` (the experiment's labels at a horizon and seed -> config), ``cells`` (the
 regret and pull-count arrays of a repetition range as ``.npy`` blobs:
 ``numpy.load(io.BytesIO(blob))``, with seconds, worker, host, time, versions
-and the compiled-source stamp), ``repetitions`` (final regret per
+and the code stamp), ``repetitions`` (final regret per
 repetition), and the view ``summary``.
 
 A store is refused, with a message saying why and what to do, if it was
 written in another store format or by another dpbench version, belongs to
 another experiment name, or already maps one of the experiment's runs (its
 label, at the same horizon and seed) to a different configuration, i.e. the
-experiment's definition changed: results are never silently mixed.  Runs of
+experiment's definition changed: results are never silently mixed.  A stored cell
+whose code stamp differs from the code that would compute it now (dpbench's
+compiled sources or a user component changed, :mod:`dpbench.engine.stamps`) is
+discarded and recomputed by the runner, which says so.  Runs of
 one experiment at several horizons or seeds (``--horizon``, a quick report
 and a full one) are different runs and live side by side.
 """
@@ -83,7 +86,9 @@ class StoreError(InputError):
 
 
 def code_stamp() -> str:
-    """Short hash of dpbench's compiled sources: cells computed by different code differ here."""
+    """Short hash of dpbench's compiled sources: the stamp of a cell of built-in components.
+    A cell with user components has :func:`dpbench.engine.stamps.plan_stamp` (which also covers
+    their code)."""
     return compiled_sources_hash()[:16]
 
 
@@ -300,6 +305,18 @@ class ResultStore:
         """The compiled-source stamps of the code that computed a config's stored cells."""
         return [r[0] for r in self._db.execute(
             "SELECT DISTINCT code_stamp FROM cells WHERE config_id = ? ORDER BY code_stamp", (config_id,))]
+
+    def discard_cells(self, config_id: str, *, keep_stamp: str) -> int:
+        """Delete a config's cells computed by code with another stamp (and their repetitions);
+        return how many cells were deleted."""
+        with self._transaction():
+            dropped = self._db.execute("DELETE FROM cells WHERE config_id = ? AND code_stamp != ?",
+                                       (config_id, keep_stamp)).rowcount
+            self._db.execute("DELETE FROM repetitions WHERE config_id = ?", (config_id,))
+            self._db.executemany("INSERT OR REPLACE INTO repetitions VALUES (?, ?, ?)",
+                                 [(config_id, c["first_rep"] + i, float(c["regret"][i, -1]))
+                                  for c in self.cells(config_id) for i in range(c["reps"])])
+        return dropped
 
     def cell_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM cells").fetchone()[0])

@@ -6,9 +6,10 @@
 (True, False)
 
 ``core.audit`` (the audit and its result), ``events`` (event search),
-``statistics`` (Clopper-Pearson, p-values, resolution floors), ``fast``
-(compiled mechanisms counted without storing outputs), ``inputs`` (the standard
-input patterns), ``policy_audit`` (bandit policies as mechanisms),
+``statistics`` (Clopper-Pearson, p-values, resolution floors), ``tradeoff``
+(certified f-DP points and Gaussian-DP mu), ``fast`` (compiled mechanisms counted
+without storing outputs), ``inputs`` (neighbouring pairs: the standard patterns,
+add/remove one record), ``policy_audit`` (bandit policies as mechanisms),
 ``sniper_benchmark`` (the DP-Sniper known-answer suite).
 """
 from .core import AuditResult, assert_dp, audit, check_resolution

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import dpbench
+from dpbench.mechanisms import Mechanism
+from dpbench.mechanisms.ldp_curators import CTB
 from dpbench.mechanisms.perturbations import Lemma15Law
 from dpbench.validation import check_int, check_real
 
@@ -25,6 +27,7 @@ CATALOG_SETTINGS = {
     "lemma15": {"eps": 1.0, "delta": 0.01, "pulls": 10},
     "truncated_laplace": {"eps": 1.0, "bound": 1.0},
     "laplace_pm1": {"eps": 1.0},
+    "laplace_release": {"eps": 1.0, "n": 10},
 }
 
 
@@ -37,14 +40,10 @@ def catalog_mechanism(name: str, **overrides):
 def ctb_towards_reward(eps: float):
     """CTB whose output probabilities are moved towards the reward: it uses the
     randomised-response probability of level 2 eps, P[1 | r] = (r e^(2eps) + 1 - r)/(1 + e^(2eps)),
-    while claiming eps (a mis-scaled constant; really 2 eps-LDP)."""
-    inner = dpbench.sampler("ctb", eps=2.0 * check_real("eps", eps, low=0.0, low_open=True))
-
-    def mechanism(x, n, seed):
-        return inner(x, n, seed)
-    mechanism.__name__ = mechanism.name = "ctb_towards_reward"
-    mechanism.claimed_eps, mechanism.claimed_delta, mechanism.input_range = eps, 0.0, (0.0, 1.0)
-    return mechanism
+    while claiming eps (a mis-scaled constant; really 2 eps-LDP): the engine's CTB component
+    at 2 eps behind the claim eps."""
+    eps = check_real("eps", eps, low=0.0, low_open=True)
+    return Mechanism(CTB(2.0 * eps, False), eps=eps, name="ctb_towards_reward")
 
 
 def lemma15_double_shift(eps: float, delta: float, pulls: int = 10):

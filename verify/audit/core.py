@@ -16,9 +16,16 @@ audit of the pair (x, x') against a claim (eps, delta):
 Reported: ``eps_lower_bound`` (at the claimed delta, confidence 1 - alpha),
 ``p_value`` of H0 "(eps, delta)-DP holds on this pair", ``violated``
 (p_value <= alpha, i.e. eps_lower_bound > eps), the witness, the eps(delta)
-curve (simultaneous over the grid by Bonferroni over its distinct events),
-``n_samples``, ``samples_per_second`` and the resolution floor (the largest
-eps and the smallest violating-event mass that n samples can certify).
+curve and the trade-off (f-DP) view -- certified (FPR, FNR) points and the
+Gaussian-DP mu they certify -- of the curve's events (simultaneous by Bonferroni
+over its distinct events, :mod:`.tradeoff`), ``n_samples``, ``samples_per_second``
+and the resolution floor (the largest eps and the smallest violating-event mass
+that n samples can certify).
+
+Inputs are any objects the mechanism accepts: numbers and numeric arrays of one
+shape (the compiled fast path applies), or datasets of different sizes (add/remove
+one record), dicts, strings (handed over as given).  Outputs are numbers, vectors
+or labels (strings, tuples, ...: each label is a category, mapped to one fixed number).
 
 When only a domain is given (or the mechanism carries ``input_range``), every
 pair of the standard patterns (``inputs.pattern_pairs``) is tried at selection
@@ -26,6 +33,7 @@ and the most promising event of all is certified.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
@@ -36,10 +44,11 @@ import numpy as np
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
-from . import fast, statistics as st
+from . import fast, statistics as st, tradeoff
 from .events import (Event, Statistic, candidate_statistics, histogram, search, search_counts, validate,
                      validate_counts)
-from .inputs import Domain, as_input, pattern_pairs
+from .inputs import (Domain, as_input, describe_input, describe_pair, neighbour_pair, numeric_input,
+                     pattern_pairs)
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
 CHUNK = 1 << 18
@@ -49,7 +58,19 @@ SHORTLIST = 4
 
 @dataclass
 class AuditResult:
-    """What an audit certifies about one mechanism on its most revealing input pair."""
+    """What an audit certifies about one mechanism on its most revealing input pair.
+
+    Trade-off (f-DP) view, all at confidence 1 - alpha together with ``curve_eps``
+    (Bonferroni over the curve's distinct events, :mod:`.tradeoff`):
+
+    tradeoff_fpr, tradeoff_fnr   certified points of the trade-off curve: upper bounds
+                                 on (false-positive, false-negative) rates of tests
+                                 telling M(x) from M(x') by the curve's events (Pareto
+                                 points, by increasing FPR); every valid trade-off
+                                 function lies below-left of each point
+    gdp_mu_lower_bound           the largest mu the points certify: M is not mu'-GDP
+                                 for any mu' < gdp_mu_lower_bound (0: nothing certified)
+    """
     mechanism: str
     eps: float
     delta: float
@@ -69,6 +90,9 @@ class AuditResult:
     delta_floor: float
     pairs_tried: int
     seed: int
+    tradeoff_fpr: list = field(default_factory=list)
+    tradeoff_fnr: list = field(default_factory=list)
+    gdp_mu_lower_bound: float = 0.0
     warnings: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
 
@@ -87,8 +111,19 @@ class AuditResult:
                 f"  witness: {describe_pair(w.get('x'), w.get('x_prime'))}, event: {w.get('event')}\n"
                 f"  counts {w.get('count_x')}/{self.n} vs {w.get('count_x_prime')}/{self.n} "
                 f"(p(x) ~ {w.get('p_x', float('nan')):.3g}, p(x') ~ {w.get('p_x_prime', float('nan')):.3g})\n"
+                f"  trade-off: {_describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
+                f"not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}\n"
                 f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
                 f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}")
+
+
+def _describe_points(fpr, fnr, show: int = 3) -> str:
+    """A few certified (FPR, FNR) points, spread over the curve."""
+    if not fpr:
+        return "no certified point"
+    idx = sorted({round(i * (len(fpr) - 1) / max(1, show - 1)) for i in range(show)})
+    pts = ", ".join(f"({fpr[i]:.3g}, {fnr[i]:.3g})" for i in idx)
+    return f"{len(fpr)} certified (FPR, FNR) point{'s' if len(fpr) > 1 else ''}, e.g. {pts}"
 
 
 # ------------------------------------------------------------------ sampling
@@ -96,32 +131,104 @@ def _mechanism_name(mechanism) -> str:
     return str(getattr(mechanism, "name", getattr(mechanism, "__name__", type(mechanism).__name__)))
 
 
-def _as_rows(out, n: int, name: str, x) -> np.ndarray:
-    """Validate one batch of outputs and return it as a C-contiguous (n, d) float array."""
+#: category labels map to numbers at and above this value (exact in float64), far beyond
+#: the outputs of any ordinary mechanism; a label that reads as a finite number is that number
+LABEL_BASE = 2.0 ** 60
+#: label texts kept for the result (number -> label)
+MAX_LABELS_KEPT = 4096
+
+
+def label_value(text: str) -> float:
+    """The fixed number of one output label, the same in every run and process: the number
+    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash."""
     try:
-        arr = np.asarray(out)
+        value = float(text)
+        if math.isfinite(value):
+            return value
+    except ValueError:
+        pass
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return LABEL_BASE + float((int.from_bytes(digest, "little") >> 12) << 8)
+
+
+def _label_text(v) -> str:
+    """The text of one output label: strings as they are, numbers as str() writes them (as
+    NumPy does when numbers and strings share an array), anything else by its repr."""
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, str):
+        return v
+    return str(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else repr(v)
+
+
+def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
+    """Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
+    of them are labels proper (not numbers); ``labels`` collects number -> label text."""
+    flat = arr.reshape(-1)
+    texts = flat.astype(str) if arr.dtype.kind in "US" else np.array([_label_text(v) for v in flat], dtype=str)
+    uniq, inverse = np.unique(texts, return_inverse=True)
+    values = np.array([label_value(t) for t in uniq])
+    proper = values >= LABEL_BASE
+    if labels is not None and len(labels) < MAX_LABELS_KEPT:
+        labels.update(zip(values[proper].tolist(), uniq[proper].tolist()))
+    return values[inverse].reshape(arr.shape), int(np.count_nonzero(proper[inverse]))
+
+
+def _as_array(out, name: str, x) -> np.ndarray:
+    """A mechanism's outputs as an array (ragged sequences: one label per output)."""
+    try:
+        return np.asarray(out)
+    except ValueError:
+        pass
     except Exception as err:        # noqa: BLE001 - report any conversion failure plainly
-        raise InputError(f"mechanism {name} returned something that is not an array ({err})") from None
+        raise InputError(f"mechanism {name} returned something that is not an array on input "
+                         f"{describe_input(x)} ({err})") from None
+    try:
+        items = list(out)
+    except TypeError as err:
+        raise InputError(f"mechanism {name} returned something that is not an array on input "
+                         f"{describe_input(x)} ({err})") from None
+    arr = np.empty(len(items), dtype=object)
+    for i, v in enumerate(items):
+        arr[i] = v
+    return arr
+
+
+def _as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.ndarray, int]:
+    """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries
+    that are labels).  Labels (strings, tuples, None, ...) become categories, each one fixed
+    number (:func:`label_value`), recorded in ``labels``."""
+    arr = _as_array(out, name, x)
+    n_labels = 0
     if arr.dtype == bool:
         arr = arr.astype(np.float64)
-    if not np.issubdtype(arr.dtype, np.number):
-        raise InputError(f"mechanism {name} must return numbers; got dtype {arr.dtype} for input {x!r}")
+    if arr.dtype.kind in "USO":
+        arr, n_labels = _label_rows(arr, labels)
+    elif arr.dtype.kind not in "iuf":
+        raise InputError(f"mechanism {name} must return numbers or labels; got dtype {arr.dtype} "
+                         f"on input {describe_input(x)}")
     if arr.ndim == 1 and arr.shape[0] == n:
         arr = arr.reshape(n, 1)
     elif not (arr.ndim == 2 and arr.shape[0] == n and arr.shape[1] >= 1):
-        raise InputError(f"mechanism {name} returned shape {arr.shape} for n={n} on input {x!r}; "
-                         f"expected ({n},) or ({n}, d)")
+        raise InputError(f"mechanism {name} returned shape {arr.shape} for n={n} on input "
+                         f"{describe_input(x)}; expected ({n},) or ({n}, d)")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     bad = ~np.isfinite(arr)
     if bad.any():
         i = int(np.argwhere(bad)[0][0])
         raise InputError(f"mechanism {name} returned {int(bad.sum())} non-finite value(s) on input "
-                         f"{x!r} (first at output {i}: {arr[i].tolist()}); outputs must be finite numbers")
-    return arr
+                         f"{describe_input(x)} (first at output {i}: {arr[i].tolist()}); outputs must be "
+                         f"finite numbers or labels")
+    return arr, n_labels
 
 
 class _Source:
-    """Draws and counts outputs of one mechanism, by the compiled or the block path."""
+    """Draws and counts outputs of one mechanism, by the compiled or the block path.
+
+    Checks what the mechanism returns: a clear InputError naming the mechanism and the
+    input when it raises, returns the wrong number of outputs or non-finite numbers, changes
+    the output width between inputs, or returns only labels on one input and only numbers
+    on another.  ``labels``: number -> label text of every label seen."""
 
     def __init__(self, mechanism, seed: int):
         if not callable(mechanism):
@@ -132,19 +239,55 @@ class _Source:
         self.seed = seed
         self.d = getattr(mechanism, "output_dim", None)
         self.drawn = 0
+        self.labels: dict = {}
+        self._width_from = None            # the input whose outputs fixed the width
+        self._kinds: dict = {}             # id(input) -> (input, kinds of its outputs)
+
+    def fast_path(self, x) -> bool:
+        """Whether outputs of M(x) are drawn by compiled code (numeric inputs of a component)."""
+        return self.component is not None and numeric_input(x) is not None
+
+    def call(self, x, n: int, *key: int) -> np.ndarray:
+        """n outputs of the mechanism itself on x, validated, as (n, d) rows."""
+        try:
+            out = self.mechanism(as_input(x), n, stream_seed(self.seed, *key))
+        except Exception as err:    # noqa: BLE001 - any failure of user code is reported with its input
+            raise InputError(f"mechanism {self.name} raised {type(err).__name__} on input "
+                             f"{describe_input(x)}: {err}") from err
+        rows, n_labels = _as_rows(out, n, self.name, x, self.labels)
+        if self.d is None:
+            self.d, self._width_from = rows.shape[1], x
+        elif rows.shape[1] != self.d:
+            before = "" if self._width_from is None else f" on input {describe_input(self._width_from)}"
+            raise InputError(f"mechanism {self.name} returned outputs of width {rows.shape[1]} on input "
+                             f"{describe_input(x)} but width {self.d}{before}; the width must not change")
+        self._check_kinds(x, "labels" if n_labels == rows.size else "numbers" if n_labels == 0 else "mixed")
+        return rows
+
+    def _check_kinds(self, x, kind: str):
+        """InputError if x gave only labels so far and another input only numbers (or the
+        reverse); a mix (numbers and a "bottom" symbol) is fine."""
+        seen = self._kinds.setdefault(id(x), (x, set()))[1]
+        seen.add(kind)
+        opposite = {"labels": "numbers", "numbers": "labels"}.get(kind)
+        if seen != {kind} or opposite is None:
+            return
+        for other, kinds in self._kinds.values():
+            if kinds == {opposite}:
+                shown = ", ".join(repr(t) for t in list(self.labels.values())[:3])
+                raise InputError(
+                    f"mechanism {self.name} returned only {kind} on input {describe_input(x)} but only "
+                    f"{opposite} on input {describe_input(other)} (labels: {shown}): outputs of different "
+                    f"types tell the inputs apart trivially and usually mean a bug; if intended, return "
+                    f"one type (e.g. a number for the symbol)")
 
     def rows(self, x, n: int, *key: int) -> np.ndarray:
         """n outputs of M(x) as (n, d) rows (stream identified by ``key``)."""
-        if self.component is not None:
-            out = fast.sample_rows(self.component, np.atleast_1d(np.asarray(x, np.float64)),
-                                   fast.block_seeds(self.seed, n, *key), n, self.d)
+        if self.fast_path(x):
+            out = fast.sample_rows(self.component, numeric_input(x), fast.block_seeds(self.seed, n, *key),
+                                   n, self.d)
         else:
-            out = _as_rows(self.mechanism(as_input(x), n, stream_seed(self.seed, *key)), n, self.name, x)
-            if self.d is None:
-                self.d = out.shape[1]
-            elif out.shape[1] != self.d:
-                raise InputError(f"mechanism {self.name} returned outputs of width {out.shape[1]} on "
-                                 f"input {x!r} but width {self.d} before; the width must not change")
+            out = self.call(x, n, *key)
         self.drawn += n
         return out
 
@@ -152,8 +295,8 @@ class _Source:
         """Counts of the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
         n_bins = edges.size + 1
         total = np.zeros(n_bins, dtype=np.int64)
-        xs = np.atleast_1d(np.asarray(x, np.float64))
-        if self.component is not None:
+        if self.fast_path(x):
+            xs = numeric_input(x)
             seeds = fast.block_seeds(self.seed, n, *key)
             per_call = 256                                    # blocks per kernel call (progress)
             grid = fast.bin_grid(np.ascontiguousarray(edges, dtype=np.float64)) if stat.compiled else None
@@ -206,12 +349,7 @@ def _pairs(mechanism, x, x_prime, domain):
     if x is not None:
         if domain is not None:
             raise InputError("give either the pair (x, x_prime) or a domain, not both")
-        a, b = np.asarray(x, dtype=np.float64), np.asarray(x_prime, dtype=np.float64)
-        if a.shape != b.shape:
-            raise InputError(f"x and x_prime must have the same shape (got {a.shape} and {b.shape})")
-        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-            raise InputError("x and x_prime must be finite numbers")
-        return [(a.reshape(-1), b.reshape(-1))]
+        return [neighbour_pair(x, x_prime)]
     if domain is None:
         rng = getattr(mechanism, "input_range", None)
         if rng is None:
@@ -258,9 +396,11 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
-    x, x_prime   a neighbouring input pair (scalars or 1-d arrays); or give ``domain``
-                 (a :class:`Domain`) to search the standard patterns, or neither for a
-                 mechanism with ``input_range`` (a local randomiser)
+    x, x_prime   a neighbouring input pair: numbers or numeric arrays of one shape (passed
+                 as a float or a flat float array), or any objects the mechanism accepts,
+                 passed as given (datasets of different sizes for add/remove one record,
+                 dicts, strings); or give ``domain`` (a :class:`Domain`) to search the
+                 standard patterns, or neither for a mechanism with ``input_range``
     eps, delta   the claim; alpha: 1 - confidence of every certified statement
     n            certification outputs per input (selection draws ``n_select`` more,
                  default min(n, max(n // 8, 200_000)) per input and pair)
@@ -276,7 +416,8 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
                  pair is chosen again (bins counted, never certified; default n // 4):
                  rare strong events need more data to tell apart than the selection has
 
-    Raises :class:`dpbench.InputError` on bad input (before sampling anything).
+    Raises :class:`dpbench.InputError` on bad input (before sampling anything) and when
+    the mechanism raises or returns outputs it cannot compare (see :class:`_Source`).
     """
     eps, delta, alpha = _check_claim(eps, delta, alpha)
     n = check_int("n", n, low=1)
@@ -289,6 +430,11 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     n_select = check_int("n_select", n_select, low=20)
     n_refine = n // 4 if n_refine is None else check_int("n_refine", n_refine, low=0)
     pairs = _pairs(mechanism, x, x_prime, domain)
+    check_input = getattr(mechanism, "check_input", None)     # a dpbench Mechanism: its input range
+    if check_input is not None:                               # (the fast path never calls it)
+        for pair in pairs:
+            for value in pair:
+                check_input(value)
     if delta_grid is None:
         delta_grid = st.log_delta_grid(n)
     delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
@@ -366,15 +512,8 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     bound = st.eps_bound(k1, n, k2, n, alpha, delta)
     pval = st.p_value(k1, n, k2, n, eps, delta)
     violated = bool(pval <= alpha)
-    # eps(delta) curve: simultaneous over its distinct events (Bonferroni)
-    distinct = {}
-    for ev in curve_events:
-        distinct.setdefault(ev.key(), ev)
-    a_curve = alpha / max(1, len(distinct))
-    curve = []
-    for ev in curve_events:
-        c1, c2 = ev.counts(hist_a, hist_b)
-        curve.append(max(0.0, st.eps_bound(c1, n, c2, n, a_curve, ev.delta)))
+    # eps(delta) curve and trade-off view: simultaneous over the curve's distinct events
+    curve = tradeoff.certify(curve_events, hist_a, hist_b, n, alpha, delta_grid)
     fwd = event.forward
     witness = {
         "x": as_input(a if fwd else b), "x_prime": as_input(b if fwd else a),
@@ -388,15 +527,17 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     return AuditResult(
         mechanism=source.name, eps=eps, delta=delta, alpha=alpha,
         eps_lower_bound=max(0.0, float(bound)), p_value=float(pval), violated=violated,
-        witness=witness, curve_delta=delta_grid.tolist(), curve_eps=curve, n=n, n_select=n_select,
+        witness=witness, curve_delta=delta_grid.tolist(), curve_eps=curve.eps, n=n, n_select=n_select,
         n_samples=n_samples, seconds=seconds,
         samples_per_second=n_samples / seconds if seconds > 0 else math.inf,
         eps_ceiling=float(ceiling), delta_floor=float(floor), pairs_tried=len(pairs), seed=seed,
+        tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound,
         warnings=notes,
         info={"select_seconds": t_select, "certify_seconds": t_cert,
               "certify_samples_per_second": 2 * n / t_cert if t_cert > 0 else math.inf,
-              "fast_path": bool(source.component is not None and event.statistic.compiled),
-              "curve_alpha_per_event": a_curve, "curve_events": len(distinct),
+              "fast_path": bool(source.fast_path(a) and event.statistic.compiled),
+              "curve_alpha_per_event": curve.alpha_per_event, "curve_events": curve.events,
+              "output_labels": _shown_labels(source.labels),
               "selection_proxy": selection_proxy, "refined_proxy": event.proxy if n_refine else None,
               "n_refine": n_refine})
 
@@ -462,15 +603,9 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
     return result
 
 
-def describe_pair(x, x_prime) -> str:
-    """x and x' for messages; long inputs (e.g. reward tables) by their differing entries."""
-    a, b = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(x_prime, dtype=float))
-    if a.size <= 12:
-        return f"x={np.array2string(a, separator=',') if a.size > 1 else f'{a[0]:g}'}, " \
-               f"x'={np.array2string(b, separator=',') if b.size > 1 else f'{b[0]:g}'}"
-    diff = np.flatnonzero(a != b)
-    shown = ", ".join(f"[{i}] {a[i]:g} vs {b[i]:g}" for i in diff[:5])
-    return f"x and x' ({a.size} entries) differ at {diff.size} entr{'y' if diff.size == 1 else 'ies'}: {shown}"
+def _shown_labels(labels: dict, limit: int = 64) -> dict:
+    """The first ``limit`` output labels, number -> label (for the result's info)."""
+    return {repr(k): v for k, v in list(labels.items())[:limit]}
 
 
 def _jsonable(obj):
@@ -484,4 +619,6 @@ def _jsonable(obj):
         return _jsonable(obj.item())
     if isinstance(obj, float) and not math.isfinite(obj):
         return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    return obj
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return repr(obj)              # inputs of any other type (sets, user objects): readable, not lost

@@ -5,7 +5,10 @@ verb registered through :func:`dpbench.engine.components.implements`::
 
     emit(mech, x, out)     # write one output of M(x) into the float64 buffer out[:d]
 
-(``x`` is always a 1-d float64 array).  :func:`compiled_mechanism` wraps such a
+(``x`` is always a 1-d float64 array).  Every dpbench privacy mechanism is one
+already: ``emit`` defaults to its ``privatize`` (one user's report of x[0]), so
+``dpbench.sampler(...)`` objects, whose ``.component`` is the engine component,
+are audited here on the code the simulations run.  :func:`compiled_mechanism` wraps such a
 component into the usual callable ``mechanism(x, n, seed) -> ndarray``; the
 audit recognises it by its ``.component`` attribute and then counts events
 with :func:`mechanism_kernel`: every sample is drawn, mapped to its scalar
@@ -24,10 +27,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from numba import prange
-from numba.extending import overload
-
 from dpbench.engine.caching import cached_njit
-from dpbench.engine.components import implementation
+from dpbench.engine.components import emit, implementation, registered
 from dpbench.randomness import stream_seed
 from dpbench.validation import check_int
 
@@ -36,17 +37,6 @@ BLOCK = 1 << 14
 #: blocks a thread takes at a time (dynamic scheduling: on a shared machine a thread that is
 #: descheduled does not hold the others up at the end of a kernel call, as an even split would)
 CHUNK_BLOCKS = 2
-
-
-def emit(mech, x, out):
-    """Write one output of ``mech`` on input ``x`` into ``out[:d]``."""
-    return implementation("emit", type(mech))(mech, x, out)
-
-
-@overload(emit)
-def _ol_emit(mech, x, out):
-    cls = getattr(mech, "instance_class", None)
-    return None if cls is None else implementation("emit", cls)
 
 
 # --------------------------------------------------------------- statistics
@@ -337,7 +327,8 @@ def compiled_mechanism(component, output_dim: int, *, name: str | None = None,
     and carries ``.component``/``.output_dim`` (the audit's counting fast path),
     plus the usual ``.name``, ``.claimed_eps``, ``.claimed_delta``, ``.input_range``.
     """
-    implementation("emit", type(component))          # fails early if emit is missing
+    if not registered("emit", type(component)):      # fails early if it cannot emit at all
+        implementation("privatize", type(component))
     d = check_int("output_dim", output_dim, low=1)
 
     def mechanism(x, n, seed):

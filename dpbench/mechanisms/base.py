@@ -1,0 +1,132 @@
+"""The mechanism object: one privatiser as a callable for samplers, audits and tests.
+
+Every privacy mechanism of dpbench is an engine component (a flat ``NamedTuple``)
+whose ``privatize(mech, r, public)`` verb is its one privatisation function: the
+report of one user with reward ``r`` (:mod:`dpbench.engine.components`).  The
+engine's ``respond`` pulls the arm and privatises with it (or draws the m users'
+summed noise at once, the *batched form*), and a :class:`Mechanism` wraps the same
+component for everything outside the simulation loop:
+
+==================  ====================================================================
+attribute           meaning
+==================  ====================================================================
+``name``            catalog name (``dpbench list mechanisms``)
+``claimed_eps``     the (eps, delta)-DP claim (local DP: one user's report, neighbouring
+``claimed_delta``   rewards anywhere in ``input_range``)
+``input_range``     (low, high) of the input x (inclusive; +-inf: unbounded)
+``component``       the engine component: ``simulate`` runs it (local mechanisms), or its
+                    ``privatize`` is the very draw the policy makes (perturbations, the
+                    central Laplace release); the audit's compiled fast path counts its
+                    ``emit`` (default: ``privatize``)
+``output_dim``      1 (one scalar report per input)
+``params``          the parameters it was built with
+``source``          paper, algorithm and lemma
+==================  ====================================================================
+
+Methods: ``sample(x, n, seed)`` (n i.i.d. reports of x), ``mechanism(x, n, seed)``
+(the same: the form every audit calls), ``sample_sum(x, m, n, seed)`` (n draws of the
+engine's batched form for m users whose rewards are all x; its law is the sum of m
+reports) and ``check_input(x)``.  ``dpbench.sampler(name, **params)`` returns the
+catalog mechanism ``name``; the classes (``CTLMechanism(eps=1.0)``, ...) are in the
+mechanism modules, built in the style of diffprivlib: keyword-only privacy
+parameters, validated in the constructor, papers cited in the docstrings.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import randomness as rng
+from ..engine.caching import cached_njit
+from ..engine.components import implementation, privatize, respond_broadcast
+from ..environments.replay import PointMass
+from ..validation import InputError, check_delta, check_int, check_real
+
+
+@cached_njit
+def _reports_kernel(mech, x, seed, out):
+    np.random.seed(seed)
+    for i in range(out.shape[0]):
+        out[i] = privatize(mech, x, 0.0)
+
+
+@cached_njit
+def _responses_kernel(mech, env, arm, m, seed, out):
+    np.random.seed(seed)
+    for i in range(out.shape[0]):
+        value, level = respond_broadcast(mech, env, arm, m, 0.0)
+        out[i] = value
+
+
+def engine_responses(component, env, arm: int, m: int, n: int, seed: int) -> np.ndarray:
+    """n responses (values) of the engine mechanism ``component`` to m pulls of ``arm`` in the
+    environment component ``env``, exactly as the simulation loop makes them (no broadcast)."""
+    out = np.empty(check_int("n", n, low=1))
+    _responses_kernel(component, env, check_int("arm", arm, low=0), check_int("m", m, low=1),
+                      rng.stream_seed(seed), out)
+    return out
+
+
+class Mechanism:
+    """A privacy mechanism (engine component + claim) as a callable ``mechanism(x, n, seed)``.
+
+    See the module docstring for the attributes.  Subclasses set the component, claim and
+    input range from their own keyword-only parameters; this base class can also be used
+    directly, e.g. to audit a component against a claim it does not make (a negative control).
+    """
+
+    output_dim = 1
+    #: users one ``respond`` call can serve (None: any m; 1: the component responds for one user)
+    max_batch: int | None = None
+
+    def __init__(self, component, *, eps: float, delta: float = 0.0, name: str | None = None,
+                 input_range=(0.0, 1.0), params: dict | None = None, source: str = ""):
+        implementation("privatize", type(component))           # TypeError early if it cannot report
+        self.component = component
+        self.name = str(name or type(component).__name__)
+        self.claimed_eps = check_real("eps", eps, low=0.0, allow_inf=True)
+        self.claimed_delta = check_delta(delta)
+        low, high = (float(v) for v in input_range)
+        if not low <= high:
+            raise InputError(f"input_range must be (low, high) with low <= high (got {input_range!r})")
+        self.input_range = (low, high)
+        self.params = dict(params or {})
+        self.source = source
+
+    # ------------------------------------------------------------ inputs
+    def check_input(self, x) -> float:
+        """x as a float, if it is a finite number inside ``input_range`` (InputError otherwise)."""
+        low, high = self.input_range
+        try:
+            value = float(np.asarray(x, dtype=np.float64).reshape(()))
+        except (TypeError, ValueError):
+            raise InputError(f"x must be one real number for mechanism {self.name} (got {x!r})") from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise InputError(f"x must lie in [{low:g}, {high:g}] for mechanism {self.name} (got {value!r})")
+        return value
+
+    # ------------------------------------------------------------ sampling
+    def sample(self, x, n: int, seed: int) -> np.ndarray:
+        """n i.i.d. private reports of the input x (one user each), reproducible from ``seed``."""
+        x = self.check_input(x)
+        n = check_int("n", n, low=1)
+        out = np.empty(n)
+        _reports_kernel(self.component, x, rng.stream_seed(seed), out)
+        return out
+
+    def __call__(self, x, n: int, seed: int) -> np.ndarray:
+        """``sample(x, n, seed)``: the form ``verify.audit`` calls."""
+        return self.sample(x, n, seed)
+
+    def sample_sum(self, x, m: int, n: int, seed: int) -> np.ndarray:
+        """n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
+        (O(1) draws for the Laplace mechanisms; m reports in turn for a mechanism that
+        registers no ``respond``); in law the sum of m ``sample`` reports."""
+        x = self.check_input(x)
+        m = check_int("m", m, low=1, high=self.max_batch)
+        return engine_responses(self.component, PointMass(x), 0, m, n, seed)
+
+    def __repr__(self) -> str:
+        claim = f"eps={self.claimed_eps:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
+        return f"<{type(self).__name__} {self.name} ({claim}) on {list(self.input_range)}: {self.component!r}>"

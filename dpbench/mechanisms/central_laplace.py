@@ -1,0 +1,73 @@
+"""The central Laplace mechanism on a mean (Dwork, McSherry, Nissim & Smith 2006).
+
+A trusted agent that holds n values in an interval of width w releases their
+mean plus Lap(w / (n eps)): one value moves the mean by at most w/n, so the
+release is eps-DP.  ``laplace_release`` is the one function the central-DP
+policies call for it:
+
+* DP-SE (Sajed & Sheffet 2019; seed 002 baseline): each epoch mean of n_e rewards
+  in [0, 1], Lap(1/(eps n_e)) (``policies/dp_se.py``);
+* DP Robust SE (seed 003 Algorithm 3): each epoch mean of R_tau rewards truncated
+  to [-B_tau, B_tau], Lap(2 B_tau/(R_tau eps)) (``policies/robust_elimination.py``);
+* central phased elimination (seed 004 Algorithm 1): each core action's batch reward
+  sum (n = 1: the sum, w = Delta_r), Lap(Delta_r/eps) (``private_phased_elimination.py``).
+
+``LaplaceReleaseMechanism`` (catalog ``laplace_release``) is the same function as a
+mechanism of one of the n values, the others fixed, for samplers and audits.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import randomness as rng
+from ..engine.caching import cached_njit
+from ..engine.catalog import MechanismSpec, Param, integer, real, register_mechanism
+from ..engine.components import implements, privatize
+from ..validation import check_eps, check_int, check_real
+from .base import Mechanism
+
+
+@cached_njit
+def laplace_release(total, n, width, eps):
+    """total/n + Lap(width/(n eps)): the eps-DP release of the mean of n values in an
+    interval of width ``width`` whose sum is ``total`` (n = 1: of the sum)."""
+    return total / n + rng.laplace(width / (n * eps))
+
+
+class LaplaceRelease(NamedTuple):
+    """The release of the mean of ``n`` values in [0, width]: ``others`` (the sum of n - 1 of
+    them) plus the input."""
+    n: float
+    others: float
+    width: float
+    eps: float
+
+
+@implements(privatize, LaplaceRelease)
+def _laplace_release_privatize(mech, r, public):
+    return laplace_release(mech.others + r, mech.n, mech.width, mech.eps)
+
+
+class LaplaceReleaseMechanism(Mechanism):
+    """The mean of n values in [0, width], one of which is the input x and the others sum to
+    ``others`` (default 0), plus Lap(width/(n eps)): eps-DP (the Laplace mechanism, Dwork et
+    al. 2006, as DP-SE, DP Robust SE (seed 003 Alg. 3) and seed 004 Alg. 1 use it)."""
+
+    def __init__(self, *, eps: float, n: int = 1, width: float = 1.0, others: float | None = None):
+        eps = check_eps(eps)
+        n = check_int("n", n, low=1)
+        width = check_real("width", width, low=0.0, low_open=True)
+        others = 0.0 if others is None else check_real("others", others, low=0.0, high=(n - 1) * width)
+        super().__init__(LaplaceRelease(float(n), others, width, eps), eps=eps, name="laplace_release",
+                         input_range=(0.0, width), params={"eps": eps, "n": n, "width": width, "others": others},
+                         source="Dwork et al. 2006; seed 003 Alg. 3, seed 004 Alg. 1, DP-SE")
+
+
+register_mechanism(MechanismSpec(
+    "laplace_release", "mean of n values in [0, width] (one is x) + Lap(width/(n eps)): the central "
+    "Laplace mechanism of DP-SE, DP Robust SE and linear_central", "Dwork et al. 2006; seed 003 Alg. 3",
+    (Param("eps", "privacy level", real(0.0, low_open=True)),
+     Param("n", "number of values averaged", integer(1), 1),
+     Param("width", "width of the values' interval", real(0.0, low_open=True), 1.0),
+     Param("others", "sum of the other n - 1 values (default 0)", real(0.0), None)),
+    LaplaceReleaseMechanism))

@@ -1,0 +1,417 @@
+"""The extension API: registration contracts, check mode, numba errors that name the user's
+function, plugins, code stamps of user code and the README example.
+
+The subprocess tests work as a user does, in a folder of their own outside the repository,
+with this interpreter: the README example from Python, from the CLI with --plugin and in a
+LocalCluster sweep; and a user policy edited between runs (different numbers, a recompiled
+kernel, recomputed sweep cells; built-in kernels still cached in another folder)."""
+import importlib
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import dpbench
+from dpbench import plugins
+from dpbench.engine import stamps
+from dpbench.engine.catalog import ALGORITHMS, ENVIRONMENTS
+from dpbench.extend import (Built, ComponentError, Param, draw_sum, implements, init_state, real, respond,
+                            select, update)
+from dpbench.mechanisms.ldp_curators import Direct
+from dpbench.validation import InputError
+
+ROOT = Path(__file__).resolve().parents[1]
+MEANS = [0.9, 0.6, 0.5]
+
+
+@pytest.fixture
+def registry(tmp_path_factory):
+    """Registrations, plugin state, sys.path and the test's own modules are undone after it."""
+    base = str(tmp_path_factory.getbasetemp())
+    saved = (dict(ALGORITHMS), dict(ENVIRONMENTS), dict(plugins._LOADED), plugins._autoloaded,
+             set(sys.modules), list(sys.path))
+    yield
+    for reg, old in ((ALGORITHMS, saved[0]), (ENVIRONMENTS, saved[1])):
+        reg.clear()
+        reg.update(old)
+    plugins._LOADED.clear()
+    plugins._LOADED.update(saved[2])
+    plugins._autoloaded = saved[3]
+    for name in set(sys.modules) - saved[4]:
+        if str(getattr(sys.modules[name], "__file__", "")).startswith(base):
+            del sys.modules[name]
+    sys.path[:] = saved[5]
+
+
+# ------------------------------------------------------------ test components
+class Probe(NamedTuple):
+    """A round-robin policy with a switchable contract violation (Python check mode only)."""
+    mode: int
+
+
+@implements(init_state, Probe)
+def _probe_init(policy, k, horizon):
+    return np.zeros(k), np.zeros(k)
+
+
+@implements(select, Probe)
+def _probe_select(policy, state, t):
+    k = state[1].shape[0]
+    if policy.mode == 1:
+        return k, 1                                  # arm out of range
+    if policy.mode == 2:
+        return t % k, 0                              # m = 0
+    return t % k, 1
+
+
+@implements(update, Probe)
+def _probe_update(policy, state, arm, m, value, level, t):
+    sums, counts = state
+    if policy.mode == 3:
+        counts = counts + m                          # rebinds a name: the state never changes
+    else:
+        sums[arm] += value
+        counts[arm] += m
+
+
+class Shifted(NamedTuple):
+    """Reward + shift, reported with privacy level ``level``."""
+    shift: float
+    level: float
+
+
+@implements(respond, Shifted)
+def _shifted_respond(mech, env, arm, m):
+    return draw_sum(env, arm, m) + mech.shift, mech.level
+
+
+def _any(name, value):
+    return float(value)
+
+
+@pytest.fixture
+def probe(registry):
+    dpbench.register_policy(
+        "_probe", lambda instance, horizon, mode, shift, level: Built(Probe(mode), Shifted(shift, level)),
+        params=(Param("mode", "violation", lambda n, v: int(v), 0), Param("shift", "", _any, 0.0),
+                Param("level", "", _any, 0.0)))
+    return "_probe"
+
+
+# --------------------------------------------------------------- registration
+def test_register_policy_checks_build_signature_names_and_replacement(registry):
+    def build(k, horizon, eps):
+        return Built(Probe(0), Direct(False))
+    eps = (Param("eps", "privacy level", real(0, low_open=True)),)
+    with pytest.raises(ComponentError, match=r"policy 'mine': build must have the signature "
+                                             r"build\(instance, horizon, eps\), got build\(k, horizon, eps\)"):
+        dpbench.register_policy("mine", build, params=eps)
+    spec = dpbench.register_policy("mine", lambda instance, horizon, eps: Built(Probe(0), Direct(False)),
+                                   params=eps)
+    assert spec.module == __name__ and ALGORITHMS["mine"] is spec
+    with pytest.raises(ComponentError, match="already registered.*replace=True"):
+        dpbench.register_policy("mine", spec.build, params=eps)
+    assert dpbench.register_policy("mine", spec.build, params=eps, label="Mine", replace=True).label == "Mine"
+    with pytest.raises(ComponentError, match="'ucb1' is built into dpbench"):
+        dpbench.register_policy("ucb1", spec.build, replace=True)
+    with pytest.raises(ComponentError, match="'seed' is reserved"):
+        dpbench.register_policy("other", lambda instance, horizon, seed: None, params=(Param("seed", "", _any),))
+    with pytest.raises(ComponentError, match="environment 'env2': build must have the signature build\\(means\\)"):
+        dpbench.register_environment("env2", lambda: None, params=(Param("means", "", _any),))
+
+
+def test_implements_refuses_contract_breaks_at_registration():
+    class Local(NamedTuple):
+        x: float
+
+    with pytest.raises(ComponentError, match="returns a value.*in place"):
+        @implements(update, Local)
+        def bad_update(policy, state, arm, m, value, level, t):
+            state[0] += value
+            return state
+    with pytest.raises(ComponentError, match="parameters must be"):
+        @implements(select, Local)
+        def bad_names(p, state, t):
+            return 0, 1
+    with pytest.raises(ComponentError, match="not a typing.NamedTuple"):
+        implements(select, dict)(lambda policy, state, t: (0, 1))
+
+    @implements(select, Local)
+    def first(policy, state, t):
+        return 0, 1
+    implements(select, Local)(first)                      # the same function again: fine
+    with pytest.raises(ComponentError, match="redefine the class Local"):
+        @implements(select, Local)
+        def changed(policy, state, t):
+            return 1, 1
+
+
+def test_unregistered_component_and_unknown_name_fail_with_one_line(registry):
+    class NoVerbs(NamedTuple):
+        x: float
+    dpbench.register_policy("_noverbs", lambda instance, horizon: Built(NoVerbs(1.0), Direct(False)))
+    with pytest.raises(ComponentError) as err:
+        dpbench.simulate("_noverbs", "bernoulli", 100, 1, means=MEANS)
+    assert "policy NoVerbs" in str(err.value) and "no registered init_state" in str(err.value)
+    with pytest.raises(InputError) as unknown:
+        dpbench.simulate("not_registered_anywhere", "bernoulli", 100, 1)
+    assert "--plugin MODULE" in str(unknown.value)
+    assert "\n" not in str(err.value) + str(unknown.value)
+
+
+# ----------------------------------------------------------------- check mode
+@pytest.mark.parametrize("params, message", [
+    ({"mode": 1}, r"check: select of policy Probe \(tests.test_extend._probe_select.*arm 3; arms are integers 0..2"),
+    ({"mode": 2}, r"select of policy Probe .* m = 0"),
+    ({"mode": 3}, r"update of policy Probe \(tests.test_extend._probe_update.* never changed the state"),
+    ({"shift": math.inf}, r"respond of mechanism Shifted \(tests.test_extend._shifted_respond.*responses must be finite"),
+    ({"level": -1.0}, r"respond of mechanism Shifted .*privacy level -1.0"),
+])
+def test_check_mode_names_the_function_that_breaks_its_contract(probe, params, message):
+    with pytest.raises(ComponentError, match=message):
+        dpbench.simulate(probe, "bernoulli", 200, 2, 1, means=MEANS, check=True, **params)
+
+
+def test_non_finite_response_stops_a_compiled_run(probe):
+    ok = dpbench.simulate(probe, "bernoulli", 300, 2, 1, means=MEANS, shift=0.0)
+    assert np.isfinite(ok.regret).all()
+    with pytest.raises(ComponentError, match=r"respond of mechanism Shifted \(tests.test_extend._shifted_respond"
+                                             r".*non-finite response .* after 0 pulls of repetition 0"):
+        dpbench.simulate(probe, "bernoulli", 300, 2, 1, means=MEANS, shift=math.nan)
+
+
+class BareInt(NamedTuple):
+    c: float
+
+
+class Untypable(NamedTuple):
+    c: float
+
+
+@implements(select, BareInt)
+def _bare_select(policy, state, t):
+    return t % state.shape[0]                       # forgot the m
+
+
+@implements(select, Untypable)
+def _untypable_select(policy, state, t):
+    return int(math.gamma(state)), 1                # math.gamma of an array: numba cannot type it
+
+
+def _array_init(policy, k, horizon):
+    return np.zeros(k)
+
+
+def _array_update(policy, state, arm, m, value, level, t):
+    state[arm] += value
+
+
+for _cls in (BareInt, Untypable):
+    implements(init_state, _cls)(_array_init)
+    implements(update, _cls)(_array_update)
+
+
+@pytest.mark.parametrize("cls, message", [
+    (BareInt, r"select of policy BareInt \(tests.test_extend._bare_select.* returns int64; select must return "
+              r"a pair \(arm, m\)"),
+    (Untypable, r"numba cannot compile select of policy Untypable \(tests.test_extend._untypable_select"),
+])
+def test_numba_typing_errors_name_the_component_and_verb(registry, cls, message):
+    dpbench.register_policy("_typing", lambda instance, horizon: Built(cls(1.0), Direct(False)))
+    with pytest.raises(ComponentError, match=message):
+        dpbench.simulate("_typing", "bernoulli", 100, 1, means=MEANS)
+
+
+# --------------------------------------------------------------------- stamps
+_STAMPED = '''
+from typing import NamedTuple
+import numpy as np
+from dpbench.extend import implements, select
+
+RATE = {rate}
+
+
+def helper(t):
+    return t % {modulus}
+
+
+class Stamped(NamedTuple):
+    c: float
+
+{blank}
+@implements(select, Stamped)
+def pick(policy, state, t):
+    return helper(t) + int(RATE), 1
+'''
+
+
+def test_fingerprint_covers_helpers_and_constants_not_line_numbers(tmp_path, registry):
+    sys.path.insert(0, str(tmp_path))
+
+    def stamp(**kw):
+        (tmp_path / "stamped_probe.py").write_text(_STAMPED.format(**{"rate": 1.0, "modulus": 3, "blank": "",
+                                                                     **kw}))
+        module = importlib.reload(sys.modules["stamped_probe"]) if "stamped_probe" in sys.modules \
+            else importlib.import_module("stamped_probe")
+        return stamps.classes_stamp([module.Stamped])
+
+    base = stamp()
+    assert stamp() == base                                       # re-import of the same code
+    assert stamp(blank="\n# a comment and blank lines\n\n") == base
+    assert stamp(modulus=4) != base                              # a helper select calls
+    assert stamp(rate=2.0) != base                               # a module constant select reads
+    assert stamps.classes_stamp([Direct]) == ""                  # built-in: the package hash covers it
+
+
+def test_builtin_plan_keeps_the_package_stamp():
+    from dpbench.engine.simulate import prepare
+    from dpbench.sweeps.store import code_stamp
+    assert stamps.plan_stamp(prepare("ucb1", "bernoulli", 100, means=MEANS)) == code_stamp()
+
+
+def test_a_worker_refuses_a_cell_of_other_code():
+    from dpbench.engine.simulate import prepare
+    from dpbench.sweeps.dask_backend import compute_cell
+    from dpbench.sweeps.grid import Config
+    plan = prepare("ucb1", "bernoulli", 100, means=MEANS)
+    config = Config.from_plan(plan, "bernoulli", {"means": MEANS})
+    task = {"config": config.describe(), "config_id": config.config_id, "first_rep": 0, "reps": 1,
+            "dpbench": dpbench.__version__, "run": "UCB1", "code_stamp": "0" * 16, "plugins": []}
+    with pytest.raises(InputError, match="other code than the client"):
+        compute_cell(task)
+    with pytest.raises(InputError, match="cannot import plugin module 'no_such_plugin_xyz'"):
+        compute_cell({**task, "plugins": [("no_such_plugin_xyz", "/nonexistent")]})
+
+
+# -------------------------------------------------------------------- plugins
+_PLUGIN = '''
+import dpbench
+from dpbench.extend import Built
+from dpbench.mechanisms.ldp_curators import Direct
+from dpbench.policies.ucb import UCB1Index
+dpbench.register_policy("{name}", lambda instance, horizon: Built(UCB1Index(2.0), Direct(False)),
+                        summary="plugin test policy")
+'''
+
+
+def test_plugins_from_option_path_environment_and_entry_points(tmp_path, registry, monkeypatch, capsys):
+    from dpbench.cli import main
+    monkeypatch.chdir(tmp_path)
+    for name in ("plug_a", "plug_b", "plug_c", "plug_d"):
+        (tmp_path / f"{name}.py").write_text(_PLUGIN.format(name=f"{name}_policy"))
+    (tmp_path / "plug_broken.py").write_text("x = 1\nraise RuntimeError('boom')\n")
+    assert main(["list", "policies", "--plugin", "plug_a", "--plugin", str(tmp_path / "plug_b.py")]) == 0
+    out = capsys.readouterr().out
+    assert "plug_a_policy" in out and "plug_b_policy" in out and "[plugin plug_a]" in out
+    assert main(["list", "--plugin", "no_such_plugin_xyz"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "cannot import plugin module 'no_such_plugin_xyz'" in err
+    assert main(["list", "--plugin", "plug_broken"]) == 2
+    assert re.search(r"plugin module 'plug_broken' failed to import: RuntimeError: boom \(.*plug_broken.py:2\)",
+                     capsys.readouterr().err)
+    # DPBENCH_PLUGINS and entry points load the first time a name is not known
+    monkeypatch.setenv(plugins.ENV_VAR, "plug_c")
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [
+        importlib.metadata.EntryPoint("d", "plug_d", plugins.GROUP)] if group == plugins.GROUP else [])
+    plugins._autoloaded = False
+    assert ALGORITHMS.get_spec("plug_d_policy").module == "plug_d"
+    assert "plug_c_policy" in ALGORITHMS
+    assert [m for m, _ in plugins.for_workers([ALGORITHMS["plug_c_policy"]])][-2:] == ["plug_c", "plug_d"]
+
+
+# ------------------------------------------------------------ as a user does
+def _user_env():
+    env = {k: v for k, v in os.environ.items() if k not in (plugins.ENV_VAR, "PYTHONPATH")}
+    return {**env, "NUMBA_DISABLE_JIT": "0", "PYTHONWARNINGS": "ignore"}
+
+
+def _run(args, cwd, check=True):
+    proc = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=_user_env(),
+                          timeout=900)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+_SIMULATE = '''
+import json, sys, dpbench
+from dpbench.engine.kernel import simulate_kernel as kernel
+dpbench.load_plugins(sys.argv[1:])
+out = {{}}
+for name, params in {runs}:
+    out[name] = dpbench.simulate(name, "bernoulli", 3000, 2, 5, means=[0.9, 0.6, 0.5], **params).final_regrets.tolist()
+out["hits"] = sum(kernel.stats.cache_hits.values())
+out["misses"] = sum(kernel.stats.cache_misses.values())
+print(json.dumps(out))
+'''
+
+def test_editing_a_user_policy_recompiles_and_recomputes(tmp_path):
+    """The issue's silent wrong numbers: after an edit, simulate reran the stale kernel and a
+    sweep reused its cells.  Also: a folder where the user module cannot be imported still
+    loads the built-in kernels from the cache (it used to recompile every one of them).
+    The user module is the README example, with its exploration rate halved as the edit."""
+    user, elsewhere = tmp_path / "user", tmp_path / "elsewhere"
+    user.mkdir(), elsewhere.mkdir()
+    original = readme_example()
+    edited = original.replace("policy.c * k / t", "0.5 * policy.c * k / t")
+    assert edited != original
+    module = user / "myalgo.py"
+    runs = '[("ldp_eps_greedy", {"eps": 0.5}), ("ucb1", {})]'
+    module.write_text(original)
+    first = json.loads(_run(["-c", _SIMULATE.format(runs=runs), "myalgo"], user).stdout)
+    module.write_text(edited)
+    second = json.loads(_run(["-c", _SIMULATE.format(runs=runs), "myalgo"], user).stdout)
+    assert second["ldp_eps_greedy"] != first["ldp_eps_greedy"]
+    assert second["ucb1"] == first["ucb1"] and second["misses"] == 1 and second["hits"] == 1, second
+    there = json.loads(_run(["-c", _SIMULATE.format(runs='[("ucb1", {})]')], elsewhere).stdout)
+    assert there["misses"] == 0 and there["hits"] == 1, there          # recompilations: 0
+    assert there["ucb1"] == first["ucb1"]
+
+    sweep = ["-m", "dpbench", "sweep", "--plugin", "myalgo", "--name", "edits", "--policy", "ldp_eps_greedy",
+             "--set", "eps=0.5", "--instance", "means=0.9,0.6,0.5", "--horizon", "3000", "--reps", "2",
+             "--seed", "5", "--scheduler", "none", "--json", "--no-progress"]
+    before = _run(sweep, user)
+    assert json.loads(before.stdout)["cells"]["computed"] == 1
+    module.write_text(original)
+    after = _run(sweep, user)
+    assert json.loads(after.stdout)["cells"] == {"total": 1, "stored": 0, "computed": 1}
+    assert "recomputing 1 stored cells computed by other code" in after.stderr
+    from dpbench.sweeps.store import ResultStore
+    with ResultStore.open(user / "dpbench-results" / "edits" / "results.sqlite") as store:
+        (result,) = store.results().values()
+    assert result.final_regrets.tolist() == first["ldp_eps_greedy"]
+
+
+def readme_example() -> str:
+    text = (ROOT / "README.md").read_text()
+    match = re.search(r"<!-- example: myalgo.py -->\n```python\n(.*?)```", text, re.S)
+    assert match, "README lost its example"
+    return match.group(1)
+
+
+def test_readme_example_from_python_cli_and_a_local_cluster(tmp_path):
+    (tmp_path / "myalgo.py").write_text(readme_example())
+    code = ("import json, dpbench, myalgo; r = dpbench.simulate('ldp_eps_greedy', 'bernoulli', horizon=2000, "
+            "reps=2, seed=3, eps=0.5, check=True); print(json.dumps(r.final_regrets.tolist()))")
+    python = json.loads(_run(["-c", code], tmp_path).stdout)
+    cli = json.loads(_run(["-m", "dpbench", "simulate", "--plugin", "myalgo", "--policy", "ldp_eps_greedy",
+                           "--eps", "0.5", "--horizon", "2000", "--reps", "2", "--seed", "3", "--check",
+                           "--json"], tmp_path).stdout)
+    assert cli["final_regrets"] == python
+    sweep = _run(["-m", "dpbench", "sweep", "--plugin", "myalgo", "--name", "eg", "--policy",
+                  "ldp_eps_greedy,ucb1", "--grid", "eps=0.5,1", "--horizon", "2000", "--reps", "2",
+                  "--seed", "3", "--workers", "1", "--json", "--no-progress"], tmp_path)
+    assert json.loads(sweep.stdout)["cells"]["computed"] == 3
+    from dpbench.sweeps.store import ResultStore
+    with ResultStore.open(tmp_path / "dpbench-results" / "eg" / "results.sqlite") as store:
+        results = store.results()
+        hosts = {c["worker"] for cid in store.run_configs().values() for c in store.cells(cid)}
+    assert results["LDP-eps-greedy (eps=0.5)"].final_regrets.tolist() == python
+    assert all(h.startswith(("tcp://", "inproc://")) for h in hosts)     # computed on Dask workers
