@@ -19,8 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: bisection range of the horizon (log10): beyond 1e18 (int64 pull counts) the answer is "not in reach"
-_MAX_LOG10_T = 18.0
+from ..validation import MAX_COUNT
+
+#: bisection range of the horizon (log10): beyond the largest horizon dpbench accepts
+#: (:data:`~dpbench.validation.MAX_COUNT` = 2^53) the answer is "not in reach"
+_MAX_LOG10_T = math.log10(MAX_COUNT)
+
+
+def _horizon(log_t: float) -> int:
+    """The horizon 10^log_t, an integer no larger than MAX_COUNT."""
+    return min(int(round(10 ** log_t)), MAX_COUNT)
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,7 @@ class ScheduleLimit:
     """A run still in its data-independent phase at ``at``; it ends before T from ``horizon`` on."""
     reason: str
     at: int
-    horizon: float | None       # None: not before 1e18
+    horizon: float | None       # None: not before 2^53
 
 
 def _phase(policy: str, info: dict, k: int, horizon: int, gaps: np.ndarray) -> tuple[str, float] | None:
@@ -97,7 +105,7 @@ def _schedule_limit(result, at: int) -> ScheduleLimit | None:
         return None
 
     def ends_before(log_t: float) -> bool:
-        t = int(round(10 ** log_t))
+        t = _horizon(log_t)
         info = _build_info(result, t)
         got = _phase(result.policy, info, len(result.means), t, gaps)
         return got is not None and got[1] < t
@@ -168,7 +176,7 @@ def regime_limit(result) -> ScheduleLimit | None:
         return None
 
     def reached(log_t: float) -> bool:
-        t = int(round(10 ** log_t))
+        t = _horizon(log_t)
         return end_of(result, t) <= t
 
     lo, hi = math.log10(horizon), _MAX_LOG10_T
