@@ -109,6 +109,25 @@ def test_report_sections_provenance_and_timing(small_report):
         assert 1_000 < png.stat().st_size < 200_000
 
 
+def test_readme_timing_block_is_the_generated_table(tmp_path):
+    """The README's per-report times are the builder's table (full-size builds and their total),
+    rewritten between its markers, never typed."""
+    from dpbench.reporting.common import README_TIMINGS, ReportContext, record_timing
+    start, end = README_TIMINGS
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "README.md").write_text(f"intro\n{start}\ntyped 12 minutes\n{end}\noutro\n")
+    for seed, quick, wall in (("000", False, 100.0), ("001", False, 50.0), ("002", True, 7.0)):
+        ctx = ReportContext(seed, quick=quick, out_dir=tmp_path / "reports")
+        ctx.cells = {"computed": 4, "stored": 0}
+        record_timing(ctx, wall, wall / 2)
+    readme = (tmp_path / "README.md").read_text()
+    block = readme.split(start)[1].split(end)[0]
+    assert readme.startswith("intro\n") and readme.endswith("outro\n") and "typed" not in block
+    assert "| seed000 | 100 | 50 | 4 |" in block and "| seed001 | 50 | 25 | 4 |" in block
+    assert "--quick" not in block and "| total (full size) | 150 | 75 | 8 |" in block
+    assert "| seed002 --quick | 7 |" in (tmp_path / "reports" / "timings.md").read_text()
+
+
 def test_report_reuses_saved_results(small_report):
     _, logs, again = small_report
     assert any("UCB1" in line and "reusing" not in line for line in logs)

@@ -433,16 +433,43 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
              "Written by `dpbench report` after each build: wall and CPU seconds of the last build that "
              "computed cells (from an empty result store: every cell), the cells it computed and reused, and "
              "the wall seconds of the last rebuild from stored cells. CPU time counts every thread of the "
-             "process; on a shared machine wall time is inflated by other load.", "",
-             "| report | wall (s) | CPU (s) | cells computed | cells reused | rebuild from store (s) | cores | "
-             "date | command |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for key, e in sorted(data.items()):
-        lines.append(f"| {key} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
-                     f"{e['cells_reused']} | {e.get('rebuild_s', '')} | {e['cores']} | {e['date']} | "
-                     f"`{e['command']}` |")
-    (Path(ctx.out_dir) / "timings.md").write_text("\n".join(lines) + "\n")
+             "process; on a shared machine wall time is inflated by other load.", ""]
+    (Path(ctx.out_dir) / "timings.md").write_text("\n".join(lines + timing_table(data)) + "\n")
+    readme = Path(ctx.out_dir).resolve().parent / "README.md"
+    if not ctx.quick and readme.exists():
+        _replace_block(readme, timing_table({k: e for k, e in data.items() if "--quick" not in k}))
     return path
+
+
+#: the README block :func:`record_timing` keeps equal to the timing table (full-size builds only)
+README_TIMINGS = ("<!-- report timings: written by dpbench report -->", "<!-- end of report timings -->")
+
+
+def timing_table(data: dict) -> list[str]:
+    """Markdown rows of the per-report build times in ``timings.json`` (and their total)."""
+    rows = ["| report | wall (s) | CPU (s) | cells computed | cells reused | rebuild from store (s) | cores | "
+            "date | command |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for key, e in sorted(data.items()):
+        rows.append(f"| {key} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
+                    f"{e['cells_reused']} | {e.get('rebuild_s', '')} | {e['cores']} | {e['date']} | "
+                    f"`{e['command']}` |")
+    full = [e for key, e in data.items() if "--quick" not in key]
+    if len(full) > 1:
+        rows.append(f"| total (full size) | {sum(e['wall_s'] for e in full):.0f} | {sum(e['cpu_s'] for e in full):.0f} | "
+                    f"{sum(e['cells_computed'] for e in full)} | | | | | |")
+    return rows
+
+
+def _replace_block(path: Path, rows: list[str]) -> None:
+    """Replace the lines between the README_TIMINGS markers of ``path`` (if it has them) by ``rows``."""
+    text = path.read_text()
+    start, end = README_TIMINGS
+    if start not in text or end not in text:
+        return
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1]
+    path.write_text(head + start + "\n" + "\n".join(rows) + "\n" + end + tail)
 
 
 def finish(report: Report) -> Path:
