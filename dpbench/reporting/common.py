@@ -599,3 +599,13 @@ def all_bound_rows(runs: dict) -> list[list]:
         for key, res in run.results.items():
             rows += bound_check_rows(name, key, res)
     return rows
+
+
+def bound_checks_section(report: Report, title: str, text: str, runs: dict, *, level: int = 2):
+    """The per-run bound-check table of ``runs`` (experiment name -> run) under ``title``,
+    then every registered bound of the report's seed."""
+    report.section(title, level)
+    report.text(text)
+    report.table(BOUND_HEADER, all_bound_rows(runs))
+    report.section(f"Registered bounds of seed {report.ctx.seed}", 3)
+    registry_table(report, report.ctx.seed)

@@ -13,9 +13,8 @@ import math
 import numpy as np
 
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, round_robin
-from .common import (BOUND_HEADER, Report, ReportContext, bound_check_rows, bound_curve, finish, fmt, fmt_t,
-                     late_log_fit, new_figure, plot_curves, quick_banner, ratio_figure, registry_table,
-                     run_results, setup_lines)
+from .common import (Report, ReportContext, bound_checks_section, bound_curve, finish, fmt, fmt_t, late_log_fit,
+                     new_figure, plot_curves, quick_banner, ratio_figure, run_results, setup_lines)
 
 ALPHA = 0.01
 
@@ -344,20 +343,13 @@ def build(ctx: ReportContext) -> Report:
                  "ratios", "Privacy-cost ratios against T with 95% bootstrap intervals; dotted: the paper's values "
                            "(1.6, 8.5, 10, 15).", {"B": 1.6, "L": 8.5, "BS": 10.0, "LS": 15.0})
     bounds_figure(report, runs.get("seed000_fig1a"))
-    report.section("Bound checks per run", 3)
-    report.text("The evidence behind the theorem rows: for every run, the log-regret slope C of R(t) = a + C ln t "
-                "on [T/100, T] (or the last decade; cluster-robust OLS interval; *not applicable* when the window is "
-                "not logarithmic, spec F1) against every registered slope bound, and the mean regret +- 3 s.e. "
-                "against every explicit bound at every checkpoint. Vacuous bounds (>= T x max gap) are marked.")
-    rows = []
-    for name, run in runs.items():
-        if run is None or name.endswith(("gap_scaling", "large_eps")):
-            continue
-        for key, res in run.results.items():
-            rows += bound_check_rows(name, key, res)
-    report.table(BOUND_HEADER, rows)
-    report.section("Registered bounds of seed 000", 3)
-    registry_table(report, "000")
+    bound_checks_section(
+        report, "Bound checks per run",
+        "The evidence behind the theorem rows: for every run, the log-regret slope C of R(t) = a + C ln t "
+        "on [T/100, T] (or the last decade; cluster-robust OLS interval; *not applicable* when the window is "
+        "not logarithmic, spec F1) against every registered slope bound, and the mean regret +- 3 s.e. "
+        "against every explicit bound at every checkpoint. Vacuous bounds (>= T x max gap) are marked.",
+        {name: run for name, run in runs.items() if not name.endswith(("gap_scaling", "large_eps"))}, level=3)
     return report
 
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from . import seed000
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, learning_horizon
-from .common import (BOUND_HEADER, Report, ReportContext, all_bound_rows, finish, fmt, fmt_t, late_log_fit,
-                     new_figure, quick_banner, ratio_figure, registry_table, run_results, setup_lines)
+from .common import (Report, ReportContext, bound_checks_section, finish, fmt, fmt_t, late_log_fit, new_figure,
+                     quick_banner, ratio_figure, run_results, setup_lines)
 
 ALPHA = seed000.ALPHA
 
@@ -190,20 +190,29 @@ def _late_slope(res):
     return fit
 
 
+def _paired_slopes(claim, ev, experiment, labels):
+    """The two runs ``labels`` of ``experiment``, their late log-slope fits and the row's size, or
+    an unobservable :class:`Outcome` (with the learning horizon) when a window is not logarithmic."""
+    runs = [ev.result(claim, {"experiment": experiment, "run": label}) for label in labels]
+    fits = [_late_slope(r) for r in runs]
+    size = dict(horizon=int(runs[0].horizon), reps=min(r.reps for r in runs), seed=int(runs[0].seed))
+    bad = [(r, f) for r, f in zip(runs, fits) if not f.applicable]
+    if bad:
+        return runs, fits, size, Outcome("", Verdict.UNOBSERVABLE, reason=str(Unobservable(
+            bad[0][1].verdict.reason, learning_horizon(bad[0][0]))), **size)
+    return runs, fits, size, None
+
+
 def boundary_tightness(claim, ev) -> Outcome:
     """Theorem 4's tightness near mean 0: the slope on (0.11, 0.01) between the lower bound and
     Corollary 8's coefficients, and within ``factor`` of the slope at the same gap near 1/2."""
     from verify import bounds
     from verify.inference import bootstrap_ci, mean_ratio
     args = claim.require("args")
-    ref = {"experiment": "seed001_check_boundary"}
-    edge, mid = ev.result(claim, {**ref, "run": args["boundary"]}), ev.result(claim, {**ref, "run": args["center"]})
-    fits = [_late_slope(r) for r in (edge, mid)]
-    size = dict(horizon=int(edge.horizon), reps=min(edge.reps, mid.reps), seed=int(edge.seed))
-    if not all(f.applicable for f in fits):
-        bad = [r for r, f in zip((edge, mid), fits) if not f.applicable]
-        return Outcome("", Verdict.UNOBSERVABLE, reason=str(Unobservable(
-            next(f.verdict.reason for f in fits if not f.applicable), learning_horizon(bad[0]))), **size)
+    (edge, _), fits, size, unobservable = _paired_slopes(claim, ev, "seed001_check_boundary",
+                                                         (args["boundary"], args["center"]))
+    if unobservable:
+        return unobservable
     ctx = bounds.context(edge)
     low = bounds.get("seed001.thm4").evaluate(ctx).slope
     high = bounds.get("seed001.cor8").evaluate(ctx).slope
@@ -237,14 +246,10 @@ def regime(claim, ev) -> Outcome:
     from verify.bounds.seed000_001 import thm7_terms, thm10_terms
     from verify.inference import bootstrap_ci, mean_ratio
     args = claim.require("args")
-    ref = {"experiment": "seed001_check_regime"}
-    het, hom = ev.result(claim, {**ref, "run": args["hetero"]}), ev.result(claim, {**ref, "run": args["homo"]})
-    fits = [_late_slope(r) for r in (het, hom)]
-    size = dict(horizon=int(het.horizon), reps=min(het.reps, hom.reps), seed=int(het.seed))
-    if not all(f.applicable for f in fits):
-        bad = [r for r, f in zip((het, hom), fits) if not f.applicable]
-        return Outcome("", Verdict.UNOBSERVABLE, reason=str(Unobservable(
-            next(f.verdict.reason for f in fits if not f.applicable), learning_horizon(bad[0]))), **size)
+    (het, hom), fits, size, unobservable = _paired_slopes(claim, ev, "seed001_check_regime",
+                                                          (args["hetero"], args["homo"]))
+    if unobservable:
+        return unobservable
     terms = thm7_terms if args["agent"] == "L" else thm10_terms
     k_het = terms(bounds.context(het), 1.0, None)
     k_hom = terms(bounds.context(hom), 1e12, None)
@@ -398,13 +403,11 @@ def build(ctx: ReportContext) -> Report:
                          "ratios", "HoLDP ratios on mixed arms against T (95% bootstrap intervals); dotted: the "
                                    "paper's 1.6, 8.6, 74, 210.", {"B2": 1.6, "L2": 8.6, "B02": 74.0, "L02": 210.0})
     v_figure(report, runs.get("seed001_fig2"))
-    report.section("Bound checks per run", 3)
-    report.text("As in the seed 000 report: log-regret slopes on [T/100, T] (or the last decade) and mean regrets "
-                "+- 3 s.e. against every registered bound of each run's policy. Theorems 7 and 10 are minimised "
-                "over kappa numerically; for homogeneous levels they equal Corollaries 8 and 11.")
-    report.table(BOUND_HEADER, all_bound_rows(runs))
-    report.section("Registered bounds of seed 001", 3)
-    registry_table(report, "001")
+    bound_checks_section(
+        report, "Bound checks per run",
+        "As in the seed 000 report: log-regret slopes on [T/100, T] (or the last decade) and mean regrets "
+        "+- 3 s.e. against every registered bound of each run's policy. Theorems 7 and 10 are minimised "
+        "over kappa numerically; for homogeneous levels they equal Corollaries 8 and 11.", runs, level=3)
     return report
 
 

@@ -21,8 +21,7 @@ import numpy as np
 
 from . import measures as M
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, provenance_of
-from .common import (BOUND_HEADER, Report, ReportContext, all_bound_rows, finish, fmt, quick_banner,
-                     registry_table, setup_lines)
+from .common import (Report, ReportContext, bound_checks_section, finish, fmt, quick_banner, setup_lines)
 
 MODES = ("paper", "scaled")
 SETTINGS = {"fig1": "S1", "fig3": "S2", "fig4": "S3"}
@@ -421,12 +420,10 @@ def build(ctx: ReportContext) -> Report:
     report.section("Setup")
     setup_lines(report, runs)
     claims_section(report, ev)
-    report.section("Bound checks (explicit bounds on the central runs)")
-    report.text("Theorem 2 (DPRUCB) and Lemma 4 (DPRSE) need eps <= 1 and the literal constants: scaled-mode "
-                "runs and the LDP runs at eps in {5, 10, 20} are *not applicable*, with the reason.")
-    report.table(BOUND_HEADER, all_bound_rows({runs[k].experiment.name: runs[k] for k in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds") if runs.get(k)}))
-    report.section("Registered bounds of seed 003", 3)
-    registry_table(report, "003")
+    bound_checks_section(report, "Bound checks (explicit bounds on the central runs)",
+                         "Theorem 2 (DPRUCB) and Lemma 4 (DPRSE) need eps <= 1 and the literal constants: scaled-mode "
+                         "runs and the LDP runs at eps in {5, 10, 20} are *not applicable*, with the reason.",
+                         {runs[k].experiment.name: runs[k] for k in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds") if runs.get(k)})
     return report
 
 
