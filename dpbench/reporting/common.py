@@ -429,16 +429,24 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
         entry["rebuild_s"] = this["wall_s"]          # every cell reused: the time to rebuild it
     data[name] = entry
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    write_timing_tables(ctx.out_dir, readme=not ctx.quick)
+    return path
+
+
+def write_timing_tables(out_dir, *, readme: bool = True) -> None:
+    """Render ``<out>/timings.json`` as ``<out>/timings.md`` and, if ``readme``, into the README
+    block (README_TIMINGS markers) of the folder above ``out``."""
+    import json
+    data = json.loads((Path(out_dir) / TIMINGS).read_text())
     lines = ["# Report build times", "",
              "Written by `dpbench report` after each build: wall and CPU seconds of the last build that "
              "computed cells (from an empty result store: every cell), the cells it computed and reused, and "
              "the wall seconds of the last rebuild from stored cells. CPU time counts every thread of the "
              "process; on a shared machine wall time is inflated by other load.", ""]
-    (Path(ctx.out_dir) / "timings.md").write_text("\n".join(lines + timing_table(data)) + "\n")
-    readme = Path(ctx.out_dir).resolve().parent / "README.md"
-    if not ctx.quick and readme.exists():
-        _replace_block(readme, timing_table({k: e for k, e in data.items() if "--quick" not in k}))
-    return path
+    (Path(out_dir) / "timings.md").write_text("\n".join(lines + timing_table(data)) + "\n")
+    path = Path(out_dir).resolve().parent / "README.md"
+    if readme and path.exists():
+        _replace_block(path, timing_table({k: e for k, e in data.items() if "--quick" not in k}))
 
 
 #: the README block :func:`record_timing` keeps equal to the timing table (full-size builds only)
