@@ -56,13 +56,19 @@ def test_heldp_agents_match_reference(policy, variant, params, dist, values):
     assert np.array_equal(ours, theirs)
 
 
-def test_heldp_sigmoid_variant_matches_reference():
+@pytest.mark.parametrize("policy,variant,params,dist,values", [
+    ("heldp_ucb_bs", "B", {"eps_dist": "discrete", "eps_min": 1.0}, "discrete", [0.0, 0.2, 1.0, 2.0, 100.0]),
+    ("heldp_ucb_ls", "L", {"eps_dist": "discrete", "eps_min": 1.0}, "discrete", [0.0, 0.2, 1.0, 2.0, 100.0]),
+    ("heldp_ucb_ls", "L", {"eps": 0.5}, "fixed", [0.5]),
+])
+def test_heldp_sigmoid_variants_match_reference(policy, variant, params, dist, values):
+    """Corollary 13's agents: HeLDP-UCB-LS and -BS pick the arms of the reference on Gaussian arms."""
     means = [0.9, 0.8, 0.7, 0.6, 0.5]
-    ours = dpbench.simulate("heldp_ucb_bs", "gaussian", T, REPS, SEED, means=means, trace=True,
-                            eps_dist="discrete", eps_min=1.0).trace
+    ours = dpbench.simulate(policy, "gaussian", T, REPS, SEED, means=means, trace=True, **params).trace
+    eps_min = params.get("eps_min", params.get("eps"))
     theirs = run_reference("seed000.heldp_ucb", rep_seeds(SEED, 0, REPS), means=means, horizon=T,
-                           variant="B", eps_min=1.0, dist="discrete", values=[0.0, 0.2, 1.0, 2.0, 100.0],
-                           law="gaussian", sigmoid=True)
+                           variant=variant, eps_min=eps_min, dist=dist, values=values, law="gaussian",
+                           sigmoid=True)
     assert np.array_equal(ours, theirs)
 
 

@@ -13,11 +13,13 @@ with.  Statuses:
 
 Uncertainty respects the correlation along a regret curve: a curve's points
 share its repetitions, so an OLS standard error over checkpoints would be far too
-small.  Slopes are fitted per repetition (repetitions are independent) and the
-interval is a Student-t interval over those per-repetition fits
-(``ci="t"``, default) or a percentile bootstrap over repetitions
-(``ci="bootstrap"``).  Fits across separate runs (eps or gap sweeps) bootstrap
-the repetitions of every run independently.
+small.  Slopes along a curve are statsmodels OLS fits of the stacked repetitions
+with covariance clustered by repetition (``ci="t"``, default; the slope is the mean
+of the per-repetition slopes) or a bootstrap over repetitions (``ci="bootstrap"``).
+Exponents across separate runs (eps or gap sweeps) are weighted least-squares
+fits of the log means (:func:`verify.inference.power_law`: interval, R^2 and a
+lack-of-fit test); ratios and R^2 intervals come from the project's one bootstrap,
+:func:`verify.inference.bootstrap_ci`.
 
 Inputs are ``SimulationResult`` objects (``checkpoints``, ``regret[R, C]``,
 ``means``, ``params``, ``info``) or plain arrays ``(checkpoints, regret)``.
@@ -42,7 +44,8 @@ from scipy import stats
 from dpbench.validation import InputError, check_int, check_real
 
 from . import bounds as _bounds
-from .bounds.registry import ASYMPTOTIC, UPPER, Bound, Exponent
+from .bounds.registry import ASYMPTOTIC, EXPLICIT, UPPER, Bound, Exponent
+from .inference import bootstrap_ci, curve_slope, mean_ratio, power_law
 
 WITHIN, OUTSIDE, INCONCLUSIVE = "within", "outside", "inconclusive"
 CONSISTENT, INCONSISTENT = "consistent", "inconsistent"
@@ -159,19 +162,21 @@ def _slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _interval(samples: np.ndarray, level: float, method: str, n_boot: int, seed: int):
-    """Mean of independent per-repetition estimates and its interval."""
+    """Mean of independent per-repetition estimates and its interval (Student t, or the
+    project's bootstrap :func:`verify.inference.bootstrap_ci`)."""
     est = float(samples.mean())
     if method == "t":
         se = float(samples.std(ddof=1) / math.sqrt(samples.size))
         half = float(stats.t.ppf(0.5 + level / 2, samples.size - 1)) * se
         return est, (est - half, est + half), se
     if method == "bootstrap":
-        rng = np.random.default_rng(seed)
-        idx = rng.integers(0, samples.size, size=(n_boot, samples.size))
-        boot = samples[idx].mean(axis=1)
-        a = (1 - level) / 2
-        return est, (float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a))), float(boot.std(ddof=1))
+        ci = bootstrap_ci((samples,), _mean, level=level, n_resamples=n_boot, seed=seed)
+        return est, (ci.low, ci.high), ci.se
     raise InputError(f"ci must be 't' or 'bootstrap' (got {method!r})")
+
+
+def _mean(x, axis=-1):
+    return np.mean(x, axis=axis)
 
 
 # --------------------------------------------------------- log-regret fit
@@ -206,7 +211,11 @@ def log_regret_fit(result, *, window=None, bounds=None, ctx: Mapping | None = No
     x = np.log(curves.checkpoints[inside])
     y = curves.regret[:, inside]
     per_rep = _slopes(x, y)
-    est, interval, se = _interval(per_rep, level, ci, n_boot, seed)
+    ols = curve_slope(x, y, level=level)
+    if ci == "t":
+        est, interval, se = ols.slope, ols.ci, ols.se
+    else:
+        est, interval, se = _interval(per_rep, level, ci, n_boot, seed)
     # local slopes on the two halves of the window (in ln t)
     mid = 0.5 * (x[0] + x[-1])
     halves = [x <= mid, x >= mid]
@@ -219,8 +228,7 @@ def log_regret_fit(result, *, window=None, bounds=None, ctx: Mapping | None = No
     s1, s2 = local
     scale = max(abs(s1), abs(s2))
     rel = abs(s2 - s1) / scale if scale > 0 else 0.0
-    ols = sm.OLS(y.mean(axis=0), sm.add_constant(x)).fit()
-    details = {"window": (lo, hi), "intercept": float(ols.params[0]), "r_squared": float(ols.rsquared),
+    details = {"window": (lo, hi), "intercept": ols.intercept, "r_squared": ols.r_squared, "ols": ols,
                "local_slopes": (s1, s2), "local_windows": ((float(np.exp(x[0])), float(np.exp(mid))),
                                                            (float(np.exp(mid)), float(np.exp(x[-1])))),
                "relative_difference": rel, "se": se, "per_rep": per_rep}
@@ -251,7 +259,9 @@ def _slope_checks(fit: Fit, curves: Curves, bounds, ctx) -> list[Verdict]:
     checks = []
     lo, hi = fit.ci
     for b in chosen:
-        if b.slope is None:
+        if b.slope is None or (b.form == EXPLICIT and not b.anytime):
+            # an explicit bound of an algorithm that uses T bounds R(T) at the horizon only (the
+            # value check): a run's ln t slope below T is no consequence of it
             continue
         ev = b.evaluate(context)
         if not ev.applicable:
@@ -401,9 +411,14 @@ def curve_exponent(result, *, window=None, log_factor: float = 0.0, predicted: f
         return _not_applicable(kind, "zero regret at a checkpoint of the window: no logarithm", level, reps, n_points)
     ly = np.log(y) - log_factor * np.log(np.log(t))
     per_rep = _slopes(np.log(t), ly)
-    est, interval, se = _interval(per_rep, level, ci, n_boot, seed)
+    ols = curve_slope(np.log(t), ly, level=level)
+    if ci == "t":
+        est, interval, se = ols.slope, ols.ci, ols.se
+    else:
+        est, interval, se = _interval(per_rep, level, ci, n_boot, seed)
     fit = Fit(kind, est, interval, level, reps, n_points, Verdict(WITHIN, "fitted"),
-              details={"window": (lo, hi), "log_factor": log_factor, "se": se, "per_rep": per_rep})
+              details={"window": (lo, hi), "log_factor": log_factor, "se": se, "per_rep": per_rep,
+                       "r_squared": ols.r_squared, "ols": ols})
     fit.checks = exponent_checks(fit, "T", bounds=bounds, ctx=ctx, predicted=predicted, tolerance=tolerance)
     return fit
 
@@ -411,14 +426,15 @@ def curve_exponent(result, *, window=None, log_factor: float = 0.0, predicted: f
 # ------------------------------------------------------- across-run fits
 def power_law_fit(xs: Sequence[float], samples: Sequence, *, variable: str = "x", predicted: float | None = None,
                   bounds=(), ctx: Mapping | None = None, tolerance: float = 0.1, level: float = 0.95,
-                  n_boot: int = 2000, seed: int = 0, min_runs: int = 3, min_reps: int = 2,
-                  kind: str | None = None) -> Fit:
+                  min_runs: int = 3, min_reps: int = 2, kind: str | None = None) -> Fit:
     """Exponent of y against x from separate runs: slope of ln(mean y) on ln x.
 
     ``samples[i]`` holds run i's independent per-repetition values of y (or is a
-    ``SimulationResult``, whose final regrets are used).  The interval is a
-    percentile bootstrap that resamples the repetitions of every run
-    independently; R^2 of the mean fit comes from statsmodels OLS.
+    ``SimulationResult``, whose final regrets are used).  Weighted least squares
+    (:func:`verify.inference.power_law`): weights from each log mean's sampling
+    variance, interval from the statsmodels results object (widened by the residual
+    scatter when the power law does not fit within the noise), R^2 and the
+    lack-of-fit test in ``details``.
     """
     level = _check_level(level)
     kind = kind or f"exponent in {variable}"
@@ -437,26 +453,11 @@ def power_law_fit(xs: Sequence[float], samples: Sequence, *, variable: str = "x"
     means = np.array([y.mean() for y in ys])
     if np.any(means <= 0):
         return _not_applicable(kind, f"mean <= 0 at {variable} = {xs[means <= 0].tolist()}: no logarithm", level)
-    lx = np.log(xs)
-    ols = sm.OLS(np.log(means), sm.add_constant(lx)).fit()
-    rng = np.random.default_rng(seed)
-    boot = np.empty(n_boot)
-    xc = lx - lx.mean()
-    denom = float(xc @ xc)
-    for b in range(n_boot):
-        m = np.array([y[rng.integers(0, y.size, y.size)].mean() for y in ys])
-        if np.any(m <= 0):
-            boot[b] = np.nan
-            continue
-        lm = np.log(m)
-        boot[b] = float((lm - lm.mean()) @ xc / denom)
-    boot = boot[np.isfinite(boot)]
-    a = (1 - level) / 2
-    interval = (float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)))
-    fit = Fit(kind, float(ols.params[1]), interval, level, int(min(y.size for y in ys)), int(xs.size),
+    law = power_law(xs, ys, level=level)
+    fit = Fit(kind, law.slope, law.ci, level, int(min(y.size for y in ys)), int(xs.size),
               Verdict(WITHIN, "fitted"),
-              details={"x": xs.tolist(), "mean": means.tolist(), "intercept": float(ols.params[0]),
-                       "r_squared": float(ols.rsquared), "boot_se": float(boot.std(ddof=1))})
+              details={"x": xs.tolist(), "mean": means.tolist(), "intercept": law.intercept,
+                       "r_squared": law.r_squared, "se": law.se, "ols": law, **law.diagnostics})
     fit.checks = exponent_checks(fit, variable, bounds=bounds, ctx=ctx, predicted=predicted, tolerance=tolerance)
     return fit
 
@@ -475,7 +476,7 @@ def _run_slopes(results: Mapping, window, min_reps, agreement) -> tuple[list, li
 
 def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, window=None,
                     predicted: float | None = None, tolerance: float = 0.2, agreement: float = 0.2,
-                    min_reps: int = 3, level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> Fit:
+                    min_reps: int = 3, level: float = 0.95) -> Fit:
     """Slope of ln C on ln eps, C the log-regret slope of each run (spec 000/001 F3).
 
     ``results`` maps eps -> SimulationResult.  Runs whose window is not
@@ -486,8 +487,8 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
     reported in ``details`` (k, its R^2, and eps^2 C).
     """
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
-    fit = power_law_fit(xs, samples, variable="eps", tolerance=tolerance, level=level, n_boot=n_boot,
-                        seed=seed, kind="privacy scaling: d ln C / d ln eps")
+    fit = power_law_fit(xs, samples, variable="eps", tolerance=tolerance, level=level,
+                        kind="privacy scaling: d ln C / d ln eps")
     fit.details["excluded"] = excluded
     if not fit.applicable:
         if excluded:
@@ -514,13 +515,12 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
 
 
 def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, tolerance: float = 0.2,
-                agreement: float = 0.2, min_reps: int = 3, level: float = 0.95, n_boot: int = 2000,
-                seed: int = 0) -> Fit:
+                agreement: float = 0.2, min_reps: int = 3, level: float = 0.95) -> Fit:
     """Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
     -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult."""
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
     fit = power_law_fit(xs, samples, variable="gap", predicted=predicted, tolerance=tolerance, level=level,
-                        n_boot=n_boot, seed=seed, kind="gap scaling: d ln C / d ln Delta")
+                        kind="gap scaling: d ln C / d ln Delta")
     fit.details["excluded"] = excluded
     if not fit.applicable and excluded:
         fit.verdict.reason += f"; {len(excluded)} run(s) excluded as not logarithmic (Delta = " \
@@ -562,13 +562,15 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
     def r2(vals, yy):
         return float(sm.OLS(yy, sm.add_constant(vals)).fit().rsquared)
 
+    def r2_of_means(*samples, axis=-1):          # vectorised: R^2 of the OLS of the run means on V
+        m = np.stack([np.mean(y, axis=axis) for y in samples], axis=-1)
+        mc, vc = m - m.mean(axis=-1, keepdims=True), v - v.mean()
+        return (mc @ vc) ** 2 / (np.sum(mc * mc, axis=-1) * float(vc @ vc))
+
     means = np.array([y.mean() for y in ys])
     model = sm.OLS(means, sm.add_constant(v)).fit()
-    rng = np.random.default_rng(seed)
-    boot = np.array([r2(v, np.array([y[rng.integers(0, y.size, y.size)].mean() for y in ys]))
-                     for _ in range(n_boot)])
-    a = (1 - level) / 2
-    interval = (float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a)))
+    boot = bootstrap_ci(ys, r2_of_means, level=level, n_resamples=n_boot, seed=seed)
+    interval = (boot.low, boot.high)
     groups = {}
     for r, vi, m in zip(results, v, means):
         groups.setdefault(r.policy, []).append((vi, m))
@@ -608,15 +610,10 @@ def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.9
         return _not_applicable(kind, "each run needs at least 2 repetitions", level, min(x.size, y.size))
     if y.mean() <= 0:
         return _not_applicable(kind, f"denominator mean regret is {y.mean():g} at t = {t}", level)
-    rng = np.random.default_rng(seed)
-    bx = x[rng.integers(0, x.size, (n_boot, x.size))].mean(axis=1)
-    by = y[rng.integers(0, y.size, (n_boot, y.size))].mean(axis=1)
-    boot = bx / np.where(by > 0, by, np.nan)
-    boot = boot[np.isfinite(boot)]
-    al = (1 - level) / 2
-    return Fit(kind, float(x.mean() / y.mean()), (float(np.quantile(boot, al)), float(np.quantile(boot, 1 - al))),
-               level, int(min(x.size, y.size)), 1, Verdict(WITHIN, "fitted"),
-               details={"t": t, "numerator_mean": float(x.mean()), "denominator_mean": float(y.mean())})
+    ci = bootstrap_ci((x, y), mean_ratio, level=level, n_resamples=n_boot, seed=seed)
+    return Fit(kind, ci.estimate, (ci.low, ci.high), level, int(min(x.size, y.size)), 1, Verdict(WITHIN, "fitted"),
+               details={"t": t, "numerator_mean": float(x.mean()), "denominator_mean": float(y.mean()),
+                        "method": ci.method})
 
 
 def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: float = 0.0) -> Verdict:

@@ -19,20 +19,23 @@ def register(subparsers):
                    help="where experiment results are saved and reused (default: dpbench-results)")
     p.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
-    p.add_argument("--force", action="store_true", help="discard stored results and recompute everything")
+    p.add_argument("--force", action="store_true",
+                   help="discard the reports' shared result store and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from ..reporting import SEEDS, build_report
+    from ..reporting import SEEDS, build_report, discard_store
     from ..reporting.common import require_seed
     seeds = SEEDS if str(args.seed).lower() == "all" else (require_seed(args.seed, SEEDS),)
     if args.threads is not None and args.threads < 1:
         raise InputError(f"threads must be an integer >= 1 (got {args.threads})")
+    if args.force:
+        discard_store(args.results)           # once: the reports share their cells
     for seed in seeds:
         t0 = time.perf_counter()
         path = build_report(seed, quick=args.quick, results_dir=args.results, out_dir=args.out,
-                            threads=args.threads, progress=not args.no_progress, force=args.force)
+                            threads=args.threads, progress=not args.no_progress)
         print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0

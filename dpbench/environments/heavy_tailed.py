@@ -31,6 +31,7 @@ from ..engine.catalog import (EnvironmentSpec, Instance, Param, choice, real, re
 from ..engine.components import draw, implements
 from ..validation import InputError, check_real
 from . import stochastic_arms as sa
+from .replay import ReplayArms
 
 #: The paper's three 5-armed settings (spec Sec. 5.1).
 SETTINGS = {
@@ -145,6 +146,8 @@ def raw_moments(instance: Instance, p: float) -> np.ndarray:
         vals = [gaussian_raw_moment(m, s, p) for m, s in zip(env.means, env.sigmas)]
     elif isinstance(env, sa.MixedArms):
         vals = [_mixed_raw_moment(int(l), a, b, c, p) for l, a, b, c in zip(env.laws, env.p1, env.p2, env.p3)]
+    elif isinstance(env, ReplayArms):      # a fixed reward table (policy audits): its rows' moments
+        vals = np.mean(np.abs(env.table) ** p, axis=1)
     else:
         raise InputError(f"the (1+v)-th moments of environment {instance.name!r} are unknown to dpbench; "
                          "it cannot be used with the heavy-tailed policies")

@@ -21,15 +21,13 @@ def _fmt_t(t: int) -> str:
 
 
 def _ratio_ci(num: np.ndarray, den: np.ndarray, seed: int = 0):
-    """Percentile bootstrap 95% CI of mean(num)/mean(den), resampling repetitions of each."""
+    """Bootstrap 95% CI of mean(num)/mean(den), resampling repetitions of each
+    (:func:`verify.inference.bootstrap_ci`)."""
+    from verify.inference import bootstrap_ci, mean_ratio
     if num.size < 2 or den.size < 2 or den.mean() == 0:
         return math.nan, math.nan
-    gen = np.random.default_rng(seed)
-    a = num[gen.integers(0, num.size, (BOOTSTRAP, num.size))].mean(axis=1)
-    b = den[gen.integers(0, den.size, (BOOTSTRAP, den.size))].mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.quantile(a / b, [0.025, 0.975])
-    return float(q[0]), float(q[1])
+    ci = bootstrap_ci((num, den), mean_ratio, level=0.95, n_resamples=BOOTSTRAP, seed=seed)
+    return ci.low, ci.high
 
 
 def table_horizons(exp, horizon: int, checkpoints: np.ndarray) -> list[int]:

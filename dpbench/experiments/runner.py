@@ -28,6 +28,8 @@ from ..validation import InputError, check_count, check_int, check_real, make_ou
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
+#: the name recorded in a result store shared by several experiments
+SHARED_STORE = "shared"
 
 
 @dataclass
@@ -83,17 +85,25 @@ def load_experiment(name_or_path) -> Experiment:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
         raise InputError(f"experiment file {path}: {err}") from None
-    for key in ("horizon", "reps", "seed", "runs", "environment"):
+    return experiment_from_raw(raw, path)
+
+
+def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
+    """An :class:`Experiment` from the parsed content of an experiment file (or the same
+    dictionary built in code, e.g. a family of runs computed from an instance; ``name`` required)."""
+    where = f"experiment file {path}" if path is not None else f"experiment {raw.get('name')!r}"
+    for key in ("horizon", "reps", "seed", "runs", "environment") + (() if path is not None else ("name",)):
         if key not in raw:
-            raise InputError(f"experiment file {path} lacks {key!r}")
+            raise InputError(f"{where} lacks {key!r}")
     runs = []
     for i, entry in enumerate(raw["runs"]):
-        runs.extend(_expand_run(entry, raw["environment"], f"{path.name} run {i + 1}"))
+        runs.extend(_expand_run(entry, raw["environment"], f"{path.name if path else raw['name']} run {i + 1}"))
     labels = [(r.panel, r.label) for r in runs]
     if len(set(labels)) != len(labels):
-        raise InputError(f"experiment file {path}: two runs share a (panel, label)")
+        raise InputError(f"{where}: two runs share a (panel, label)")
+    name = raw.get("name", path.stem if path is not None else "")
     return Experiment(
-        name=raw.get("name", path.stem), title=raw.get("title", path.stem), source=raw.get("source", ""),
+        name=name, title=raw.get("title", name), source=raw.get("source", ""),
         horizon=check_count("horizon", raw["horizon"], low=2), reps=check_count("reps", raw["reps"]),
         seed=check_int("seed", raw["seed"], low=0), runs=runs, baseline=raw.get("baseline"),
         paper_horizon=raw.get("paper_horizon"),
@@ -156,16 +166,20 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, confirm=None) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True, confirm=None) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
     ``scheduler``: None/``'none'`` runs the cells here (``threads`` compiled
     threads), ``'local'`` on an embedded Dask LocalCluster of ``workers``
     processes, an address on that Dask cluster.  ``reuse=False`` discards the
-    stored results first.  ``confirm(seconds, threads)``, if given, is called with the
-    estimated time of the cells still to compute (:mod:`dpbench.engine.throughput`) before
-    any is computed, and may refuse by raising :class:`InputError`.
+    stored results first.  ``store``: the path of a result store shared by several experiments
+    (their run keys are prefixed with the experiment name, and a configuration reached from two
+    experiments is one set of cells); default ``<out>/<name>/results.sqlite``.  ``outputs=False``
+    skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
+    ``confirm(seconds, threads)``, if given, is called with the estimated time of the cells
+    still to compute (:mod:`dpbench.engine.throughput`) before any is computed, and may refuse
+    by raising :class:`InputError`.
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
@@ -185,15 +199,21 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
         check_int("workers", workers, low=1)
     check_real("connect_timeout", connect_timeout, low=0.0, low_open=True)
     plans = plan_runs(exp, horizon, seed)               # every run validated before any runs
-    out_dir = make_output_dir("out", Path(out) / exp.name)
+    out_dir = Path(out) / exp.name
+    shared = store is not None
+    if outputs or not shared:
+        make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "notes": exp.notes, "file": exp.raw}
-    store_path = out_dir / FILENAME
+    store_path = Path(store) if shared else out_dir / FILENAME
     if not reuse:
+        if shared:
+            raise InputError("reuse=False would discard a shared result store; remove it first")
         ResultStore.remove(store_path)
-    entries = [(run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
-    with ResultStore(store_path, exp.name) as store:
+    prefix = f"{exp.name} / " if shared else ""
+    entries = [(prefix + run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
+    with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
         store.register(entries)
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
         if todo and confirm is not None:
@@ -216,10 +236,13 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
                 "and were recomputed")
         results = {}
         for key, _, _, cfg, _ in entries:
+            key = key.removeprefix(prefix)
             results[key] = store.load_result(cfg.config_id, reps)
             results[key].metadata["experiment"] = exp.name
     from .outputs import ratio_table, write_outputs
     runs = [r for r, _ in plans]
+    if not outputs:
+        return ExperimentRun(exp, config, out_dir, results, runs, [], None, store_path, counts)
     table = ratio_table(exp, results, runs, horizon)
     figure = write_outputs(exp, config, results, runs, table, out_dir)
     return ExperimentRun(exp, config, out_dir, results, runs, table, figure, store_path, counts)

@@ -11,19 +11,22 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from .common import ReportContext, require_seed
+from .common import ReportContext, discard_store, require_seed
 
 SEEDS = ("000", "001", "002", "003", "004")
 
 
 def build_report(seed: str, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                  threads=None, progress: bool = False, force: bool = False, log=print) -> Path:
-    """Build the report of ``seed`` ("000" ... "004", "seed002", "2"); return the markdown path."""
+    """Build the report of ``seed`` ("000" ... "004", "seed002", "2"); return the markdown path.
+    ``force`` discards the shared result store first (every report's results)."""
     seed = require_seed(seed, SEEDS)
+    if force:
+        discard_store(results_dir)
     module = importlib.import_module(f"{__name__}.seed{seed}")
     ctx = ReportContext(seed=seed, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir),
                         threads=threads, progress=progress, force=force, log=log)
     return module.write(ctx)
 
 
-__all__ = ["SEEDS", "build_report", "ReportContext"]
+__all__ = ["SEEDS", "build_report", "ReportContext", "discard_store"]

@@ -25,6 +25,11 @@ QUICK_REPS = 4
 
 
 # ------------------------------------------------------------------ context
+#: the result store every report shares, under the results folder: a configuration that two
+#: reports (or two experiments) run is computed once, and an interrupted build resumes
+SHARED_STORE = Path("reports") / "results.sqlite"
+
+
 @dataclass
 class ReportContext:
     seed: str                         # "000"
@@ -37,6 +42,13 @@ class ReportContext:
     log: Callable[[str], None] = print
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
+    cpu_started: float = field(default_factory=time.process_time)
+    runs: dict = field(default_factory=dict)            # experiment name -> ExperimentRun
+    cells: dict = field(default_factory=lambda: {"computed": 0, "stored": 0})
+
+    @property
+    def store(self) -> Path:
+        return Path(self.results_dir) / SHARED_STORE
 
     def sizes(self, exp, horizon=None, reps=None) -> tuple[int, int]:
         horizon = exp.horizon if horizon is None else horizon
@@ -45,20 +57,34 @@ class ReportContext:
             return min(horizon, QUICK_HORIZON), min(reps, QUICK_REPS)
         return horizon, reps
 
-    def experiment(self, name: str, horizon: int | None = None, reps: int | None = None):
-        """Run (or reuse) experiment ``name`` (a shipped name, or a check in ``checks/``); None
-        if it does not exist yet."""
-        from ..experiments.runner import experiment_names, load_experiment, run_experiment
-        target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
-        if not isinstance(target, str) and not target.exists():
-            self.missing.append(name)
-            self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")
-            return None
-        exp = load_experiment(target)
+    def experiment(self, name, horizon: int | None = None, reps: int | None = None):
+        """Run (or reuse) experiment ``name`` (a shipped name, a check in ``checks/``, or an
+        :class:`~dpbench.experiments.runner.Experiment` built in code) in the shared result store;
+        None if it does not exist yet."""
+        from ..experiments.runner import Experiment, experiment_names, load_experiment, run_experiment
+        if isinstance(name, Experiment):
+            exp = name
+        else:
+            target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
+            if not isinstance(target, str) and not target.exists():
+                self.missing.append(name)
+                self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")
+                return None
+            exp = load_experiment(target)
         horizon, reps = self.sizes(exp, horizon, reps)
-        self.log(f"report {self.seed}: {name} (T = {horizon:g}, {reps} repetitions)")
-        return run_experiment(target, horizon=horizon, reps=reps, out=str(self.results_dir),
-                              threads=self.threads, progress=self.progress, log=self.log, reuse=not self.force)
+        self.log(f"report {self.seed}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
+        run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
+                             progress=self.progress, log=self.log, store=self.store, outputs=False)
+        for k in self.cells:
+            self.cells[k] += int(run.cells.get(k, 0))
+        self.runs[exp.name] = run
+        return run
+
+
+def discard_store(results_dir) -> None:
+    """Delete the reports' shared result store (``--force``)."""
+    from ..sweeps.store import ResultStore
+    ResultStore.remove(Path(results_dir) / SHARED_STORE)
 
 
 # ------------------------------------------------------------------ report
@@ -159,15 +185,18 @@ def quick_banner(report: Report):
 
 
 def setup_lines(report: Report, runs: dict):
-    """Where each experiment's numbers come from (name, T, repetitions, seed, results folder)."""
+    """Where each experiment's numbers come from (name, T, repetitions, seed, runs, cells)."""
     rows = []
     for name, run in runs.items():
         if run is None:
-            rows.append([name, "not available yet", "", "", ""])
+            rows.append([name, "not available yet", "", "", "", ""])
         else:
             c = run.config
-            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], str(run.out_dir)])
-    report.table(["experiment", "T", "repetitions", "seed", "saved results (reused when identical)"], rows)
+            rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], len(run.results),
+                         f"{run.cells.get('computed', 0)} computed, {run.cells.get('stored', 0)} reused"])
+    report.text(f"Every run's cells live in the shared result store `{report.ctx.store}` (resumable, reused by "
+                "every report that needs the same configuration).")
+    report.table(["experiment", "T", "repetitions", "seed", "runs", "cells (this build)"], rows)
 
 
 def run_results(run, label: str):
@@ -334,15 +363,135 @@ def audit_section(report: Report, mechanisms, note: str = ""):
     report.table(AUDIT_HEADER, rows)
 
 
+def command_line(ctx: ReportContext) -> str:
+    """The command that rebuilds this report (non-default options included)."""
+    parts = ["dpbench report", ctx.seed]
+    if ctx.quick:
+        parts.append("--quick")
+    if Path(ctx.results_dir) != Path("dpbench-results"):
+        parts.append(f"--results {ctx.results_dir}")
+    if Path(ctx.out_dir) != Path("reports"):
+        parts.append(f"--out {ctx.out_dir}")
+    return " ".join(parts)
+
+
+def git_commit() -> str:
+    """The git commit of the dpbench sources (marked if they differ from it), or 'not a git checkout'."""
+    import subprocess
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return "not a git checkout"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."],
+                               cwd=here.parent.parent, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+
+
+def provenance_section(report: Report):
+    """Package versions, git commit, result store, cells computed or reused, and the command."""
+    from ..engine.result import now_iso, package_versions
+    ctx = report.ctx
+    v = package_versions()
+    report.section("Provenance")
+    report.bullets([
+        f"dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
+        f"scipy {v['scipy']}, Python {v['python']} on {v['platform']}",
+        f"built {now_iso()} by `{command_line(ctx)}`; result store `{ctx.store}` "
+        f"({ctx.cells['computed']} cells computed, {ctx.cells['stored']} reused)",
+        "seeds, horizons and repetitions: the setup table (per experiment) and the claims table (per row)",
+    ])
+
+
+TIMINGS = "timings.json"
+
+
+def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
+    """Add this build's wall and CPU seconds to ``<out>/timings.json`` and rewrite
+    ``<out>/timings.md`` (the per-report time table the README points to)."""
+    import json
+    import os
+
+    from ..engine.result import now_iso
+    path = Path(ctx.out_dir) / TIMINGS
+    data = json.loads(path.read_text()) if path.exists() else {}
+    name = f"seed{ctx.seed}{' --quick' if ctx.quick else ''}"
+    entry = data.get(name, {})
+    this = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
+            "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
+            "command": command_line(ctx)}
+    if ctx.cells["computed"] or not entry:
+        entry = this                     # a build that computed cells: the time to produce the report
+    else:
+        entry["rebuild_s"] = this["wall_s"]          # every cell reused: the time to rebuild it
+    data[name] = entry
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    write_timing_tables(ctx.out_dir, readme=not ctx.quick)
+    return path
+
+
+def write_timing_tables(out_dir, *, readme: bool = True) -> None:
+    """Render ``<out>/timings.json`` as ``<out>/timings.md`` and, if ``readme``, into the README
+    block (README_TIMINGS markers) of the folder above ``out``."""
+    import json
+    data = json.loads((Path(out_dir) / TIMINGS).read_text())
+    lines = ["# Report build times", "",
+             "Written by `dpbench report` after each build: wall and CPU seconds of the last build that "
+             "computed cells (from an empty result store: every cell), the cells it computed and reused, and "
+             "the wall seconds of the last rebuild from stored cells. CPU time counts every thread of the "
+             "process; on a shared machine wall time is inflated by other load.", ""]
+    (Path(out_dir) / "timings.md").write_text("\n".join(lines + timing_table(data)) + "\n")
+    path = Path(out_dir).resolve().parent / "README.md"
+    if readme and path.exists():
+        _replace_block(path, timing_table({k: e for k, e in data.items() if "--quick" not in k}))
+
+
+#: the README block :func:`record_timing` keeps equal to the timing table (full-size builds only)
+README_TIMINGS = ("<!-- report timings: written by dpbench report -->", "<!-- end of report timings -->")
+
+
+def timing_table(data: dict) -> list[str]:
+    """Markdown rows of the per-report build times in ``timings.json`` (and their total)."""
+    rows = ["| report | wall (s) | CPU (s) | cells computed | cells reused | rebuild from store (s) | cores | "
+            "date | command |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for key, e in sorted(data.items()):
+        rows.append(f"| {key} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
+                    f"{e['cells_reused']} | {e.get('rebuild_s', '')} | {e['cores']} | {e['date']} | "
+                    f"`{e['command']}` |")
+    full = [e for key, e in data.items() if "--quick" not in key]
+    if len(full) > 1:
+        rows.append(f"| total (full size) | {sum(e['wall_s'] for e in full):.0f} | {sum(e['cpu_s'] for e in full):.0f} | "
+                    f"{sum(e['cells_computed'] for e in full)} | | | | | |")
+    return rows
+
+
+def _replace_block(path: Path, rows: list[str]) -> None:
+    """Replace the lines between the README_TIMINGS markers of ``path`` (if it has them) by ``rows``."""
+    text = path.read_text()
+    start, end = README_TIMINGS
+    if start not in text or end not in text:
+        return
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1]
+    path.write_text(head + start + "\n" + "\n".join(rows) + "\n" + end + tail)
+
+
 def finish(report: Report) -> Path:
     ctx = report.ctx
     if ctx.missing:
         report.section("Not yet available")
         report.text("These experiments or checks are not in this installation yet; their sections are "
                     "empty and will fill in when they land: " + ", ".join(sorted(set(ctx.missing))) + ".")
-    report.text(f"_Built in {time.perf_counter() - ctx.started:.0f} s by `dpbench report {ctx.seed}"
-                f"{' --quick' if ctx.quick else ''}`._")
-    return report.write()
+    provenance_section(report)
+    wall, cpu = time.perf_counter() - ctx.started, time.process_time() - ctx.cpu_started
+    report.text(f"_Built in {wall:.0f} s wall, {cpu:.0f} s CPU by `{command_line(ctx)}`._")
+    path = report.write()
+    record_timing(ctx, wall, cpu)
+    return path
 
 
 def require_seed(text: str, known: Sequence[str]) -> str:
@@ -354,65 +503,26 @@ def require_seed(text: str, known: Sequence[str]) -> str:
     return s
 
 
-# ------------------------------------------------------- claims over runs
-@dataclass(frozen=True)
-class RatioClaim:
-    """A privacy-cost ratio of the paper: run / baseline run of one experiment."""
-    experiment: str
-    run: str
-    baseline: str
-    theory: float               # the bound factor the paper compares with
-    paper: float | None         # the paper's number (None: qualitative only)
-    text: str
-
-
-def ratio_claim_rows(runs: dict, claims: Sequence[RatioClaim]) -> tuple[list[list], dict]:
-    """One row per claim: the ratio with its bootstrap CI at each power of ten <= T, the theory
-    factor, and a verdict at the largest T (paper values are rounded: +-0.05 below 2, else +-0.5)."""
-    from verify import regret_fits as rf
-    rows, series = [], {}
-    for c in claims:
-        num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
-        if num is None or den is None:
-            rows.append([c.text, c.experiment, fmt(c.paper), "experiment not available", "", ""])
-            continue
-        cells, pts = [], []
-        for t in horizons_of(num):
-            fit = rf.ratio_at(num, den, t)
-            cells.append(f"T={fmt_t(t)}: {fmt_ci(fit)}")
-            if fit.applicable:
-                pts.append((t, fit.estimate, fit.ci))
-        series[(c.experiment, c.run)] = pts
-        last = rf.ratio_at(num, den)
-        if c.paper is None:
-            below = last.applicable and last.estimate <= c.theory
-            verdict = f"reported (measured {'<=' if below else '>'} theory factor at T={fmt_t(num.horizon)})"
-        else:
-            pad = 0.05 / c.paper if c.paper < 2 else 0.5 / c.paper
-            hits = [t for t, _, ci in pts if ci[0] * (1 - pad) <= c.paper <= ci[1] * (1 + pad)]
-            final = rf.claim_check(last, c.paper, "paper", relative_tolerance=pad)
-            verdict = status_cell(final) + (f"; matched at T = {', '.join(fmt_t(t) for t in hits)}" if hits
-                                            else "; matched at none of the horizons")
-        rows.append([c.text, c.experiment, fmt(c.paper), "; ".join(cells), fmt(c.theory), verdict])
-    return rows, series
-
-
-RATIO_HEADER = ["claim", "experiment", "paper", "measured rho [95% CI] by T", "theory factor", "verdict"]
-
-
-def ratio_figure(report: Report, series: dict, claims: Sequence[RatioClaim], name: str, caption: str):
-    if not any(series.values()):
-        return
+# ------------------------------------------------------- figures over runs
+def ratio_figure(report: Report, runs: dict, pairs, name: str, caption: str, paper: dict):
+    """Ratios R_run / R_baseline against T (bootstrap intervals) for (experiment, run, baseline)."""
+    from verify.inference import bootstrap_ci, mean_ratio
     fig, (ax,) = new_figure()
-    for (exp, label), pts in series.items():
-        if not pts:
+    drawn = False
+    for exp, run, base in pairs:
+        num, den = run_results(runs.get(exp), run), run_results(runs.get(exp), base)
+        if num is None or den is None or num.reps < 2:
             continue
-        t, est, ci = zip(*pts)
-        err = np.array([[e - c[0] for e, c in zip(est, ci)], [c[1] - e for e, c in zip(est, ci)]])
-        ax.errorbar(t, est, yerr=err, marker="o", ms=3, capsize=2, label=f"{label} ({exp.split('_', 1)[1]})")
-    for c in claims:
-        if c.paper:
-            ax.axhline(c.paper, ls=":", lw=0.8, color="grey")
+        pts = [(t, bootstrap_ci((num.regret_at(t), den.regret_at(t)), mean_ratio)) for t in horizons_of(num)]
+        t = [p[0] for p in pts]
+        est = np.array([p[1].estimate for p in pts])
+        err = np.array([[p[1].estimate - p[1].low for p in pts], [p[1].high - p[1].estimate for p in pts]])
+        ax.errorbar(t, est, yerr=err, marker="o", ms=3, capsize=2, label=f"{run} ({exp.split('_', 1)[1]})")
+        drawn = True
+    for v in paper.values():
+        ax.axhline(v, ls=":", lw=0.8, color="grey")
+    if not drawn:
+        return
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("T")
@@ -420,38 +530,6 @@ def ratio_figure(report: Report, series: dict, claims: Sequence[RatioClaim], nam
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
     report.figure(fig, name, caption)
-
-
-def slope_ratio_rows(runs: dict, claims: Sequence[RatioClaim]) -> list[list]:
-    """Ratio of log-regret slopes C_run / C_baseline on [T/100, T] with a bootstrap interval over
-    the two runs' per-repetition slopes (spec 000/001 F2), and its position against the factor."""
-    from verify import regret_fits as rf
-    rows = []
-    for c in claims:
-        num, den = run_results(runs.get(c.experiment), c.run), run_results(runs.get(c.experiment), c.baseline)
-        if num is None or den is None:
-            continue
-        a, b = late_log_fit(num, bounds=()), late_log_fit(den, bounds=())
-        if a.applicable and b.applicable and a.details["window"] != b.details["window"]:
-            a = rf.log_regret_fit(num, window=(num.horizon / 10, num.horizon), bounds=())
-            b = rf.log_regret_fit(den, window=(den.horizon / 10, den.horizon), bounds=())
-        position = ""
-        if a.applicable and b.applicable:
-            gen = np.random.default_rng(0)
-            pa, pb = a.details["per_rep"], b.details["per_rep"]
-            boot = [pa[gen.integers(0, pa.size, pa.size)].mean() / pb[gen.integers(0, pb.size, pb.size)].mean()
-                    for _ in range(2000)]
-            lo, hi = np.quantile(boot, [0.025, 0.975])
-            w = a.details["window"]
-            cell = f"{a.estimate / b.estimate:.3g} [{lo:.3g}, {hi:.3g}] on [{w[0]:g}, {w[1]:g}]"
-            position = "<= factor" if hi <= c.theory else (">= factor" if lo >= c.theory else "straddles factor")
-        else:
-            cell = "not applicable: " + (a.verdict.reason if not a.applicable else b.verdict.reason)
-        rows.append([c.experiment, f"{c.run} / {c.baseline}", cell, fmt(c.theory), position])
-    return rows
-
-
-SLOPE_RATIO_HEADER = ["experiment", "ratio", "C_run / C_base [95% CI]", "theory factor", "position"]
 
 
 def ordering_row(run, labels: Sequence[str], claim: str) -> list:
@@ -471,35 +549,6 @@ def ordering_row(run, labels: Sequence[str], claim: str) -> list:
         cells.append(f"T={fmt_t(t)}: " + " < ".join(fmt(m) for m in means) + ("" if ordered else " (NOT ordered)"))
     status = "**confirmed**" if ok_all else "**refuted**"
     return [claim, "; ".join(cells), status + (" (95% bands disjoint)" if sep_all and ok_all else "")]
-
-
-def flattening_values(run, labels: Sequence[str]) -> list[tuple[str, float]] | None:
-    """Late-over-early local log-slope ratio (slope on [T/10, T] / slope on [T/100, T/10]) per run:
-    1 means logarithmic (flat on a log axis), > 1 still steepening."""
-    from verify import regret_fits as rf
-    out = []
-    for lab in labels:
-        r = run_results(run, lab)
-        if r is None:
-            return None
-        T = r.horizon
-        early = rf.log_regret_fit(r, window=(T / 100, T / 10), bounds=(), agreement=1e9)
-        late = rf.log_regret_fit(r, window=(T / 10, T), bounds=(), agreement=1e9)
-        if not (early.applicable and late.applicable) or early.estimate <= 0:
-            return None
-        out.append((lab, late.estimate / early.estimate))
-    return out
-
-
-def flattening_row(run, labels: Sequence[str], claim: str) -> list:
-    """'Convergence slows as eps decreases': labels ordered from large to small eps."""
-    vals = flattening_values(run, labels) if run is not None else None
-    if vals is None:
-        return [claim, "experiment not available or too few checkpoints", ""]
-    text = "; ".join(f"{lab}: {v:.2f}" for lab, v in vals)
-    increasing = all(vals[i][1] <= vals[i + 1][1] for i in range(len(vals) - 1))
-    return [claim, "late/early log-slope ratio (1 = flat on a log axis, > 1 = not yet): " + text,
-            "**confirmed**" if increasing else "**partly**: not monotone in eps"]
 
 
 # ------------------------------------------------------------ sweeps
@@ -558,3 +607,13 @@ def all_bound_rows(runs: dict) -> list[list]:
         for key, res in run.results.items():
             rows += bound_check_rows(name, key, res)
     return rows
+
+
+def bound_checks_section(report: Report, title: str, text: str, runs: dict, *, level: int = 2):
+    """The per-run bound-check table of ``runs`` (experiment name -> run) under ``title``,
+    then every registered bound of the report's seed."""
+    report.section(title, level)
+    report.text(text)
+    report.table(BOUND_HEADER, all_bound_rows(runs))
+    report.section(f"Registered bounds of seed {report.ctx.seed}", 3)
+    registry_table(report, report.ctx.seed)

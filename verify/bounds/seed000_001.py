@@ -111,28 +111,30 @@ def _cor8_slope(ctx):
     return float(np.sum(np.maximum(8.0 * F_L(ctx["eps"]) / d, 10.0 * d)))
 
 
-def thm7_terms(ctx, kappa: float, log_t: float | None):
-    """Theorem 7's sum over arms at a given kappa: the full bound when ``log_t`` is
-    ln T, or its ln T coefficient when ``log_t`` is None (layout R15)."""
+def thm7_terms(ctx, kappa, log_t: float | None):
+    """Theorem 7's sum over arms at ``kappa`` (a number or an array of them): the full bound when
+    ``log_t`` is ln T, or its ln T coefficient when ``log_t`` is None (layout R15)."""
     d = positive_gaps(ctx)
+    k = np.asarray(kappa, dtype=float)[..., None]
     p0, a0, q, em = ctx["p0"], ctx["alpha0"], ctx["Q_L"], ctx["eps_min"]
-    lead = np.maximum(8.0 / (p0 * d) * (1.0 + 4.0 * math.sqrt(a0 + kappa * q)) ** 2,
+    lead = np.maximum(8.0 / (p0 * d) * (1.0 + 4.0 * np.sqrt(a0 + k * q)) ** 2,
                       2.0 * d / (p0 * a0 ** 2) * (4.0 * a0 * em ** -2 + em ** -4))
     if log_t is None:
-        return float(np.sum(lead + d / (2.0 * p0 * kappa ** 2)))
-    kappa_term = d / (2.0 * p0 * kappa ** 2) * (math.log(p0) + log_t + 2.0 * kappa ** 2)
-    return float(np.sum(lead * log_t + kappa_term + 2.0 * d / p0 + 2.0 * PI2 * d / 3.0))
+        return np.sum(lead + d / (2.0 * p0 * k ** 2), axis=-1)
+    kappa_term = d / (2.0 * p0 * k ** 2) * (math.log(p0) + log_t + 2.0 * k ** 2)
+    return np.sum(lead * log_t + kappa_term + 2.0 * d / p0 + 2.0 * PI2 * d / 3.0, axis=-1)
 
 
-def thm10_terms(ctx, kappa: float, log_t: float | None):
-    """Theorem 10's sum over arms at a given kappa (bound, or ln T coefficient)."""
+def thm10_terms(ctx, kappa, log_t: float | None):
+    """Theorem 10's sum over arms at ``kappa`` (a number or an array; bound, or ln T coefficient)."""
     d = positive_gaps(ctx)
+    k = np.asarray(kappa, dtype=float)[..., None]
     p0, b0, q = ctx["p0"], ctx["beta0"], ctx["Q_B"]
-    lead = 8.0 / (p0 * d) * (b0 + kappa * q)
+    lead = 8.0 / (p0 * d) * (b0 + k * q)
     if log_t is None:
-        return float(np.sum(lead + d / (2.0 * p0 * kappa ** 2)))
-    kappa_term = d / (2.0 * p0 * kappa ** 2) * (math.log(p0) + log_t + 2.0 * p0 * kappa ** 2)
-    return float(np.sum(lead * log_t + kappa_term + d / p0 + PI2 * d / 3.0))
+        return np.sum(lead + d / (2.0 * p0 * k ** 2), axis=-1)
+    kappa_term = d / (2.0 * p0 * k ** 2) * (math.log(p0) + log_t + 2.0 * p0 * k ** 2)
+    return np.sum(lead * log_t + kappa_term + d / p0 + PI2 * d / 3.0, axis=-1)
 
 
 def _kappa_limit(terms, q_key):
@@ -141,13 +143,13 @@ def _kappa_limit(terms, q_key):
         log_t = math.log(ctx["T"])
         best = minimise(lambda k: terms(ctx, k, log_t))[1]
         if ctx[q_key] == 0.0:
-            best = min(best, terms(ctx, 1e12, log_t))
+            best = min(best, float(terms(ctx, 1e12, log_t)))
         return best
 
     def slope(ctx):
         best = minimise(lambda k: terms(ctx, k, None))[1]
         if ctx[q_key] == 0.0:
-            best = min(best, terms(ctx, 1e12, None))
+            best = min(best, float(terms(ctx, 1e12, None)))
         return best
     return value, slope
 

@@ -1,0 +1,155 @@
+"""Claims as data: the verdict logic on synthetic runs, with negative controls.
+
+A reversed ordering must come out *refuted*, a saturated (round-robin) run *unobservable*,
+a missing experiment *not checked*; Holm's correction must act across the whole table.
+Synthetic regret curves make every case exact and fast (no simulation).
+"""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import dpbench
+from dpbench.engine.result import log_checkpoints
+from dpbench.reporting.claims import (CLAIMS_DIR, Claim, Evidence, Verdict, claims_section, evaluate, learning_horizon,
+                                      load_claims, uniform_share)
+from dpbench.reporting.claims.kinds import rounding
+
+MEANS = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5]
+T = 100_000
+
+
+def curve(label, policy="ldp_ucb_b", *, slope=100.0, reps=20, seed=0, round_robin=False, eps=2.0):
+    """A SimulationResult whose regret is slope * ln t (+ noise), or uniform play's t x mean gap."""
+    cps = log_checkpoints(T)
+    gen = np.random.default_rng(seed)
+    gaps = max(MEANS) - np.asarray(MEANS)
+    if round_robin:
+        base = cps * gaps.mean()
+        regret = base[None, :] * (1 + 0.002 * gen.standard_normal((reps, 1)))
+    else:
+        regret = slope * np.log(cps)[None, :] * (1 + 0.05 * gen.standard_normal((reps, 1)))
+    return dpbench.SimulationResult(
+        policy=policy, label=label, environment="bernoulli", params={"eps": eps}, env_params={"means": MEANS},
+        horizon=T, seed=seed, first_rep=0, checkpoints=cps, regret=regret,
+        pulls=np.zeros((reps, len(MEANS)), dtype=np.int64), means=np.asarray(MEANS))
+
+
+def run_of(*results):
+    return SimpleNamespace(results={r.label: r for r in results}, runs=[])
+
+
+def claim(cid, test, **params):
+    horizon = params.pop("horizon", None)
+    return Claim(cid, "synthetic", f"synthetic {test}", test, params, horizon=horizon)
+
+
+@pytest.fixture(scope="module")
+def evidence():
+    fast = curve("fast", slope=100.0, seed=1)
+    slow = curve("slow", slope=300.0, seed=2)
+    same = curve("fast twin", slope=100.0, seed=3)
+    stuck_a = curve("stuck A", round_robin=True, seed=4, eps=0.01)
+    stuck_b = curve("stuck B", round_robin=True, seed=5, eps=0.01)
+    ev = Evidence({"exp": run_of(fast, slow, same, stuck_a, stuck_b)})
+    ev.measure("pi", lambda c, e: math.pi)
+    return ev
+
+
+def verdicts(ev, *claims):
+    return {r.claim.id: r for r in evaluate(claims, ev)}
+
+
+def test_ordering_reproduced_and_reversed_refuted(evidence):
+    out = verdicts(evidence, claim("right", "ordering", experiment="exp", runs=["fast", "slow"]),
+                   claim("reversed", "ordering", experiment="exp", runs=["slow", "fast"]))
+    assert out["right"].verdict is Verdict.REPRODUCED
+    assert out["reversed"].verdict is Verdict.REFUTED                       # negative control
+    assert "p =" in out["reversed"].detail and out["right"].outcome.horizon == T
+
+
+def test_saturated_round_robin_is_unobservable_with_a_horizon(evidence):
+    ev = evidence
+    stuck = ev.runs["exp"].results["stuck A"]
+    assert uniform_share(stuck, T) > 0.99
+    horizon = learning_horizon(stuck)                 # Theorem 6 forces learning later than T
+    assert horizon is not None and horizon > T
+    out = verdicts(ev, claim("stuck", "ordering", experiment="exp", runs=["stuck A", "stuck B"]))
+    assert out["stuck"].verdict is Verdict.UNOBSERVABLE
+    assert "round-robin" in out["stuck"].detail and "observable from T" in out["stuck"].detail
+
+
+def test_missing_experiment_and_declared_reasons_are_not_checked(evidence):
+    out = verdicts(evidence, claim("gone", "ordering", experiment="nope", runs=["a", "b"]),
+                   claim("typo", "not_checked", reason="a typo in a proof"))
+    assert out["gone"].verdict is Verdict.NOT_CHECKED and "not available" in out["gone"].detail
+    assert out["typo"].verdict is Verdict.NOT_CHECKED and out["typo"].detail == "a typo in a proof"
+
+
+def test_holm_correction_acts_across_the_table():
+    """A comparison that passes alone at alpha = 3p fails inside a family of five: Holm
+    multiplies the smallest p-value by the family size."""
+    ev = Evidence({"exp": run_of(curve("a", slope=100.0, seed=7), curve("b", slope=104.0, seed=8))})
+    ab = claim("ab", "ordering", experiment="exp", runs=["a", "b"])
+    p = evaluate([ab], ev)[0].outcome.hypotheses[0].p_value
+    assert 0 < p < 0.1
+    single = evaluate([ab], ev, alpha=3 * p)[0]
+    assert single.verdict is Verdict.REPRODUCED and single.adjusted[0] == pytest.approx(p)
+    fillers = [claim(f"f{i}", "ordering", experiment="exp", runs=["b", "a"]) for i in range(4)]
+    family = evaluate([ab, *fillers], ev, alpha=3 * p)[0]
+    assert family.adjusted[0] == pytest.approx(5 * p)
+    assert family.verdict is Verdict.REFUTED
+
+
+def test_ratio_against_the_paper_value_and_its_rounding(evidence):
+    out = verdicts(evidence,
+                   claim("r3", "ratio", experiment="exp", run="slow", baseline="fast", expected=3.0),
+                   claim("r5", "ratio", experiment="exp", run="slow", baseline="fast", expected=5.0),
+                   claim("ub", "ratio", experiment="exp", run="slow", baseline="fast", expected=2.0,
+                         side="upper_bound"))
+    assert out["r3"].verdict is Verdict.REPRODUCED
+    assert out["r5"].verdict is Verdict.REFUTED and "excludes" in out["r5"].detail
+    assert out["ub"].verdict is Verdict.REFUTED                             # 3 is above an upper bound of 2
+    assert rounding(1.6) == pytest.approx(0.05) and rounding(74) == 0.5 and rounding(0.9977) == pytest.approx(5e-5)
+
+
+def test_values_and_laws(evidence):
+    out = verdicts(evidence, claim("pi", "value", measure="pi", expected=3.1416),
+                   claim("pi_bad", "value", measure="pi", expected=3.2),
+                   claim("twins", "same_law", experiment="exp", runs=["fast", "fast twin"]),
+                   claim("not_twins", "same_law", experiment="exp", runs=["fast", "slow"]))
+    assert out["pi"].verdict is Verdict.REPRODUCED and out["pi_bad"].verdict is Verdict.REFUTED
+    assert out["twins"].verdict is Verdict.REPRODUCED and out["not_twins"].verdict is Verdict.REFUTED
+
+
+def test_flattening_and_argmin(evidence):
+    out = verdicts(evidence, claim("flat", "flattening", experiment="exp", runs=["fast", "slow"]),
+                   claim("stuck_flat", "flattening", experiment="exp", runs=["stuck A"]),
+                   claim("best", "argmin", experiment="exp", runs=["fast", "slow", "stuck A"], best="fast",
+                         worst="stuck A"),
+                   claim("wrong_best", "argmin", experiment="exp", runs=["fast", "slow"], best="slow"))
+    assert out["flat"].verdict is Verdict.REPRODUCED
+    assert out["stuck_flat"].verdict is Verdict.UNOBSERVABLE       # linear growth, but before learning
+    assert out["best"].verdict is Verdict.REPRODUCED and out["wrong_best"].verdict is Verdict.REFUTED
+
+
+def test_claims_tables_load_and_name_bad_keys(tmp_path):
+    for path in sorted(CLAIMS_DIR.glob("seed*.toml")):       # every shipped table is valid
+        claims = load_claims(path)
+        assert len({c.id for c in claims}) == len(claims) > 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[claim]]\nid = "x"\nwhere = "w"\nstatement = "s"\ntest = "ordering"\nruns = []\nfoo = 1\n')
+    with pytest.raises(dpbench.InputError, match="claim 'x' .*unknown key.*foo"):
+        load_claims(bad)
+
+
+def test_claims_section_renders_and_writes_json(evidence, tmp_path):
+    from dpbench.reporting.common import Report, ReportContext
+    report = Report(ReportContext(seed="000", out_dir=tmp_path), "test")
+    claims = [claim("right", "ordering", experiment="exp", runs=["fast", "slow"]),
+              claim("typo", "not_checked", reason="typo")]
+    claims_section(report, evidence, claims=claims)
+    text = "\n".join(report.lines)
+    assert "2 claims: 1 reproduced, 0 refuted, 0 unobservable at this horizon, 1 not checked" in text
+    assert (tmp_path / "seed000_claims.json").exists()
