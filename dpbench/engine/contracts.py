@@ -66,8 +66,8 @@ def _missing_verbs(role: str, component) -> list[str]:
     cls = type(component)
     have = comp.implementations(cls)
     needed = list(_ROLE_VERBS[role])
-    if role == "mechanism" and "respond_broadcast" in have:
-        needed = []
+    if role == "mechanism" and ("respond_broadcast" in have or "privatize" in have):
+        needed = []                 # respond defaults to report_each over privatize
     if role == "environment" and "draw_sum" in have:
         needed = []
     return [v for v in needed if v not in have]
