@@ -5,7 +5,8 @@ occurrence of ``find``), and first the entry's focused tests (``law_tests`` unle
 ``tests``) run with ``pytest -x``; if they all pass, the whole default suite runs (``pytest -x``
 with the project's default options), so a mutation reported SURVIVED truly survived the default
 run.  An entry whose ``replace`` holds ``{f}`` is applied once per ``factors`` value (ids
-``<id>@<f>``).  Before any mutation the unmutated copy must pass every focused test (the control).
+``<id>@<f>``).  The unmutated copy must pass every focused test (the control, run beside the
+mutations; no verdict or report otherwise).
 Each mutation's outcome is stored in ``reports/mutations.json`` (a run with ``--only`` replaces
 its entries' rows) and the score table (id, file, killer) regenerated from it into
 ``reports/mutations.md``; nothing else in the worktree is modified::
@@ -158,11 +159,9 @@ def run(only: str | None, scratch: Path, jobs: int = 1, full: bool = True, repor
     copies = [scratch / f"copy{i}" for i in range(max(1, jobs))]
     for c in copies:
         _copy(c)
+    control = scratch / "control"                           # unmutated: must pass every focused test
+    _copy(control)
     focused = sorted({t for v in todo for t in v.tests})
-    proc = _pytest(copies[0], focused)                       # the control: unmutated code passes
-    if proc.returncode != 0:
-        print(f"the unmutated copy fails {_first_failure(proc.stdout)}: fix that first", flush=True)
-        return 2
     free: queue.Queue = queue.Queue()
     for c in copies:
         free.put(c)
@@ -176,9 +175,14 @@ def run(only: str | None, scratch: Path, jobs: int = 1, full: bool = True, repor
         print(f"{o.status:8s} {v.id:28s} {o.seconds:5.0f}s {v.file}  <- {o.killer} ({o.stage})", flush=True)
         return o
 
-    with ThreadPoolExecutor(max_workers=len(copies)) as pool:
+    with ThreadPoolExecutor(max_workers=len(copies) + 1) as pool:
+        checked = pool.submit(_pytest, control, focused)      # runs beside the mutations
         outcomes = list(pool.map(one, todo))
+        proc = checked.result()
     wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        print(f"the unmutated copy fails {_first_failure(proc.stdout)}: no verdict, fix that first", flush=True)
+        return 2
     bad = [o for o in outcomes if o.status != "killed"]
     print(f"{len(outcomes) - len(bad)} of {len(outcomes)} killed in {wall / 60:.1f} min", flush=True)
     if report:
