@@ -86,3 +86,15 @@ def test_stage_floor_is_the_median_detection_mass():
     assert st.min_count(lambda k: k * k >= 50, 100) == 8
     assert st.min_count(lambda k: False, 100) is None
     assert st.certification_floor(10 ** 6, 0.05, 1.0, 1e-4) > st.certification_floor(10 ** 6, 0.05, 1.0) + 9e-5
+
+
+def test_one_sided_z_is_the_per_side_normal_quantile():
+    """The ranking proxy's z splits alpha over the two sides like the certified bound."""
+    for alpha in (1e-6, 0.01, 0.1):
+        assert st.one_sided_z(alpha) == pytest.approx(stats.norm.isf(alpha / 2), rel=1e-12)
+
+
+def test_delta_bound_is_p1_lower_minus_e_eps_p2_upper():
+    k1, k2, n, alpha, eps = 6000, 3000, 10000, 0.1, 0.5
+    expect = st.cp_lower(k1, n, alpha / 2) - math.exp(eps) * st.cp_upper(k2, n, alpha / 2)
+    assert st.delta_bound(k1, n, k2, n, alpha, eps) == pytest.approx(expect, rel=1e-12)

@@ -293,3 +293,16 @@ def test_bad_context_is_refused():
         bounds.get("seed000.thm6").evaluate(gaps=[0.1], eps=1.0, T=10)
     with pytest.raises(dpbench.InputError, match="gaps"):
         bounds.get("seed000.thm6").evaluate(gaps=[0.1, float("nan")], eps=1.0, T=10)
+
+
+def test_level_statistics_of_the_paper_pool():
+    """Seed 001 A.3 on F_D = U{0, 0.2, 1, 2, 100} at eps_min = 1: the users with eps_t >= 1
+    (three of five, the threshold itself included) and their exact conditional factors."""
+    kept = np.array([1.0, 2.0, 100.0])
+    stats = level_statistics(make_levels("discrete"), 1.0)
+    coth2 = 1.0 / np.tanh(kept / 2.0) ** 2
+    assert stats["p0"] == pytest.approx(0.6, rel=1e-12)
+    assert stats["alpha0"] == pytest.approx(np.mean(kept ** -2.0), rel=1e-12)
+    assert stats["beta0"] == pytest.approx(np.mean(coth2), rel=1e-12)
+    assert stats["Q_B"] == pytest.approx(coth2[0] - coth2[-1], rel=1e-12)
+    assert stats["V_L"] == pytest.approx(np.mean((1.0 + 4.0 / kept) ** 2) / 0.6, rel=1e-12)

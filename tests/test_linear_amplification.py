@@ -156,3 +156,9 @@ def test_shuffler_permutation_is_uniform():
 def test_bad_input_is_refused(call, needle):
     with pytest.raises(InputError, match=needle):
         call()
+
+
+def test_fmt_limit_is_the_strict_reference_bound():
+    """eps0 <= log(n / (16 log(4/delta))): the limit of the FMT reference code (module docstring)."""
+    for n, delta in ((1e4, 1e-6), (1e6, 1e-3), (300.0, 1e-9)):
+        assert fmt_limit(n, delta) == pytest.approx(math.log(n / (16.0 * math.log(4.0 / delta))), rel=1e-12)

@@ -233,3 +233,10 @@ def test_law_objects_refuse_bad_parameters():
         P.BetaLaw(0.0, 1.0)
     with pytest.raises(InputError):
         P.GaussianLaw(0.0, 1, -2.0)
+
+
+def test_audited_perturbations_default_to_the_end_of_the_start_phase():
+    """The ftpl_gauss / ftpl_beta mechanisms audit the first history the policy privatises:
+    ceil(N*) pulls (8 and 1065 at eps = 1, delta = 0.01), not one inside the start phase."""
+    assert P.GaussPerturbationMechanism(eps=1.0, delta=0.01).params["pulls"] == 8
+    assert P.BetaPerturbationMechanism(eps=1.0, delta=0.01).params["pulls"] == 1065
