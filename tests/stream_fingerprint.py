@@ -6,8 +6,8 @@ shared function) is checked by saving the fingerprints before and comparing afte
     python -m tests.stream_fingerprint --save /tmp/before.json       # on the old code
     python -m tests.stream_fingerprint --compare /tmp/before.json    # on the new code: exit 1 on a change
 
-Every registered policy runs on its regression configuration (``tests/test_regret_regression.py``,
-T = 20,000, 64 repetitions, seed 8001: so ``tests/data/regret_baseline.json`` is compared as well),
+Every registered policy runs on its regression configuration (``verify/regret_baseline.py``,
+T = 20,000, 64 repetitions, seed 8001: so ``verify/data/regret_baseline.json`` is compared as well),
 plus the variants that exercise other mechanism paths: heterogeneous levels (discrete and truncated
 Gaussian), the sigmoid curators on Gaussian rewards, LDP/DP robust SE in the scaled mode (epochs end,
 so the batched Laplace sums are drawn) and the seed 004 local/shuffle/central models with the paper's
@@ -27,11 +27,13 @@ import numba
 import numpy as np
 
 import dpbench
+from verify.regret_baseline import BASELINE_SEED
+from verify.regret_baseline import config as baseline_config
+from verify.regret_baseline import load as load_baseline
 from dpbench.engine.components import broadcast, init_state, respond_broadcast, select, update
 from dpbench.engine.simulate import prepare
 from dpbench.validation import InputError
 
-from .test_regret_regression import BASELINE_SEED, baseline_config, load_baseline
 
 GAUSS = {"name": "gaussian", "means": [1.0, 0.5, 0.0], "sigma": 1.0}
 PARETO = {"name": "pareto", "setting": "S1", "tail_v": 0.9}
