@@ -133,7 +133,7 @@ class SimulationResult:
         meta["summary"] = {k: v for k, v in self.summary().items() if k != "final_regrets"}
         path = with_ext(stem, ".json")
         tmpj = with_ext(stem, ".tmp.json")
-        tmpj.write_text(json.dumps(_jsonable(meta), indent=1))
+        tmpj.write_text(json.dumps(to_json(meta), indent=1))
         tmpj.replace(path)
         return path
 
@@ -169,18 +169,41 @@ class SimulationResult:
             warnings=head.warnings, info=head.info, metadata=head.metadata)
 
 
-def _jsonable(obj):
+def to_json(obj, default=None):
+    """A copy of ``obj`` that :func:`json.dumps` writes as strict JSON.
+
+    Parameters
+    ----------
+    obj : object
+        Nested dicts, lists, tuples, NumPy arrays and scalars, Python numbers and strings.
+    default : callable, optional
+        Applied to any other object (e.g. ``repr``); without it such objects are returned
+        unchanged, so that :func:`json.dumps` refuses them rather than storing a lossy text.
+
+    Returns
+    -------
+    object
+        Dict keys as strings, tuples and arrays as lists, NumPy scalars as Python numbers,
+        NaN as ``None`` and infinities as ``"inf"`` / ``"-inf"``.
+
+    Examples
+    --------
+    >>> to_json({1: np.array([0.5, np.inf]), "n": np.int64(3)})
+    {'1': [0.5, 'inf'], 'n': 3}
+    """
     if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
+        return {str(k): to_json(v, default) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
+        return [to_json(v, default) for v in obj]
     if isinstance(obj, np.ndarray):
-        return obj.tolist()
+        return to_json(obj.tolist(), default)
     if isinstance(obj, (np.floating, np.integer, np.bool_)):
-        return obj.item()
+        return to_json(obj.item(), default)
     if isinstance(obj, float) and not math.isfinite(obj):
         return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    return obj
+    if default is None or obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return default(obj)
 
 
 def with_ext(stem, ext: str) -> Path:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,10 +37,6 @@ class RunSpec:
     environment: dict
     panel: str = ""
     sweep_group: str = ""      # label template of the [[runs]] entry a swept run came from
-
-    @property
-    def slug(self) -> str:
-        return re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.panel}__{self.label}" if self.panel else self.label)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
-from ..engine.result import _jsonable
+from ..engine.result import to_json
 from ..validation import InputError, check_count, check_int
 
 #: cells hold this many repetitions unless the experiment or the command line says otherwise
@@ -34,10 +34,8 @@ DEFAULT_CELL_REPS = 10
 
 
 def canonical_json(obj) -> str:
-    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr.
-    (Two ``_jsonable`` passes: the first makes numpy scalars Python ones, the second maps
-    their NaN/inf to JSON-safe values.)"""
-    return json.dumps(_jsonable(_jsonable(obj)), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr."""
+    return json.dumps(to_json(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ class Config:
         user gave them, not as the built instance expanded them."""
         spec = ENVIRONMENTS.get_spec(environment)
         env = validate_params(f"environment {environment!r}", spec.params, env_params)
-        return cls(plan.spec.name, environment, _jsonable(plan.params), _jsonable(env),
+        return cls(plan.spec.name, environment, to_json(plan.params), to_json(env),
                    int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
 
     @classmethod

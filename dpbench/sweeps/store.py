@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.caching import compiled_sources_hash
-from ..engine.result import SimulationResult, _jsonable, now_iso, package_versions
+from ..engine.result import SimulationResult, to_json, now_iso, package_versions
 from ..validation import InputError
 from .grid import Config, canonical_json
 
@@ -141,7 +141,7 @@ class ResultStore:
             self._db.close()
             raise
         self.name = self.info["name"]
-        self._versions = json.dumps(_jsonable(package_versions()))
+        self._versions = json.dumps(to_json(package_versions()))
 
     @classmethod
     def open(cls, path) -> "ResultStore":
@@ -233,7 +233,7 @@ class ResultStore:
         key, old, new = conflicts[0]
         diffs = []
         for field in new:
-            if old.get(field) != _jsonable(new[field]):
+            if old.get(field) != to_json(new[field]):
                 if field == "checkpoints":
                     diffs.append("checkpoints differ")
                 else:
