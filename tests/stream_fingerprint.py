@@ -27,13 +27,12 @@ import numba
 import numpy as np
 
 import dpbench
-from verify.regret_baseline import BASELINE_SEED
-from verify.regret_baseline import config as baseline_config
-from verify.regret_baseline import load as load_baseline
 from dpbench.engine.components import broadcast, init_state, respond_broadcast, select, update
 from dpbench.engine.simulate import prepare
 from dpbench.validation import InputError
-
+from verify.regret_baseline import BASELINE_SEED
+from verify.regret_baseline import config as baseline_config
+from verify.regret_baseline import load as load_baseline
 
 GAUSS = {"name": "gaussian", "means": [1.0, 0.5, 0.0], "sigma": 1.0}
 PARETO = {"name": "pareto", "setting": "S1", "tail_v": 0.9}
@@ -68,7 +67,8 @@ TRACES = [
     ("ldp_ucb_bs", "ldp_ucb_bs", GAUSS, {"eps": 1.0}, 2000),
     ("ucb1_sigmoid", "ucb1_sigmoid", GAUSS, {}, 2000),
     ("heldp_ucb_l discrete", "heldp_ucb_l", None, {"eps_dist": "discrete", "eps_min": 0.5}, 2000),
-    ("heldp_ucb_bs truncated_gaussian", "heldp_ucb_bs", GAUSS, {"eps_dist": "truncated_gaussian", "eps_min": 0.5}, 2000),
+    ("heldp_ucb_bs truncated_gaussian", "heldp_ucb_bs", GAUSS,
+     {"eps_dist": "truncated_gaussian", "eps_min": 0.5}, 2000),
     ("ldp_robust_se", "ldp_robust_se", PARETO, {"v": 0.9, "eps": 1.0}, 200_000),
     ("dp_robust_se", "dp_robust_se", PARETO, {"v": 0.9, "eps": 1.0, "constants": "scaled"}, 200_000),
     ("dp_robust_ucb", "dp_robust_ucb", PARETO, {"v": 0.9, "eps": 1.0}, 5000),

@@ -30,6 +30,7 @@ def register(sub):
 
 def _run(args) -> int:
     from verify import regret_baseline
+
     from .. import ALGORITHMS
     for name in args.policies:
         check_choice("policy", name, ALGORITHMS)

@@ -138,7 +138,7 @@ class SimulationResult:
         return path
 
     @classmethod
-    def load(cls, stem) -> "SimulationResult":
+    def load(cls, stem) -> SimulationResult:
         stem = Path(stem)
         meta = json.loads(with_ext(stem, ".json").read_text())
         meta.pop("summary", None)
@@ -147,7 +147,7 @@ class SimulationResult:
         return cls(**meta, **arrays)
 
     @classmethod
-    def concat(cls, parts: list["SimulationResult"]) -> "SimulationResult":
+    def concat(cls, parts: list[SimulationResult]) -> SimulationResult:
         """Join results of consecutive repetition ranges of one configuration."""
         parts = sorted(parts, key=lambda p: p.first_rep)
         head = parts[0]
@@ -157,7 +157,7 @@ class SimulationResult:
             if (nxt.policy, nxt.params, nxt.env_params, nxt.horizon, nxt.seed) != \
                     (head.policy, head.params, head.env_params, head.horizon, head.seed):
                 raise ValueError("cannot join results of different configurations")
-        traces = [p.trace for p in parts]
+        traces = [p.trace for p in parts if p.trace is not None]
         return cls(
             policy=head.policy, label=head.label, environment=head.environment, params=head.params,
             env_params=head.env_params, horizon=head.horizon, seed=head.seed, first_rep=head.first_rep,
@@ -165,7 +165,7 @@ class SimulationResult:
             pulls=np.vstack([p.pulls for p in parts]), means=head.means,
             seconds=sum(p.seconds for p in parts), compile_seconds=sum(p.compile_seconds for p in parts),
             threads=head.threads,
-            trace=None if any(t is None for t in traces) else np.vstack(traces),
+            trace=np.vstack(traces) if len(traces) == len(parts) else None,
             warnings=head.warnings, info=head.info, metadata=head.metadata)
 
 
@@ -213,4 +213,4 @@ def with_ext(stem, ext: str) -> Path:
 
 
 def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")

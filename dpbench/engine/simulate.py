@@ -152,7 +152,7 @@ def numba_threads(threads):
 def check_threads(threads):
     if threads is None:
         return None
-    return check_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)
+    return check_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
 def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progress=False,
@@ -173,7 +173,9 @@ def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progres
                 t0 = time.perf_counter()
                 r, p, tr = _run_chunk(plan, first_rep + done, count, trace)
                 seconds += time.perf_counter() - t0
-                regrets.append(r), pulls.append(p), traces.append(tr)
+                regrets.append(r)
+                pulls.append(p)
+                traces.append(tr)
                 done += count
                 bar.update(count)
         except KeyboardInterrupt:

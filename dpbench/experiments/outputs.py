@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.catalog import ALGORITHMS
-from ..engine.result import SimulationResult, to_json, now_iso, package_versions
+from ..engine.result import SimulationResult, now_iso, package_versions, to_json
 
 BOOTSTRAP = 2000
 

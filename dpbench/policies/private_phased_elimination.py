@@ -63,12 +63,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, integer, real,
-                              register_algorithm)
+from ..engine.caching import cached_njit
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, integer, real, register_algorithm
 from ..engine.components import broadcast, implements, init_state, select, update
 from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.ldp_curators import Direct
-from ..engine.caching import cached_njit
 from ..mechanisms.shuffle_amplification import EPS0_MODES, NOISE_SCALES, LaplaceRandomizer, batch_local_eps
 from ..validation import InputError
 from .optimal_design import CORE_SET, DESIGN_KINDS, cholesky, cholesky_solve, design_kernel

@@ -50,7 +50,7 @@ class Config:
     checkpoints: tuple
 
     @classmethod
-    def from_plan(cls, plan, environment: str, env_params: dict) -> "Config":
+    def from_plan(cls, plan, environment: str, env_params: dict) -> Config:
         """The config of a plan built from environment ``environment`` with the (unvalidated)
         parameters ``env_params``; they are recorded validated and defaulted, i.e. as the
         user gave them, not as the built instance expanded them."""
@@ -60,7 +60,7 @@ class Config:
                    int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
 
     @classmethod
-    def from_run(cls, run, plan) -> "Config":
+    def from_run(cls, run, plan) -> Config:
         """The config of experiment run ``run`` (a RunSpec) and its plan."""
         env = dict(run.environment)
         name = env.pop("name")
@@ -74,7 +74,7 @@ class Config:
                 "checkpoints": list(self.checkpoints)}
 
     @classmethod
-    def from_description(cls, desc: dict) -> "Config":
+    def from_description(cls, desc: dict) -> Config:
         return cls(desc["policy"], desc["environment"], desc["params"], desc["env_params"],
                    int(desc["horizon"]), int(desc["seed"]), tuple(int(c) for c in desc["checkpoints"]))
 

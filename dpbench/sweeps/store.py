@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.caching import compiled_sources_hash
-from ..engine.result import SimulationResult, to_json, now_iso, package_versions
+from ..engine.result import SimulationResult, now_iso, package_versions, to_json
 from ..validation import InputError
-from .grid import Config, canonical_json
+from .grid import canonical_json
 
 #: bumped whenever the schema or the meaning of a column changes
 FORMAT = 2
@@ -144,7 +144,7 @@ class ResultStore:
         self._versions = json.dumps(to_json(package_versions()))
 
     @classmethod
-    def open(cls, path) -> "ResultStore":
+    def open(cls, path) -> ResultStore:
         return cls(path, None, readonly=True)
 
     @staticmethod
