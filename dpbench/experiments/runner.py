@@ -24,39 +24,10 @@ from pathlib import Path
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
 from ..validation import InputError, check_count, check_int, check_real, make_output_dir
+from .spec import Experiment, RunSpec
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
-
-
-@dataclass
-class RunSpec:
-    label: str
-    policy: str
-    params: dict
-    environment: dict
-    panel: str = ""
-    sweep_group: str = ""      # label template of the [[runs]] entry a swept run came from
-
-
-@dataclass
-class Experiment:
-    name: str
-    title: str
-    source: str
-    horizon: int
-    reps: int
-    seed: int
-    runs: list[RunSpec]
-    baseline: str | None = None
-    paper_horizon: int | None = None
-    ratio_horizons: list[int] = field(default_factory=list)
-    notes: str = ""
-    yscale: str = "linear"
-    sweep_plot: str | None = None     # a swept parameter: also plot final regret against it
-    table_info: list[str] = field(default_factory=list)
-    path: Path | None = None
-    raw: dict = field(default_factory=dict)
 
 
 def experiment_names() -> list[str]:
