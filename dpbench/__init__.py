@@ -20,5 +20,5 @@ from .mechanisms import sampler  # noqa: E402
 from .validation import InputError  # noqa: E402
 
 __all__ = ["simulate", "SimulationResult", "Interrupted", "InputError", "sampler",
-           "ALGORITHMS", "ENVIRONMENTS", "MECHANISMS", "__version__", "to_json",
+           "ALGORITHMS", "ENVIRONMENTS", "MECHANISMS", "__version__",
            "register_policy", "register_environment", "implements", "ComponentError", "load_plugins"]
