@@ -14,6 +14,7 @@ from scipy import stats
 
 
 def package_versions() -> dict:
+    """Return the versions of dpbench, numba, numpy, scipy, Python and the platform."""
     import numba
     import scipy
 
@@ -24,8 +25,10 @@ def package_versions() -> dict:
 
 
 def log_checkpoints(horizon: int, per_decade: int = 20) -> np.ndarray:
-    """Log-spaced pull counts in [1, horizon], always containing every power of ten
-    up to ``horizon`` and ``horizon`` itself."""
+    """Return log-spaced pull counts in [1, horizon].
+
+    The grid always contains every power of ten up to ``horizon`` and ``horizon`` itself.
+    """
     n = max(2, int(math.ceil(per_decade * math.log10(max(horizon, 10)))) + 1)
     grid = np.unique(np.round(np.logspace(0, math.log10(horizon), n)).astype(np.int64))
     powers = 10 ** np.arange(0, int(math.log10(horizon)) + 1, dtype=np.int64)
@@ -37,9 +40,40 @@ def log_checkpoints(horizon: int, per_decade: int = 20) -> np.ndarray:
 class SimulationResult:
     """Regret of one (policy, environment, parameters) configuration over R repetitions.
 
-    ``regret[r, c]`` is the pseudo-regret of repetition ``first_rep + r`` after
-    ``checkpoints[c]`` pulls; ``pulls[r, a]`` the final pull count of arm a.
+    Returned by :func:`dpbench.simulate`; memory is O(reps x checkpoints), never O(T).
+
+    Attributes
+    ----------
+    policy, label, environment : str
+        The policy's catalog name and display label, the environment's name.
+    params, env_params : dict
+        The policy's and the environment's validated parameters.
+    horizon, seed, first_rep : int
+        Pulls per repetition, master seed, index of the first repetition held.
+    checkpoints : ndarray of int64, shape (C,)
+        Pull counts at which the regret is recorded (log-spaced, ``horizon`` included).
+    regret : ndarray, shape (reps, C)
+        ``regret[r, c]``: pseudo-regret of repetition ``first_rep + r`` after
+        ``checkpoints[c]`` pulls.
+    pulls : ndarray of int64, shape (reps, K)
+        Final pull count of every arm.
+    means : ndarray, shape (K,)
+        The arms' mean rewards.
+    seconds, compile_seconds : float
+        Run time of the compiled loop and time spent compiling (or loading the cache).
+    threads : int
+        Threads the loop ran on.
+    trace : ndarray of int64, shape (reps, horizon), optional
+        The arm of every pull, when asked for.
+    warnings, info, metadata : list, dict, dict
+        The policy's warnings and facts, and versions / creation time / seeding rule.
+
+    Examples
+    --------
+    >>> r = dpbench.simulate("ucb1", "bernoulli", horizon=10_000, reps=4, seed=1)  # doctest: +SKIP
+    >>> r.mean[-1], r.ci95[:, -1], r.final_regrets  # doctest: +SKIP
     """
+
     policy: str
     label: str
     environment: str
@@ -63,18 +97,22 @@ class SimulationResult:
     # ------------------------------------------------------------ summary
     @property
     def reps(self) -> int:
+        """Number of repetitions held."""
         return int(self.regret.shape[0])
 
     @property
     def final_regrets(self) -> np.ndarray:
+        """Per-repetition regret after ``horizon`` pulls."""
         return self.regret[:, -1]
 
     @property
     def mean(self) -> np.ndarray:
+        """Mean regret over the repetitions at each checkpoint."""
         return self.regret.mean(axis=0)
 
     @property
     def stderr(self) -> np.ndarray:
+        """Standard error of the mean regret at each checkpoint (NaN with one repetition)."""
         if self.reps < 2:
             return np.full(self.regret.shape[1], np.nan)
         return self.regret.std(axis=0, ddof=1) / math.sqrt(self.reps)
@@ -87,6 +125,7 @@ class SimulationResult:
 
     @property
     def pulls_per_second(self) -> float:
+        """Pulls per wall-clock second of the compiled loop (compilation excluded)."""
         return self.reps * self.horizon / self.seconds if self.seconds > 0 else math.nan
 
     def regret_at(self, t: int) -> np.ndarray:
@@ -97,6 +136,7 @@ class SimulationResult:
         return self.regret[:, idx]
 
     def summary(self) -> dict:
+        """Return the configuration and the final regret's mean, error and spread as a dict."""
         final = self.final_regrets
         return {
             "policy": self.policy, "label": self.label, "environment": self.environment,
@@ -139,6 +179,7 @@ class SimulationResult:
 
     @classmethod
     def load(cls, stem) -> SimulationResult:
+        """Read a result written by :meth:`save` (``stem.npz`` and ``stem.json``)."""
         stem = Path(stem)
         meta = json.loads(with_ext(stem, ".json").read_text())
         meta.pop("summary", None)
@@ -170,7 +211,7 @@ class SimulationResult:
 
 
 def to_json(obj, default=None):
-    """A copy of ``obj`` that :func:`json.dumps` writes as strict JSON.
+    """Return a copy of ``obj`` that :func:`json.dumps` writes as strict JSON.
 
     Parameters
     ----------
@@ -217,4 +258,5 @@ def with_ext(stem, ext: str) -> Path:
 
 
 def now_iso() -> str:
+    """Return the current UTC time in ISO 8601, to the second."""
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
