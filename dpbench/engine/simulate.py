@@ -216,57 +216,19 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
              **params) -> SimulationResult:
     """Run ``reps`` repetitions of ``policy`` on ``env`` for ``horizon`` pulls.
 
-    Everything is validated before anything is compiled; repetition r uses the seed
-    ``rep_seeds(seed, r)``, so the numbers do not depend on ``threads`` or chunking.
+    ``env`` is an environment name (its parameters, e.g. ``means``, may be
+    passed among ``params`` or in ``env_params``) or an :class:`Instance`.
+    ``params`` are the policy's parameters (``dpbench list`` names them).
+    Returns a :class:`SimulationResult`; raises :class:`InputError` on bad
+    input before compiling anything.
 
-    Parameters
-    ----------
-    policy : str
-        A registered policy (``dpbench list policies``).
-    env : str or Instance
-        An environment name or an already built :class:`Instance`.
-    horizon : int
-        Pulls per repetition (at least the number of arms).
-    reps : int
-        Repetitions.
-    seed : int
-        Master seed (>= 0).
-    env_params : dict, optional
-        The environment's parameters; they may also be passed among ``params``.
-    checkpoints : array of int, optional
-        Pull counts at which to record the regret (default: log-spaced).
-    threads : int, optional
-        numba threads (default: all).
-    progress : bool
-        Show a progress bar.
-    trace : bool
-        Also record the arm of every pull (memory O(reps x horizon)).
-    first_rep : int
-        Index of the first repetition (to split a run across processes).
-    check : bool
-        First run repetition ``first_rep`` as plain Python with every component call
-        checked against its contract (:mod:`dpbench.engine.contracts`; about 1e5 pulls per
-        second), then rerun it compiled, which must reproduce it.
-    **params
-        The policy's parameters (``dpbench list -v`` names them with their ranges).
+    ``check=True`` first runs repetition ``first_rep`` as plain Python with every
+    component call checked against its contract (:mod:`dpbench.engine.contracts`;
+    plain Python runs about 1e5 pulls per second), and afterwards reruns it compiled,
+    which must reproduce it; a violation raises :class:`~dpbench.extend.ComponentError`
+    naming the function.
 
-    Returns
-    -------
-    SimulationResult
-        Regret curves, final pull counts, timing and metadata.
-
-    Raises
-    ------
-    InputError
-        On bad input, naming the parameter and the allowed range.
-    ComponentError
-        With ``check=True``, when a component breaks its contract.
-
-    Examples
-    --------
     >>> r = simulate("ldp_ucb_b", "bernoulli", horizon=10_000, reps=4, seed=1, eps=2.0)
-    >>> r.final_regrets.shape
-    (4,)
     """
     if reps is None:
         raise InputError(f"reps must be an integer in [1, {MAX_COUNT}] (got None)")
