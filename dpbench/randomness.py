@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from .engine.caching import cached_njit as njit
 
+from .engine.caching import cached_njit as njit
 from .validation import InputError, check_int
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -78,7 +78,8 @@ def check_int(name: str, value, *, low=None, high=None) -> int:
         raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {_shown(value)})")
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value) or value != int(value):
-            raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {_shown(value)})")
+            raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} "
+                             f"(got {_shown(value)})")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         raise InputError(f"{name} must be an integer{describe_interval(low, high, False, False)} (got {value})")

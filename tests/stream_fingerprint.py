@@ -6,8 +6,8 @@ shared function) is checked by saving the fingerprints before and comparing afte
     python -m tests.stream_fingerprint --save /tmp/before.json       # on the old code
     python -m tests.stream_fingerprint --compare /tmp/before.json    # on the new code: exit 1 on a change
 
-Every registered policy runs on its regression configuration (``tests/test_regret_regression.py``,
-T = 20,000, 64 repetitions, seed 8001: so ``tests/data/regret_baseline.json`` is compared as well),
+Every registered policy runs on its regression configuration (``verify/regret_baseline.py``,
+T = 20,000, 64 repetitions, seed 8001: so ``verify/data/regret_baseline.json`` is compared as well),
 plus the variants that exercise other mechanism paths: heterogeneous levels (discrete and truncated
 Gaussian), the sigmoid curators on Gaussian rewards, LDP/DP robust SE in the scaled mode (epochs end,
 so the batched Laplace sums are drawn) and the seed 004 local/shuffle/central models with the paper's
@@ -30,8 +30,9 @@ import dpbench
 from dpbench.engine.components import broadcast, init_state, respond_broadcast, select, update
 from dpbench.engine.simulate import prepare
 from dpbench.validation import InputError
-
-from .test_regret_regression import BASELINE_SEED, baseline_config, load_baseline
+from verify.regret_baseline import BASELINE_SEED
+from verify.regret_baseline import config as baseline_config
+from verify.regret_baseline import load as load_baseline
 
 GAUSS = {"name": "gaussian", "means": [1.0, 0.5, 0.0], "sigma": 1.0}
 PARETO = {"name": "pareto", "setting": "S1", "tail_v": 0.9}
@@ -66,7 +67,8 @@ TRACES = [
     ("ldp_ucb_bs", "ldp_ucb_bs", GAUSS, {"eps": 1.0}, 2000),
     ("ucb1_sigmoid", "ucb1_sigmoid", GAUSS, {}, 2000),
     ("heldp_ucb_l discrete", "heldp_ucb_l", None, {"eps_dist": "discrete", "eps_min": 0.5}, 2000),
-    ("heldp_ucb_bs truncated_gaussian", "heldp_ucb_bs", GAUSS, {"eps_dist": "truncated_gaussian", "eps_min": 0.5}, 2000),
+    ("heldp_ucb_bs truncated_gaussian", "heldp_ucb_bs", GAUSS,
+     {"eps_dist": "truncated_gaussian", "eps_min": 0.5}, 2000),
     ("ldp_robust_se", "ldp_robust_se", PARETO, {"v": 0.9, "eps": 1.0}, 200_000),
     ("dp_robust_se", "dp_robust_se", PARETO, {"v": 0.9, "eps": 1.0, "constants": "scaled"}, 200_000),
     ("dp_robust_ucb", "dp_robust_ucb", PARETO, {"v": 0.9, "eps": 1.0}, 5000),

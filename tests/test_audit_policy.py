@@ -6,8 +6,14 @@ import pytest
 
 from dpbench import InputError
 from dpbench.engine.catalog import Built
-from verify.audit.policy_audit import (audit_policy, first_random_step, flip_one, gdp_elim_short_phases,
-                                       policy_mechanism, run_traces)
+from verify.audit.policy_audit import (
+    audit_policy,
+    first_random_step,
+    flip_one,
+    gdp_elim_short_phases,
+    policy_mechanism,
+    run_traces,
+)
 
 N = 100_000
 ALPHA = 1e-4

@@ -8,7 +8,8 @@ import pytest
 from scipy.stats import norm
 
 import verify
-from verify.audit import statistics as st, tradeoff as tr
+from verify.audit import statistics as st
+from verify.audit import tradeoff as tr
 
 MU = 1.0                        # Delta / sigma
 DELTAS = np.logspace(-9, math.log10(0.9), 200)

@@ -59,7 +59,8 @@ def test_cli_usage_error_in_a_real_process():
                            "--horizon", "5", "--means", "0.9,0.1,0.3,0.2,0.2,0.1"],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2
-    assert "horizon must be an integer in [6, 9007199254740992] (got 5)" in proc.stderr and "Traceback" not in proc.stderr
+    assert "horizon must be an integer in [6, 9007199254740992] (got 5)" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 #: (arguments, what the one stderr line must say); {tmp} is a fresh directory
@@ -69,11 +70,13 @@ _REFUSED = [
     (["simulate", "--policy", "ucb1", "--horizon", "9223372036854775808"],
      "horizon must be an integer in [20, 9007199254740992] (got 9223372036854775808)"),
     (["simulate", "--policy", "ucb1", "--horizon", "1e29"], "horizon must be an integer in [20, 9007199254740992]"),
-    (["run", "seed000_fig1a", "--horizon", "1e29", "--out", "{tmp}"], "horizon must be an integer in [2, 9007199254740992]"),
+    (["run", "seed000_fig1a", "--horizon", "1e29", "--out", "{tmp}"],
+     "horizon must be an integer in [2, 9007199254740992]"),
     (["sweep", "--name", "g", "--policy", "ucb1", "--instance", "means=0.9,0.8", "--horizon",
       "9223372036854775808", "--reps", "2", "--out", "{tmp}"], "horizon must be an integer in [2, 9007199254740992]"),
     (["simulate", "--policy", "ucb1", "--horizon", "2.5"], "argument --horizon: invalid integer value: '2.5'"),
-    (["simulate", "--policy", "ucb1", "--horizon", "1000000000000"], "more than a day; lower --horizon or --reps, or pass --yes"),
+    (["simulate", "--policy", "ucb1", "--horizon", "1000000000000"],
+     "more than a day; lower --horizon or --reps, or pass --yes"),
     (["run", "seed000_fig1a", "--horizon", "1e12", "--out", "{tmp}"], "more than a day"),
     (["sweep", "--name", "g", "--policy", "ucb1", "--instance", "means=0.9,0.8", "--horizon", "1e12", "--reps",
       "2", "--out", "{tmp}", "--scheduler", "none"], "more than a day"),

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from dpbench.cli import main
-from dpbench.experiments import experiment_names, load_experiment, plan_runs, run_experiment
-from dpbench.experiments import runner
 from dpbench.engine.simulate import Interrupted, run_plan
+from dpbench.experiments import experiment_names, load_experiment, plan_runs, run_experiment, runner
 
 
 @pytest.mark.parametrize("name", experiment_names())

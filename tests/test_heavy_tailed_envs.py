@@ -6,11 +6,17 @@ import pytest
 from scipy import stats
 
 import dpbench
-from dpbench.engine.simulate import build_environment
-from dpbench.environments.heavy_tailed import (SETTINGS, moment_bound, pareto, raw_moments,
-                                               student_t, student_t_raw_moment)
-from dpbench.validation import InputError
 from dpbench.engine.caching import cached_njit
+from dpbench.engine.simulate import build_environment
+from dpbench.environments.heavy_tailed import (
+    SETTINGS,
+    moment_bound,
+    pareto,
+    raw_moments,
+    student_t,
+    student_t_raw_moment,
+)
+from dpbench.validation import InputError
 
 
 @cached_njit
@@ -73,7 +79,7 @@ def test_student_t_sampler():
 def test_student_t_moments_exact():
     cases = ((0.0, 1.0, 3.0, 1.5), (0.5, 1.0, 3.0, 1.5), (-0.9, 2.0, 2.5, 1.9), (0.3, 0.5, 10.0, 2.0))
     for mean, scale, dof, p in cases:
-        ref = stats.t(dof, loc=mean, scale=scale).expect(lambda x: abs(x) ** p, epsabs=0, epsrel=1e-12, limit=500)
+        ref = stats.t(dof, loc=mean, scale=scale).expect(lambda x, p=p: abs(x) ** p, epsabs=0, epsrel=1e-12, limit=500)
         assert student_t_raw_moment(mean, scale, dof, p) == pytest.approx(ref, rel=1e-8)
     assert student_t_raw_moment(0.0, 1.0, 3.0, 2.0) == pytest.approx(3.0)       # Var T_3 = 3
     assert math.isinf(student_t_raw_moment(0.2, 1.0, 1.8, 1.9))
@@ -96,8 +102,8 @@ def test_lemma_10_on_pareto():
         shape = 1.05 + v
         for mu in SETTINGS["S3"]:
             law = stats.pareto(shape, scale=(shape - 1) * mu / shape)
-            raw = law.expect(lambda x: x ** (1 + v))
-            central = law.expect(lambda x: abs(x - mu) ** (1 + v), epsrel=1e-10)
+            raw = law.expect(lambda x, v=v: x ** (1 + v))
+            central = law.expect(lambda x, v=v, mu=mu: abs(x - mu) ** (1 + v), epsrel=1e-10)
             assert central <= 4 * raw
             assert raw <= 2 * central + 2 * mu ** (1 + v)
 

@@ -9,8 +9,13 @@ from scipy import stats
 
 import dpbench
 from dpbench import InputError
-from dpbench.mechanisms.shuffle_amplification import (amplification_inverse, amplified_eps, fmt_limit,
-                                                      local_eps, shuffle_batch)
+from dpbench.mechanisms.shuffle_amplification import (
+    amplification_inverse,
+    amplified_eps,
+    fmt_limit,
+    local_eps,
+    shuffle_batch,
+)
 
 DELTAS = [1e-3, 1e-6, 1e-9]
 NS = [2, 5, 50, 1000, 10**5, 10**7]

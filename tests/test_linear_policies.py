@@ -115,7 +115,8 @@ def test_privacy_for_free_at_large_eps_and_local_is_worst():
     """Spec §8.4 A/B on the paper's K = 10 instance, fixed seed: at eps = 100 Alg. 1 is within
     10% of the non-private batched algorithm; at eps = 0.1 local > shuffle >= central."""
     env = {"k": 10, "d": 2, "instance_seed": 0}
-    run = lambda p, **kw: dpbench.simulate(p, "linear_sphere", 10**6, 8, 2, **env, **kw).mean[-1]
+    def run(p, **kw):
+        return dpbench.simulate(p, "linear_sphere", 10**6, 8, 2, **env, **kw).mean[-1]
     base = run("linear_batched")
     assert run("linear_central", eps=100.0) <= 1.10 * base
     central, shuffle, local = (run(p, eps=0.1) for p in ("linear_central", "linear_shuffle", "linear_local"))

@@ -36,8 +36,12 @@ from dpbench.mechanisms.base import Mechanism
 from dpbench.mechanisms.bernoulli_trick import BernoulliTrick
 from dpbench.mechanisms.central_laplace import LaplaceReleaseMechanism
 from dpbench.mechanisms.ldp_curators import CTBMechanism, CTLMechanism, HeteroCuratorMechanism
-from dpbench.mechanisms.perturbations import (BetaPerturbationMechanism, GaussPerturbationMechanism,
-                                              Lemma15Law, Lemma15Mechanism)
+from dpbench.mechanisms.perturbations import (
+    BetaPerturbationMechanism,
+    GaussPerturbationMechanism,
+    Lemma15Law,
+    Lemma15Mechanism,
+)
 from dpbench.mechanisms.shuffle_amplification import LaplaceRandomizerMechanism, shuffle_batch
 from dpbench.mechanisms.tree_counter import hybrid_prefix_sums, tree_level_eps, tree_prefix_sums
 from dpbench.mechanisms.truncation import TruncatedLaplaceMechanism

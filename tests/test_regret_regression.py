@@ -1,14 +1,13 @@
 """Regret regression: every registered policy's final regret matches its stored baseline.
 
 The configurations, the seeds and the two-sided test (Welch's t and Kolmogorov-Smirnov at
-ALPHA) are in tests/regression.py; regenerate after an intended change with
-``python tests/regenerate_baseline.py POLICY``.
+ALPHA) are in verify/regret_baseline.py; regenerate after an intended change with
+``dpbench baseline --regenerate POLICY``.
 """
-import numpy as np
 import pytest
 
 import dpbench
-from tests import regression as reg
+from verify import regret_baseline as reg
 
 
 @pytest.fixture(scope="module")
@@ -17,25 +16,23 @@ def baseline():
 
 
 def _compare(policy, entry, **override):
-    cfg = reg.config(policy)
-    assert {k: entry[k] for k in cfg} == cfg, (
-        f"the regression configuration of {policy!r} changed; run python tests/regenerate_baseline.py {policy}")
-    base = np.asarray(entry["final_regrets"])
-    new = reg.final_regrets(cfg, reg.TEST_SEED, **override)
-    return reg.p_value(new, base), new, base
+    try:
+        return reg.compare(policy, entry, **override)
+    except ValueError as err:
+        pytest.fail(str(err))
 
 
 @pytest.mark.parametrize("policy", sorted(dpbench.ALGORITHMS))
 def test_regret_matches_baseline(policy, baseline):
     if policy not in baseline:
-        pytest.fail(f"{policy!r} has no regret baseline: add its configuration to tests/regression.py if the "
-                    f"default does not suit it, then run python tests/regenerate_baseline.py {policy}")
+        pytest.fail(f"{policy!r} has no regret baseline: add its configuration to verify/regret_baseline.py if the "
+                    f"default does not suit it, then run {reg.REGENERATE} {policy}")
     p, new, base = _compare(policy, baseline[policy])
     assert p >= reg.ALPHA, (
         f"{policy}: final regret {new.mean():.2f} (sd {new.std(ddof=1):.2f}) against the baseline's "
         f"{base.mean():.2f} (sd {base.std(ddof=1):.2f}), two-sided p = {p:.2e} < {reg.ALPHA:g}: the change "
         f"made it {'worse' if new.mean() > base.mean() else 'better'}. If that is intended, run "
-        f"python tests/regenerate_baseline.py {policy}")
+        f"{reg.REGENERATE} {policy}")
 
 
 def test_every_baseline_can_see_a_change_of_the_random_part(baseline):

@@ -2,12 +2,10 @@
 concurrent writes, the ``dpbench sweep`` command line and bad scheduler addresses."""
 import contextlib
 import json
-import os
 import socket
 import sqlite3
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 

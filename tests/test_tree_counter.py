@@ -5,9 +5,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpbench.mechanisms.tree_counter import (tree_add, tree_error_bound, tree_error_bound_paper,
-                                             tree_level_eps, tree_levels, tree_new, tree_prefix_sums,
-                                             tree_privacy_loss, tree_release)
+from dpbench.mechanisms.tree_counter import (
+    tree_add,
+    tree_error_bound,
+    tree_error_bound_paper,
+    tree_level_eps,
+    tree_levels,
+    tree_new,
+    tree_prefix_sums,
+    tree_privacy_loss,
+    tree_release,
+)
 from dpbench.validation import InputError
 
 

@@ -36,8 +36,16 @@ from dpbench.mechanisms import perturbations as P
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
-from .cdf_feasibility import (FAMILIES, LEMMA8_CONSTRAINTS, LEMMA9_CONSTRAINTS, _check_lemma,
-                              _json_safe, _law_privacy, family_pair, validate)
+from .cdf_feasibility import (
+    FAMILIES,
+    LEMMA8_CONSTRAINTS,
+    LEMMA9_CONSTRAINTS,
+    _check_lemma,
+    _json_safe,
+    _law_privacy,
+    family_pair,
+    validate,
+)
 
 
 def dkw_radius(n: int, alpha: float) -> float:

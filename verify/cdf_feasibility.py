@@ -60,8 +60,8 @@ so the largest change (shift 1/N) is the worst history for both shift families.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -157,14 +157,14 @@ def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
 def _tail_point(laws, side: str) -> float:
     """A point beyond which every law has mass <= TAIL on ``side`` (or the support end)."""
     lower = side == "lower"
-    mass = (lambda x: max(float(l.cdf(x)) for l in laws)) if lower else \
-        (lambda x: max(float(l.sf(x)) for l in laws))
-    ends = [l.support()[0 if lower else 1] for l in laws]
+    mass = (lambda x: max(float(law.cdf(x)) for law in laws)) if lower else \
+        (lambda x: max(float(law.sf(x)) for law in laws))
+    ends = [law.support()[0 if lower else 1] for law in laws]
     end = min(ends) if lower else max(ends)
     inside = []                                   # breakpoints strictly inside the supports
-    for l in laws:
-        s_lo, s_hi = l.support()
-        b = np.asarray(l.breakpoints(), float)
+    for law in laws:
+        s_lo, s_hi = law.support()
+        b = np.asarray(law.breakpoints(), float)
         b = b[(b > s_lo) & (b < s_hi)]
         inside.append(b if b.size else np.array([0.5 * (s_lo + s_hi)]))
     bps = np.concatenate(inside)

@@ -20,7 +20,7 @@ import sys
 from ..validation import InputError
 
 #: subcommand modules, in the order ``dpbench --help`` lists them
-COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "audit"]
+COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "audit", "audit_suite", "baseline"]
 
 
 class _Parser(argparse.ArgumentParser):

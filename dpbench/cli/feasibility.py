@@ -5,6 +5,7 @@
     dpbench feasibility lemma15 --eps 1 --delta 0.01 --n 10 --lemma 9
     dpbench feasibility gauss --eps 0 --delta 0.01 --v 1 --start-phase
     dpbench feasibility lemma15 --eps 1 --delta 0.01 --n 10 --shift 1.05 --samples 1000000
+    dpbench feasibility --figures --out reports     # Figs. 1-3 of seed 002 and reports/feasibility.md
 
 Exit status: 0 when the inequalities hold, 1 when they are violated, 2 on bad input.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+
+from ..validation import InputError, make_output_dir
 
 
 def register(sub):
@@ -21,10 +24,16 @@ def register(sub):
                     "(GDP, intervals and complements, slack delta/2) for the worst neighbouring "
                     "histories of a perturbation family, for every real x. Exit status 0: holds, "
                     "1: violated, 2: bad input.")
-    p.add_argument("family", choices=["gauss", "beta", "lemma15"],
-                   help="gauss: N(R/N, v/N); beta: Beta(R+1+k, N-R+1+k); lemma15: truncated Laplace")
-    p.add_argument("--eps", type=float, required=True, help="privacy level eps >= 0")
-    p.add_argument("--delta", type=float, required=True, help="privacy slack delta in [0, 1)")
+    p.add_argument("family", nargs="?", choices=["gauss", "beta", "lemma15"],
+                   help="gauss: N(R/N, v/N); beta: Beta(R+1+k, N-R+1+k); lemma15: truncated Laplace "
+                        "(required unless --figures)")
+    p.add_argument("--figures", action="store_true",
+                   help="instead of one check, regenerate Figs. 1-3 of seed 002 and feasibility.md in "
+                        "--out (a few minutes on 2 cores)")
+    p.add_argument("--out", default="reports", metavar="DIR",
+                   help="with --figures: output directory (default: %(default)s)")
+    p.add_argument("--eps", type=float, help="privacy level eps >= 0 (required for a check)")
+    p.add_argument("--delta", type=float, help="privacy slack delta in [0, 1) (required for a check)")
     p.add_argument("--n", type=int, help="pull count N of the arm (required unless --start-phase)")
     p.add_argument("--lemma", type=int, choices=[8, 9], default=8, help="8 (DP) or 9 (GDP); default 8")
     p.add_argument("--v", type=float, default=2.0, help="gauss: variance factor v (default 2)")
@@ -42,9 +51,15 @@ def register(sub):
 
 
 def _run(args) -> int:
+    if args.figures:
+        return _figures(args)
+    if args.family is None:
+        raise InputError("a perturbation family (gauss, beta or lemma15) is required unless --figures is given")
+    for flag in ("eps", "delta"):
+        if getattr(args, flag) is None:
+            raise InputError(f"--{flag} is required for a check of {args.family}")
     from verify.cdf_bands import band_check_family
     from verify.cdf_feasibility import check, minimal_start_phase, validate
-    from ..validation import InputError
 
     options = {"v": args.v}
     if args.family == "beta":
@@ -88,3 +103,13 @@ def _run(args) -> int:
         if band is not None:
             print(band.summary())
     return 0 if res.holds else 1
+
+
+def _figures(args) -> int:
+    """Figs. 1-3 of seed 002 and the minimal-start-phase report, into ``args.out``."""
+    if args.family is not None:
+        raise InputError("--figures takes no perturbation family (it draws all three)")
+    from ..reporting.feasibility_figures import write_report
+    for path in write_report(make_output_dir("--out", args.out)):
+        print(path)
+    return 0

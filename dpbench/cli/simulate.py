@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..engine.result import _jsonable
+from ..engine.result import to_json
 from ..validation import InputError, check_count, integer_text
 
 
@@ -79,7 +79,7 @@ def _run(args) -> int:
         result = run_plan(plan, reps, threads=args.threads, progress=progress)
     summary = result.summary()
     if args.json:
-        print(json.dumps(_jsonable(summary), indent=1))
+        print(json.dumps(to_json(summary), indent=1))
         return 0
     lo, hi = summary["ci95_final_regret"]
     print(f"{result.label} on {result.environment}, T={result.horizon}, R={result.reps}, seed={result.seed}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..engine.result import _jsonable
+from ..engine.result import to_json
 from ..validation import InputError, integer_text
 
 
@@ -60,7 +60,7 @@ def execute(args, experiment) -> int:
                          log=log, scheduler=args.scheduler, workers=args.workers,
                          cell_reps=args.cell_reps, connect_timeout=args.connect_timeout, confirm=confirm)
     if args.json:
-        print(json.dumps(_jsonable({"experiment": run.experiment.name, "out_dir": str(run.out_dir),
+        print(json.dumps(to_json({"experiment": run.experiment.name, "out_dir": str(run.out_dir),
                                     "figure": str(run.figure), "store": str(run.store),
                                     "cells": run.cells, "config": run.config, "table": run.table}),
                          indent=1))

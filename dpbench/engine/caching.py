@@ -63,7 +63,8 @@ def _fold_stamp(dispatcher):
         return dispatcher
     cache_file._source_stamp = (cache_file._source_stamp, compiled_sources_hash())
     cache_file._load_index = _tolerant(cache_file._load_index)
-    cache._cache_file = _IndexPerUserComponents(cache_file)
+    # a cache file implies a cache
+    cache._cache_file = _IndexPerUserComponents(cache_file)  # type: ignore[union-attr]
     return dispatcher
 
 
@@ -102,7 +103,7 @@ class _IndexPerUserComponents:
             main = self.package_file
             base = main._index_name[:-len(".nbi")] + ".u" + hashlib.sha256(names.encode()).hexdigest()[:12]
             user_file = IndexDataCacheFile(main._cache_path, base, (main._source_stamp, stamp))
-            user_file._load_index = _tolerant(user_file._load_index)
+            user_file._load_index = _tolerant(user_file._load_index)  # type: ignore[method-assign]
             self._files[key] = user_file
         return self._files[key]
 

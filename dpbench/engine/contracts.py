@@ -143,12 +143,13 @@ def _summary(err: Exception) -> str:
 
 def _is_pair_of_integers(t) -> bool:
     return isinstance(t, numba.types.BaseTuple) and len(t) == 2 and \
-        all(isinstance(x, numba.types.Integer) for x in t)
+        all(isinstance(x, numba.types.Integer) for x in t)  # type: ignore[attr-defined]
 
 
 def _is_pair_of_numbers(t) -> bool:
+    numbers = (numba.types.Integer, numba.types.Float, numba.types.Boolean)
     return isinstance(t, numba.types.BaseTuple) and len(t) == 2 and \
-        all(isinstance(x, (numba.types.Integer, numba.types.Float, numba.types.Boolean)) for x in t)
+        all(isinstance(x, numbers) for x in t)  # type: ignore[attr-defined]
 
 
 def compile_error(plan, err: Exception) -> Exception:

@@ -36,6 +36,7 @@ class Interrupted(KeyboardInterrupt):
 @dataclass
 class Plan:
     """A validated, built configuration, ready to run."""
+
     spec: AlgorithmSpec
     instance: Instance
     built: Built
@@ -58,6 +59,7 @@ class Plan:
 
 
 def build_environment(env, env_params: dict | None = None) -> Instance:
+    """Build the environment ``env`` (a name, or an :class:`Instance` returned as given)."""
     return _environment(env, env_params)[0]
 
 
@@ -158,6 +160,7 @@ def compile_plan(plan: Plan) -> float:
 
 @contextlib.contextmanager
 def numba_threads(threads):
+    """Run the block on ``threads`` numba threads (None: all) and yield the count used."""
     if threads is None:
         yield numba.get_num_threads()
         return
@@ -170,13 +173,15 @@ def numba_threads(threads):
 
 
 def check_threads(threads):
+    """Return ``threads`` checked to lie in [1, NUMBA_NUM_THREADS] (None stays None)."""
     if threads is None:
         return None
-    return check_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)
+    return check_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
 def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progress=False,
              trace=False, desc=None) -> SimulationResult:
+    """Run ``reps`` repetitions of a prepared :class:`Plan` (see :func:`simulate`)."""
     reps = check_int("reps", reps, low=1)
     first_rep = check_int("first_rep", first_rep, low=0)
     threads = check_threads(threads)
@@ -193,7 +198,9 @@ def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progres
                 t0 = time.perf_counter()
                 r, p, tr = _run_chunk(plan, first_rep + done, count, trace)
                 seconds += time.perf_counter() - t0
-                regrets.append(r), pulls.append(p), traces.append(tr)
+                regrets.append(r)
+                pulls.append(p)
+                traces.append(tr)
                 done += count
                 bar.update(count)
         except KeyboardInterrupt:

@@ -32,8 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
-from ..engine.catalog import (EnvironmentSpec, Instance, Param, choice, integer, real,
-                              register_environment)
+from ..engine.catalog import EnvironmentSpec, Instance, Param, choice, integer, real, register_environment
 from ..engine.components import draw, draw_sum, implements
 from ..policies.optimal_design import check_actions, greedy_net, net_sphere_2d
 from ..validation import InputError, check_real

@@ -20,8 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
-from ..engine.catalog import (EnvironmentSpec, Instance, Param, real, register_environment,
-                              vector)
+from ..engine.catalog import EnvironmentSpec, Instance, Param, real, register_environment, vector
 from ..engine.components import draw, draw_sum, implements
 from ..validation import InputError
 
@@ -97,7 +96,7 @@ def _law_mean(law, a, b, c):
 def mixed_instance(laws, p1, p2, p3, name="mixture", params=None) -> Instance:
     laws = np.asarray(laws, dtype=np.int64)
     p1, p2, p3 = (np.asarray(v, dtype=np.float64) for v in (p1, p2, p3))
-    means = np.array([_law_mean(int(l), a, b, c) for l, a, b, c in zip(laws, p1, p2, p3)])
+    means = np.array([_law_mean(int(law), a, b, c) for law, a, b, c in zip(laws, p1, p2, p3)])
     bounded = not (laws == GAUSSIAN).any()
     low = 0.0 if bounded else -math.inf
     high = 1.0 if bounded else math.inf

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.catalog import ALGORITHMS
-from ..engine.result import SimulationResult, _jsonable, now_iso, package_versions
+from ..engine.result import SimulationResult, now_iso, package_versions, to_json
 
 BOOTSTRAP = 2000
 
@@ -212,5 +212,5 @@ def write_outputs(exp, config, results, runs, rows, out_dir: Path) -> Path:
                "table": rows,
                "runs": {k: {kk: vv for kk, vv in v.summary().items() if kk != "metadata"}
                         for k, v in results.items()}}
-    (out_dir / "experiment.json").write_text(json.dumps(_jsonable(summary), indent=1))
+    (out_dir / "experiment.json").write_text(json.dumps(to_json(summary), indent=1))
     return figure

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,45 +24,12 @@ from pathlib import Path
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
 from ..validation import InputError, check_count, check_int, check_real, make_output_dir
+from .spec import Experiment, RunSpec
 
 SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
 #: the name recorded in a result store shared by several experiments
 SHARED_STORE = "shared"
-
-
-@dataclass
-class RunSpec:
-    label: str
-    policy: str
-    params: dict
-    environment: dict
-    panel: str = ""
-    sweep_group: str = ""      # label template of the [[runs]] entry a swept run came from
-
-    @property
-    def slug(self) -> str:
-        return re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.panel}__{self.label}" if self.panel else self.label)
-
-
-@dataclass
-class Experiment:
-    name: str
-    title: str
-    source: str
-    horizon: int
-    reps: int
-    seed: int
-    runs: list[RunSpec]
-    baseline: str | None = None
-    paper_horizon: int | None = None
-    ratio_horizons: list[int] = field(default_factory=list)
-    notes: str = ""
-    yscale: str = "linear"
-    sweep_plot: str | None = None     # a swept parameter: also plot final regret against it
-    table_info: list[str] = field(default_factory=list)
-    path: Path | None = None
-    raw: dict = field(default_factory=dict)
 
 
 def experiment_names() -> list[str]:

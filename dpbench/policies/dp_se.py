@@ -21,8 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.caching import cached_njit
+from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.ldp_curators import Direct

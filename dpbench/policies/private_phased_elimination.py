@@ -59,34 +59,44 @@ is played and noised; gamma uses the design value g_i for 2d and |A_i| for B d).
 from __future__ import annotations
 
 import math
+from enum import IntEnum
 from typing import NamedTuple
 
 import numpy as np
 
-from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, integer, real,
-                              register_algorithm)
+from ..engine.caching import cached_njit
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, integer, real, register_algorithm
 from ..engine.components import broadcast, implements, init_state, select, update
 from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.ldp_curators import Direct
-from ..engine.caching import cached_njit
 from ..mechanisms.shuffle_amplification import EPS0_MODES, NOISE_SCALES, LaplaceRandomizer, batch_local_eps
 from ..validation import InputError
 from .optimal_design import CORE_SET, DESIGN_KINDS, cholesky, cholesky_solve, design_kernel
 
-NONPRIVATE, CENTRAL, LOCAL, SHUFFLE = 0, 1, 2, 3
-GEOMETRIC, LATTIMORE = 0, 1          # batch schedules: q^i batches + commit (seed 004) | L&S Alg. 12
 
-# state.ints slots
-_BATCH, _POS, _NSUP, _COMMIT, _RANK, _NBATCH, _HORIZON, _BEST, _NACTIVE, _NCLIENTS = range(10)
-# state.floats slots
-_LOGQ, _GAMMA, _SCALE, _EPS0, _G, _QI = range(6)
+class Model(IntEnum):
+    """Where the privacy noise is added (Algorithms 1-3), or none."""
+    NONPRIVATE = 0
+    CENTRAL = 1
+    LOCAL = 2
+    SHUFFLE = 3
+
+
+class Schedule(IntEnum):
+    """Batch schedule: q^i batches then commit (seed 004), or Lattimore & Szepesvari Alg. 12."""
+    GEOMETRIC = 0
+    LATTIMORE = 1
+
+
+NONPRIVATE, CENTRAL, LOCAL, SHUFFLE = Model.NONPRIVATE, Model.CENTRAL, Model.LOCAL, Model.SHUFFLE
+GEOMETRIC, LATTIMORE = Schedule.GEOMETRIC, Schedule.LATTIMORE
 
 
 class PhasedElimination(NamedTuple):
     """Phased elimination with G-optimal batches (see module docstring)."""
     actions: np.ndarray      # (K, d) public action set, C-contiguous
-    model: int               # NONPRIVATE | CENTRAL | LOCAL | SHUFFLE
-    schedule: int            # GEOMETRIC | LATTIMORE
+    model: int               # a Model
+    schedule: int            # a Schedule
     eps: float               # eps (central, shuffle) or eps0 (local); unused otherwise
     delta: float             # shuffle: delta of eq. (10); LATTIMORE: confidence delta
     reward_range: float      # Delta_r if the noise is calibrated, 1.0 for the paper's scale
@@ -100,70 +110,92 @@ class PhasedElimination(NamedTuple):
     core_bound: float        # B of line 5; 0 = the observed |C_i|
 
 
+class PhasedState(NamedTuple):
+    """The policy's state: per-action arrays, and one-element arrays for the counters that
+    change (numba tuples are immutable; the arrays are changed in place)."""
+    horizon: int             # T
+    n_batches: int           # M = floor(ln T) - 1 (or ceil)
+    log_q: float             # ln q = ln(2T) / ln T
+    active: np.ndarray       # (K,) bool: A_i
+    weights: np.ndarray      # (K,) the design pi_i
+    counts: np.ndarray       # (K,) n_ia, pulls of each action in this batch
+    sums: np.ndarray         # (K,) (private) reward sum of each action in this batch
+    order: np.ndarray        # (K,) the batch's actions in the order they are played
+    values: np.ndarray       # (K,) <a, theta_i>
+    theta: np.ndarray        # (d,) least-squares estimate
+    basis: np.ndarray        # (d, d) orthonormal basis of span(A_i) (first ``rank`` columns)
+    batch: np.ndarray        # [i], the current batch (0 before the first)
+    pos: np.ndarray          # [position in ``order`` of the next action to play]
+    n_support: np.ndarray    # [actions of this batch with n_ia > 0]
+    commit: np.ndarray       # [the committed action, -1 before the commit phase]
+    rank: np.ndarray         # [m = dim span(A_i)]
+    best: np.ndarray         # [argmax_{A_i} <a, theta_i>]
+    n_active: np.ndarray     # [|A_i|]
+    n_clients: np.ndarray    # [n_i, the batch's pulls]
+    gamma: np.ndarray        # [gamma_i, the elimination width]
+    scale: np.ndarray        # [shuffle: Laplace scale announced for the batch]
+    eps0: np.ndarray         # [eps0^(i), the clients' level]
+    g: np.ndarray            # [design value g_i]
+    qi: np.ndarray           # [q^i]
+
+
 @implements(init_state, PhasedElimination)
 def _init(policy, k, horizon):
     n_actions, d = policy.actions.shape
-    ints = np.zeros(10, dtype=np.int64)
-    floats = np.zeros(6)
-    ints[_COMMIT] = -1
-    ints[_HORIZON] = horizon
-    ints[_NACTIVE] = n_actions
+    log_q = 0.0
+    n_batches = 0
     if horizon >= 2:
         log_t = math.log(horizon)
-        floats[_LOGQ] = math.log(2.0 * horizon) / log_t          # log q
-        ints[_NBATCH] = (math.ceil(log_t) if policy.ceil_batches else math.floor(log_t)) - 1
-    active = np.ones(n_actions, dtype=np.bool_)
-    weights = np.zeros(n_actions)
-    counts = np.zeros(n_actions, dtype=np.int64)
-    sums = np.zeros(n_actions)
-    order = np.zeros(n_actions, dtype=np.int64)
-    values = np.zeros(n_actions)
-    theta = np.zeros(d)
-    basis = np.zeros((d, d))
-    return active, weights, counts, sums, order, values, theta, basis, ints, floats
+        log_q = math.log(2.0 * horizon) / log_t
+        n_batches = (math.ceil(log_t) if policy.ceil_batches else math.floor(log_t)) - 1
+    return PhasedState(
+        horizon, n_batches, log_q, np.ones(n_actions, dtype=np.bool_), np.zeros(n_actions),
+        np.zeros(n_actions, dtype=np.int64), np.zeros(n_actions), np.zeros(n_actions, dtype=np.int64),
+        np.zeros(n_actions), np.zeros(d), np.zeros((d, d)),
+        np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.full(1, n_actions, dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1))
 
 
 @implements(select, PhasedElimination)
 def _select(policy, state, t):
-    active, weights, counts, sums, order, values, theta, basis, ints, floats = state
-    if ints[_COMMIT] >= 0:
-        return ints[_COMMIT], ints[_HORIZON] - t
-    if ints[_POS] >= ints[_NSUP]:
-        if ints[_BATCH] > 0:
+    if state.commit[0] >= 0:
+        return state.commit[0], state.horizon - t
+    if state.pos[0] >= state.n_support[0]:
+        if state.batch[0] > 0:
             _end_batch(policy, state)
-        if policy.schedule == GEOMETRIC and ints[_BATCH] >= ints[_NBATCH]:
-            ints[_COMMIT] = ints[_BEST]
-            return ints[_COMMIT], ints[_HORIZON] - t
+        if policy.schedule == GEOMETRIC and state.batch[0] >= state.n_batches:
+            state.commit[0] = state.best[0]
+            return state.commit[0], state.horizon - t
         _start_batch(policy, state, t)
-    arm = order[ints[_POS]]
-    ints[_POS] += 1
-    return arm, counts[arm]
+    arm = state.order[state.pos[0]]
+    state.pos[0] += 1
+    return arm, state.counts[arm]
 
 
 @implements(update, PhasedElimination)
 def _update(policy, state, arm, m, value, level, t):
-    active, weights, counts, sums, order, values, theta, basis, ints, floats = state
-    if ints[_COMMIT] >= 0:
+    if state.commit[0] >= 0:
         return
     if policy.model == CENTRAL:                              # one Laplace per (batch, action)
         value = laplace_release(value, 1.0, policy.reward_range, policy.eps)
-    sums[arm] += value
+    state.sums[arm] += value
 
 
 @implements(broadcast, PhasedElimination)
 def _broadcast(policy, state):
     """The Laplace scale of the current batch, announced to the shuffle model's clients."""
-    active, weights, counts, sums, order, values, theta, basis, ints, floats = state
-    return floats[_SCALE] if policy.model == SHUFFLE else 0.0
+    return state.scale[0] if policy.model == SHUFFLE else 0.0
 
 
 @cached_njit
 def _start_batch(policy, state, t):
     """Design on A_i, the pull counts (truncated at T), eps0^(i) and gamma_i."""
-    active, weights, counts, sums, order, values, theta, basis, ints, floats = state
+    active, weights, counts, sums, order = state.active, state.weights, state.counts, state.sums, state.order
     n_actions, d = policy.actions.shape
-    i = ints[_BATCH] + 1
-    ints[_BATCH] = i
+    i = state.batch[0] + 1
+    state.batch[0] = i
     n_act = 0
     for a in range(n_actions):
         if active[a]:
@@ -179,18 +211,18 @@ def _start_batch(policy, state, t):
             j += 1
     w = np.zeros(n_act)
     rank, g, steps = design_kernel(x, policy.design_kind, policy.design_tol,
-                                   policy.design_max_iter, w, basis)
-    ints[_RANK] = rank
-    horizon = ints[_HORIZON]
+                                   policy.design_max_iter, w, state.basis)
+    state.rank[0] = rank
+    horizon = state.horizon
     # ---- allocation
     if policy.schedule == GEOMETRIC:
-        qi = math.exp(i * floats[_LOGQ])
+        qi = math.exp(i * state.log_q)
         scale_i = qi
     else:
         eps_l = 0.5 ** i
         scale_i = 2.0 * d / (eps_l * eps_l) * math.log(n_actions * i * (i + 1.0) / policy.delta)
         qi = 0.0
-    floats[_QI] = qi
+    state.qi[0] = qi
     total = 0
     n_sup = 0
     for j in range(n_act):
@@ -212,22 +244,22 @@ def _start_batch(policy, state, t):
         if counts[a] > 0:
             order[pos] = a
             pos += 1
-    ints[_POS] = 0
-    ints[_NSUP] = pos
-    ints[_NACTIVE] = n_act
-    ints[_NCLIENTS] = total
-    floats[_G] = g
+    state.pos[0] = 0
+    state.n_support[0] = pos
+    state.n_active[0] = n_act
+    state.n_clients[0] = total
+    state.g[0] = g
     # ---- privacy level and width
     eps0 = policy.eps
     if policy.model == SHUFFLE:
         eps0 = batch_local_eps(policy.eps, float(max(total, 1)), policy.delta, policy.eps0_safe)
-    floats[_EPS0] = eps0
+    state.eps0[0] = eps0
     if policy.model == SHUFFLE:
-        floats[_SCALE] = policy.reward_range / eps0
+        state.scale[0] = policy.reward_range / eps0
     if policy.schedule == LATTIMORE:
-        floats[_GAMMA] = 0.5 ** i
+        state.gamma[0] = 0.5 ** i
     else:
-        floats[_GAMMA] = batch_width(policy, n_act, n_sup, total, qi, g, eps0, horizon)
+        state.gamma[0] = batch_width(policy, n_act, n_sup, total, qi, g, eps0, horizon)
 
 
 @cached_njit
@@ -293,9 +325,10 @@ def laplace_tail(n, big_l):
 @cached_njit
 def _end_batch(policy, state):
     """Least squares on the private sums, then elimination (Algorithm 1 lines 9-10)."""
-    active, weights, counts, sums, order, values, theta, basis, ints, floats = state
+    active, weights, counts, sums, values, theta, basis = (state.active, state.weights, state.counts, state.sums,
+                                                           state.values, state.theta, state.basis)
     n_actions, d = policy.actions.shape
-    m = ints[_RANK]
+    m = state.rank[0]
     gram = np.zeros((m, m))
     rhs = np.zeros(m)
     y = np.zeros(m)
@@ -333,9 +366,9 @@ def _end_batch(policy, state):
             best_arm = a
         if s > top_all:
             top_all = s
-    ints[_BEST] = best_arm
+    state.best[0] = best_arm
     ref = top_all if policy.elim_over_all else best
-    threshold = ref - 2.0 * floats[_GAMMA]
+    threshold = ref - 2.0 * state.gamma[0]
     kept = 0
     for a in range(n_actions):
         if active[a]:
@@ -427,7 +460,7 @@ def _common(instance, horizon, model, eps, delta, params):
     if params.get("noise_scale", "calibrated") == "paper":
         reward_range = 1.0
     policy = PhasedElimination(
-        actions=actions, model=model, schedule=GEOMETRIC, eps=float(eps), delta=float(delta),
+        actions=actions, model=int(model), schedule=int(GEOMETRIC), eps=float(eps), delta=float(delta),
         reward_range=float(reward_range), gamma_corrected=params.get("gamma_mode", "corrected") == "corrected",
         eps0_safe=params.get("eps0_mode", "safe") == "safe",
         elim_over_all=params.get("elim_max_over", "active") == "all",
@@ -466,7 +499,7 @@ def _build_batched(instance, horizon, **params):
 def _build_lattimore(instance, horizon, delta, design_tol, design_max_iter):
     actions = _actions_of(instance)
     delta = 1.0 / horizon if delta is None else delta
-    policy = PhasedElimination(actions, NONPRIVATE, LATTIMORE, 0.0, float(delta), 2.0, True, True, False,
+    policy = PhasedElimination(actions, int(NONPRIVATE), int(LATTIMORE), 0.0, float(delta), 2.0, True, True, False,
                                CORE_SET, float(design_tol), int(design_max_iter), False, 0.0)
     info = {"model": "non-private phased elimination (Lattimore & Szepesvari Alg. 12)", "delta": delta,
             "proposed_defaults": ["delta = 1/T (spec §4.1)"]}

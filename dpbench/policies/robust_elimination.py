@@ -239,7 +239,8 @@ def _build_dprse(instance, horizon, v, u, eps, beta, constants, c):
     policy = RobustSE(False, True, u, v, eps, _beta(beta, horizon), c, 2.0)
     info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist()}
     # truncation at the broadcast B_tau (the bound field is never used: B_tau > 0 always)
-    return Built(policy, TruncatedLaplace(0.0, math.inf), warnings=_warnings("dp_robust_se", info, instance, horizon), info=info)
+    return Built(policy, TruncatedLaplace(0.0, math.inf), warnings=_warnings("dp_robust_se", info, instance, horizon),
+                 info=info)
 
 
 def _build_ldprse(instance, horizon, v, u, eps, beta, constants, c, d_mode, err_mode):

@@ -47,8 +47,7 @@ from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register
 from ..engine.components import implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
 from ..mechanisms.ldp_curators import Direct
-from ..mechanisms.tree_counter import (TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new,
-                                      tree_noise_scale)
+from ..mechanisms.tree_counter import TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new, tree_noise_scale
 from ..mechanisms.truncation import truncate
 from ..validation import InputError
 

@@ -167,7 +167,7 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
     :func:`~dpbench.engine.simulate.prepare`).  A name that no policy and not the environment
     has is an error.
     """
-    from ..experiments.runner import Experiment, RunSpec
+    from ..experiments.spec import Experiment, RunSpec
 
     if not isinstance(name, str) or not _NAME.match(name):
         raise InputError(f"sweep name must be letters, digits, '_', '.', '=' or '-' (got {name!r})")

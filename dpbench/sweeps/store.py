@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.caching import compiled_sources_hash
-from ..engine.result import SimulationResult, _jsonable, now_iso, package_versions
+from ..engine.result import SimulationResult, now_iso, package_versions, to_json
 from ..validation import InputError
-from .grid import Config, canonical_json
+from .grid import canonical_json
 
 #: bumped whenever the schema or the meaning of a column changes
 FORMAT = 2
@@ -141,10 +141,10 @@ class ResultStore:
             self._db.close()
             raise
         self.name = self.info["name"]
-        self._versions = json.dumps(_jsonable(package_versions()))
+        self._versions = json.dumps(to_json(package_versions()))
 
     @classmethod
-    def open(cls, path) -> "ResultStore":
+    def open(cls, path) -> ResultStore:
         return cls(path, None, readonly=True)
 
     @staticmethod
@@ -233,7 +233,7 @@ class ResultStore:
         key, old, new = conflicts[0]
         diffs = []
         for field in new:
-            if old.get(field) != _jsonable(new[field]):
+            if old.get(field) != to_json(new[field]):
                 if field == "checkpoints":
                     diffs.append("checkpoints differ")
                 else:

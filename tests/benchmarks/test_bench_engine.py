@@ -11,11 +11,11 @@ import math
 import numba
 import numpy as np
 import pytest
-
-from dpbench.engine.simulate import numba_threads
-from dpbench.engine.caching import cached_njit
-from dpbench import randomness as rng
 from numba import prange
+
+from dpbench import randomness as rng
+from dpbench.engine.caching import cached_njit
+from dpbench.engine.simulate import numba_threads
 
 T = 1_000_000
 

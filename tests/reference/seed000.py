@@ -10,6 +10,7 @@ import numpy as np
 
 from dpbench import randomness as rng
 
+
 def reward(law, mu):
     """One reward: Bernoulli(mu), N(mu, 1), or the paper's mixed instance (spec §1.5)."""
     if law == "bernoulli":

@@ -52,7 +52,6 @@ def phased_elimination(seed, actions, theta, horizon, model="central", eps=1.0, 
     mu = A @ np.asarray(theta, dtype=float)
     T = horizon
     delta_r = 2.0 if noise_scale == "calibrated" else 1.0
-    q = (2 * T) ** (1 / math.log(T))
     M = math.floor(math.log(T)) - 1
     if ls_delta is None:
         ls_delta = 1 / T

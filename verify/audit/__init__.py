@@ -1,4 +1,4 @@
-"""Black-box differential-privacy audits with certified lower bounds (issue 6).
+"""Black-box differential-privacy audits with certified lower bounds.
 
 >>> import dpbench, verify
 >>> r = verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0, n=1_000_000)

@@ -18,8 +18,19 @@ import math
 
 import numpy as np
 
-from .registry import (ASYMPTOTIC, EXPLICIT, LOWER, ORDER, UPPER, Bound, Condition, positive_gaps,
-                       register, scaling, sum_inverse_gaps)
+from .registry import (
+    ASYMPTOTIC,
+    EXPLICIT,
+    LOWER,
+    ORDER,
+    UPPER,
+    Bound,
+    Condition,
+    positive_gaps,
+    register,
+    scaling,
+    sum_inverse_gaps,
+)
 
 SPEC = "spec seed_002.md"
 PAPER = "Wang & Zhu (seed 002)"

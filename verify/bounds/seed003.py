@@ -18,8 +18,7 @@ import math
 
 import numpy as np
 
-from .registry import (ASYMPTOTIC, EXPLICIT, LOWER, ORDER, UPPER, Bound, Condition, Exponent,
-                       positive_gaps, register)
+from .registry import ASYMPTOTIC, EXPLICIT, LOWER, ORDER, UPPER, Bound, Condition, Exponent, positive_gaps, register
 
 SPEC = "spec seed_003.md"
 PAPER = "Tao, Wu, Zhao, Wang (seed 003)"
@@ -45,7 +44,8 @@ def _thm2_value(ctx):
 
 
 register(Bound(
-    key="seed003.thm2", seed="003", theorem="Theorem 2", source=f"{PAPER}, Theorem 2 (constants from its proof); {SPEC} 3.2",
+    key="seed003.thm2", seed="003", theorem="Theorem 2",
+    source=f"{PAPER}, Theorem 2 (constants from its proof); {SPEC} 3.2",
     side=UPPER, form=EXPLICIT,
     statement="R_T <= sum_a (36 ln(2T^4) ln^(1.5+1/v) T / eps (u/Delta_a)^(1/v) + 5 Delta_a)",
     algorithms=DPRUCB, privacy="eps-DP (central)", needs=("gaps", "eps", "v", "u"),
@@ -117,7 +117,8 @@ def _thm10_slope(ctx):
 
 
 register(Bound(
-    key="seed003.thm5", seed="003", theorem="Theorem 5", source=f"{PAPER}, Theorem 5 (constant from its proof); {SPEC} 3.4",
+    key="seed003.thm5", seed="003", theorem="Theorem 5",
+    source=f"{PAPER}, Theorem 5 (constant from its proof); {SPEC} 3.4",
     side=LOWER, form=ASYMPTOTIC,
     statement="R_T >= sum_a ln T/(200 eps 4^(1/v)) Delta_a^(-1/v) on the Theorem 5 instance, for every eps-DP "
               "policy with R_T <= T^(3/4), T large (T^0.13 > 4K/Delta_a)",

@@ -25,7 +25,8 @@ SHUFFLED = ("linear_shuffle", "linear_shuffled", "Algorithm 3", "Alg. 3 (shuffle
 WORST = "max over instances R_T"
 
 register(Bound(
-    key="seed004.thm1", seed="004", theorem="Theorem 1 (and Remark 1)", source=f"{PAPER}, Theorem 1, eqs. 6, 17-20; {SPEC} 6.1",
+    key="seed004.thm1", seed="004", theorem="Theorem 1 (and Remark 1)",
+    source=f"{PAPER}, Theorem 1, eqs. 6, 17-20; {SPEC} 6.1",
     side=UPPER, form=ORDER,
     statement="R_T <= C (d sqrt(T log T) + d^2 log^2 T / eps) with probability >= 1 - 1/T",
     algorithms=CENTRAL, privacy="eps-DP (central)",
@@ -34,7 +35,8 @@ register(Bound(
                Exponent("d", 1.0, "infinity", WORST, "d^2 in the privacy term (net version)")),
     notes="as printed the Laplace scale 1/eps on rewards in [-1, 1] gives 2 eps-DP (erratum E1)"))
 register(Bound(
-    key="seed004.thm2", seed="004", theorem="Theorem 2 (and Remark 4)", source=f"{PAPER}, Theorem 2, eq. 8, 33; {SPEC} 6.1",
+    key="seed004.thm2", seed="004", theorem="Theorem 2 (and Remark 4)",
+    source=f"{PAPER}, Theorem 2, eq. 8, 33; {SPEC} 6.1",
     side=UPPER, form=ORDER,
     statement="R_T <= C (1 + 1/eps0) d sqrt(d T log T) with probability >= 1 - 1/T",
     algorithms=LOCAL, privacy="eps0-LDP",

@@ -1,7 +1,8 @@
 """Regret regression: every registered policy's final regret against a stored baseline.
 
-Shared by ``tests/test_regret_regression.py`` (the check) and ``tests/regenerate_baseline.py``
-(the tool that rewrites ``tests/data/regret_baseline.json`` after an intended change).
+Used by ``tests/test_regret_regression.py`` (the check in the default test run) and by
+``dpbench baseline`` (:func:`check` on the command line; ``--regenerate``: :func:`regenerate`,
+which rewrites ``verify/data/regret_baseline.json`` after an intended change).
 
 Each policy has one fixed configuration (:data:`CONFIGS`: instance, parameters, horizon,
 repetitions), chosen so that its final regret *varies* between repetitions: a
@@ -29,6 +30,7 @@ import dpbench
 from dpbench.engine.throughput import reference_config
 
 BASELINE = Path(__file__).with_name("data") / "regret_baseline.json"
+REGENERATE = "dpbench baseline --regenerate"
 BASELINE_SEED = 8001
 TEST_SEED = 8002
 ALPHA = 1e-4
@@ -110,22 +112,63 @@ def p_value(new: np.ndarray, base: np.ndarray) -> float:
     return min(1.0, 2.0 * min(welch, float(ks)))
 
 
-def load() -> dict:
-    return json.loads(BASELINE.read_text()) if BASELINE.exists() else {"policies": {}}
+def load(path=BASELINE) -> dict:
+    """The stored baseline (``{"policies": {}}`` when there is none yet)."""
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else {"policies": {}}
 
 
 def spread(regrets) -> dict:
+    """Mean, standard deviation and number of distinct values of a sample of final regrets."""
     r = np.asarray(regrets, dtype=float)
     return {"mean": float(r.mean()), "sd": float(r.std(ddof=1)), "distinct": int(np.unique(r).size)}
 
 
-def regenerate(policies=None, log=print) -> dict:
+def compare(policy: str, entry: dict, **override) -> tuple[float, np.ndarray, np.ndarray]:
+    """(p-value, new final regrets at TEST_SEED, stored ones) of ``policy`` against its baseline
+    ``entry`` (parameters replaced by ``override``: the negative controls).  Raises ValueError
+    when the stored configuration is not the current one."""
+    cfg = config(policy)
+    if {k: entry.get(k) for k in cfg} != cfg:
+        raise ValueError(f"the regression configuration of {policy!r} changed; run {REGENERATE} {policy}")
+    base = np.asarray(entry["final_regrets"])
+    new = final_regrets(cfg, TEST_SEED, **override)
+    return p_value(new, base), new, base
+
+
+def check(policies=None, path=BASELINE, log=print) -> list[str]:
+    """Rerun ``policies`` (default: every registered one) at TEST_SEED against the stored
+    baseline; log one line each and return the policies that fail (p < ALPHA, no baseline, or a
+    changed configuration)."""
+    stored = load(path)["policies"]
+    failing = []
+    for policy in policies or sorted(dpbench.ALGORITHMS):
+        if policy not in stored:
+            log(f"{policy}: no baseline (run {REGENERATE} {policy})")
+            failing.append(policy)
+            continue
+        try:
+            p, new, base = compare(policy, stored[policy])
+        except ValueError as err:
+            log(f"{policy}: {err}")
+            failing.append(policy)
+            continue
+        verdict = "ok" if p >= ALPHA else "CHANGED"
+        log(f"{policy}: {verdict}: final regret {new.mean():.2f} against the baseline's {base.mean():.2f}, "
+            f"p = {p:.3g}")
+        if p < ALPHA:
+            failing.append(policy)
+    return failing
+
+
+def regenerate(policies=None, path=BASELINE, log=print) -> dict:
     """Rerun the baselines of ``policies`` (default: every registered policy, dropping policies
-    no longer registered) and rewrite BASELINE; log each one's spread and its p-value against
-    TEST_SEED (below ALPHA: the new baseline would fail its own check, so say so)."""
-    data = load() if policies else {"policies": {}}
+    no longer registered) and rewrite the baseline file; log each one's spread and its p-value
+    against TEST_SEED (below ALPHA: the new baseline would fail its own check, so say so)."""
+    path = Path(path)
+    data = load(path) if policies else {"policies": {}}
     data.update(seed=BASELINE_SEED, test_seed=TEST_SEED, alpha=ALPHA, dpbench=dpbench.__version__,
-                regenerate="python tests/regenerate_baseline.py [POLICY ...]")
+                regenerate=f"{REGENERATE} [POLICY ...]")
     failing = []
     for policy in policies or sorted(dpbench.ALGORITHMS):
         cfg = config(policy)
@@ -137,9 +180,9 @@ def regenerate(policies=None, log=print) -> dict:
             f"{base.size} repetitions; p = {p:.3g} against seed {TEST_SEED}")
         if s["distinct"] < 2 or p < ALPHA:
             failing.append(policy)
-    BASELINE.parent.mkdir(parents=True, exist_ok=True)
-    BASELINE.write_text(json.dumps(data, indent=1) + "\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
     if failing:
         log(f"warning: {', '.join(failing)}: no spread or p < {ALPHA:g} already; choose another configuration "
-            "in tests/regression.py (CONFIGS) rather than another seed")
+            "in verify/regret_baseline.py (CONFIGS) rather than another seed")
     return data
