@@ -188,17 +188,17 @@ def _f_update(policy, state, arm, m, value, level, t):
 
 
 ORACLES = {   # catalog policy -> (params, environment, oracle builder)
-    "ucb1": ({}, "bernoulli", lambda inst, T: Built(_UCB1(2.0), Direct(False))),
-    "ldp_ucb_b": ({"eps": 1.0}, "bernoulli", lambda inst, T: Built(_UCB1(2.0), CTB.at(1.0, False))),
-    "ldp_ucb_l": ({"eps": 2.0}, "bernoulli", lambda inst, T: Built(_LaplaceUCB(2.0), CTL(2.0, False))),
-    "ldp_ucb_ls": ({"eps": 0.5}, "gaussian", lambda inst, T: Built(_LaplaceUCB(0.5), CTL(0.5, True))),
+    "ucb1": ({}, "bernoulli", lambda instance, horizon: Built(_UCB1(2.0), Direct(False))),
+    "ldp_ucb_b": ({"eps": 1.0}, "bernoulli", lambda instance, horizon: Built(_UCB1(2.0), CTB.at(1.0, False))),
+    "ldp_ucb_l": ({"eps": 2.0}, "bernoulli", lambda instance, horizon: Built(_LaplaceUCB(2.0), CTL(2.0, False))),
+    "ldp_ucb_ls": ({"eps": 0.5}, "gaussian", lambda instance, horizon: Built(_LaplaceUCB(0.5), CTL(0.5, True))),
     "heldp_ucb_l": ({"eps_dist": "discrete", "eps_min": 0.2}, "bernoulli",
-                    lambda inst, T: Built(_HeteroL(0.2), HeteroCurator.ctl(make_levels("discrete"), False))),
+                    lambda instance, horizon: Built(_HeteroL(0.2), HeteroCurator.ctl(make_levels("discrete"), False))),
     "heldp_ucb_b": ({"eps_dist": "truncated_gaussian", "eps_min": 0.5}, "bernoulli",
-                    lambda inst, T: Built(_HeteroB(0.5), HeteroCurator.ctb(make_levels("truncated_gaussian"),
+                    lambda instance, horizon: Built(_HeteroB(0.5), HeteroCurator.ctb(make_levels("truncated_gaussian"),
                                                                            False))),
     "dp_ftpl_new": ({"eps": 1.0, "delta": 0.01}, "bernoulli",
-                    lambda inst, T: Built(_FTPLNew(1.0, 0.01, lemma15_c(1.0, 0.01), math.log(T), 1.0 / T),
+                    lambda instance, horizon: Built(_FTPLNew(1.0, 0.01, lemma15_c(1.0, 0.01), math.log(horizon), 1.0 / horizon),
                                           bernoulli_observations(inst))),
 }
 MEANS = {"bernoulli": [0.9] + [0.8] * 5 + [0.7] * 5 + [0.6] * 5 + [0.5] * 4,
