@@ -27,7 +27,7 @@ import numpy as np
 
 from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
 from ..engine.composition import mechanism_param_names
-from ..engine.result import _jsonable
+from ..engine.result import to_json
 from ..validation import InputError, check_count, check_int
 
 #: cells hold this many repetitions unless the experiment or the command line says otherwise
@@ -35,10 +35,8 @@ DEFAULT_CELL_REPS = 10
 
 
 def canonical_json(obj) -> str:
-    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr.
-    (Two ``_jsonable`` passes: the first makes numpy scalars Python ones, the second maps
-    their NaN/inf to JSON-safe values.)"""
-    return json.dumps(_jsonable(_jsonable(obj)), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr."""
+    return json.dumps(to_json(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class Config:
         if plan.composition is not None and plan.composition.spec is None:
             raise InputError(f"a stored run needs a registered mechanism name, not the object "
                              f"{plan.composition.name!r} (dpbench.register_mechanism)")
-        return cls(plan.spec.name, environment, _jsonable(plan.run_params), _jsonable(env),
+        return cls(plan.spec.name, environment, to_json(plan.run_params), to_json(env),
                    int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
 
     @classmethod

@@ -48,6 +48,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from dpbench.engine.result import to_json
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
@@ -107,7 +108,7 @@ class AuditResult:
     info: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return _jsonable(asdict(self))
+        return to_json(asdict(self), default=repr)   # other inputs (sets, user objects): readable
 
     def to_json(self, **kw) -> str:
         return json.dumps(self.to_dict(), **kw)
@@ -714,19 +715,3 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
 def _shown_labels(labels: dict, limit: int = 64) -> dict:
     """The first ``limit`` output labels, number -> label (for the result's info)."""
     return {repr(k): v for k, v in list(labels.items())[:limit]}
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.floating, np.integer, np.bool_)):
-        return _jsonable(obj.item())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    if obj is None or isinstance(obj, (str, int, float, bool)):
-        return obj
-    return repr(obj)              # inputs of any other type (sets, user objects): readable, not lost
