@@ -60,7 +60,7 @@ from .engine.catalog import (ALGORITHMS, ENVIRONMENTS, MECHANISMS, REQUIRED, Alg
                              EnvironmentSpec, Instance, MechanismSpec, Param, choice, flag, integer, real, vector)
 from .engine.components import (ComponentError, broadcast, draw, draw_sum, implements, init_state, privatize,
                                 respond, respond_broadcast, select, update)
-from .mechanisms.base import OUTPUT_KINDS, Mechanism
+from .engine.mechanism import OUTPUT_KINDS, Mechanism
 from .plugins import load_plugins
 
 __all__ = ["register_policy", "register_mechanism", "register_environment", "implements", "init_state",

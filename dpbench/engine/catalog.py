@@ -20,6 +20,7 @@ Python, so bad input is refused before anything is compiled.
 """
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .components import ComponentError, describe_function
 from ..validation import InputError, check_choice, check_int, check_real, check_vector, describe_interval
 
 
@@ -175,13 +177,36 @@ class EnvironmentSpec:
 @dataclass(frozen=True)
 class MechanismSpec:
     """A catalog privacy mechanism: ``build(**params)`` returns its mechanism object
-    (:class:`dpbench.mechanisms.base.Mechanism`: claim, input range, engine component, sampler)."""
+    (:class:`dpbench.engine.mechanism.Mechanism`: claim, input range, engine component, sampler)."""
     name: str
     summary: str
     source: str
     params: tuple[Param, ...]
     build: Callable[..., Any]            # build(**params) -> Mechanism
     module: str = ""
+
+
+def check_build_signature(what: str, build, positional: tuple, params) -> None:
+    """``build`` must accept ``*positional`` then every name of ``params`` as a keyword."""
+    if not callable(build):
+        raise ComponentError(f"{what}: build must be a function (got {build!r})")
+    names = [p.name for p in params]
+    shown = ", ".join([*positional, *names])
+    try:
+        sig = inspect.signature(build)
+    except (TypeError, ValueError):
+        return                                   # a builtin or C callable: cannot check
+    first = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(positional)]
+    try:
+        sig.bind(*positional, **{n: None for n in names})
+        problem = "" if first == list(positional) else f"its first parameters must be {', '.join(positional)}"
+    except TypeError as err:
+        problem = str(err)
+    if problem:
+        got = ", ".join(sig.parameters)
+        raise ComponentError(f"{what}: build must have the signature build({shown}), got "
+                             f"build({got}) in {describe_function(build)} ({problem})")
 
 
 class _Registry(dict):
@@ -193,8 +218,6 @@ class _Registry(dict):
     def add(self, spec, *, replace: bool = False):
         """Register ``spec``; a name already taken is an error unless ``replace`` (never for a
         built-in).  The build signature is checked here, so a wrong one fails at registration."""
-        from .components import ComponentError
-        from .contracts import check_build_signature
         if not isinstance(spec.name, str) or not _NAME.match(spec.name):
             raise ComponentError(f"{self.what} name must start with a letter or '_' and contain only letters, "
                                  f"digits, '_', '-' or '.' (got {spec.name!r})")

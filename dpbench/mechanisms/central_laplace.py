@@ -24,7 +24,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, integer, real, register_mechanism
 from ..engine.components import implements, privatize
 from ..validation import check_eps, check_int, check_real
-from .base import Mechanism
+from ..engine.mechanism import Mechanism
 
 
 @cached_njit

@@ -26,7 +26,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
 from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
 from ..validation import InputError, check_eps
-from .base import Mechanism
+from ..engine.mechanism import Mechanism
 from .privacy_levels import PrivacyLevels, draw_level
 
 

@@ -31,7 +31,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
 from ..engine.components import broadcast_or, draw, implements, privatize, respond_broadcast
 from ..validation import check_eps, check_real
-from .base import Mechanism
+from ..engine.mechanism import Mechanism
 
 
 @cached_njit

@@ -42,7 +42,7 @@ import numpy as np
 from scipy import optimize
 
 from . import fast
-from .fast import ADDITIVE, CODE, FEATURE_DIFF, FEATURE_GRAIN, FEATURE_VALUE, LINEAR, VALUE, StatSpec
+from .fast import ADDITIVE, CODE, FEATURE_DIFF, FEATURE_GRAIN, FEATURE_VALUE, LINEAR, VALUE, StatSpec, make_spec
 from .statistics import approx_eps_bound
 
 #: at most this many categories are ranked (rarer ones fall in no event)
@@ -60,20 +60,6 @@ VALIDATION_MARGIN = 1.0
 
 
 # ------------------------------------------------------------------ statistics
-def make_spec(kind: int, **fields) -> StatSpec:
-    """A StatSpec with every unused field filled by an empty array of the right type."""
-    base = dict(kind=kind, column=0, bias=0.0, weights=np.zeros(1),
-                feat_col=np.zeros(1, np.int64), feat_kind=np.zeros(1, np.int64),
-                feat_nedges=np.zeros(1, np.int64), feat_edges=np.zeros((1, 1)),
-                feat_w=np.zeros((1, 2)), specials=np.zeros(0), keep_all=True, low_bits=0,
-                bit_mask=np.uint64(0), grain=False, keys=np.zeros(0, np.uint64), ranks=np.zeros(0))
-    base.update(fields)
-    spec = StatSpec(**base)
-    if kind != ADDITIVE:
-        spec = spec._replace(feat_col=np.zeros(0, np.int64))
-    return spec
-
-
 @dataclass
 class Statistic:
     """A scalar function of an output row; ``spec`` (compiled) or ``func`` (Python)."""

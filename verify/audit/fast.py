@@ -86,6 +86,20 @@ class StatSpec(NamedTuple):
     ranks: np.ndarray
 
 
+def make_spec(kind: int, **fields) -> StatSpec:
+    """A StatSpec with every unused field filled by an empty array of the right type."""
+    base = dict(kind=kind, column=0, bias=0.0, weights=np.zeros(1),
+                feat_col=np.zeros(1, np.int64), feat_kind=np.zeros(1, np.int64),
+                feat_nedges=np.zeros(1, np.int64), feat_edges=np.zeros((1, 1)),
+                feat_w=np.zeros((1, 2)), specials=np.zeros(0), keep_all=True, low_bits=0,
+                bit_mask=np.uint64(0), grain=False, keys=np.zeros(0, np.uint64), ranks=np.zeros(0))
+    base.update(fields)
+    spec = StatSpec(**base)
+    if kind != ADDITIVE:
+        spec = spec._replace(feat_col=np.zeros(0, np.int64))
+    return spec
+
+
 @cached_njit
 def bin_index(edges, s):
     """np.searchsorted(edges, s) (side 'left': the number of entries below s) for one scalar s
@@ -324,7 +338,6 @@ _NO_SPEC = None
 def _no_spec():
     global _NO_SPEC
     if _NO_SPEC is None:
-        from .events import make_spec
         _NO_SPEC = make_spec(VALUE)
     return _NO_SPEC
 

@@ -30,11 +30,14 @@ attribute           meaning
 
 Methods: ``sample(x, n, seed)`` (n i.i.d. reports of x), ``mechanism(x, n, seed)``
 (the same: the form every audit calls), ``sample_sum(x, m, n, seed)`` (n draws of the
-engine's batched form for m users whose rewards are all x; its law is the sum of m
-reports) and ``check_input(x)``.  ``dpbench.sampler(name, **params)`` returns the
+engine's batched form for m users whose rewards are all x -- the engine's ``respond`` on the
+environment :class:`PointMass`; its law is the sum of m reports) and ``check_input(x)``.  ``dpbench.sampler(name, **params)`` returns the
 catalog mechanism ``name``; the classes (``CTLMechanism(eps=1.0)``, ...) are in the
 mechanism modules, built in the style of diffprivlib: keyword-only privacy
 parameters, validated in the constructor, papers cited in the docstrings.
+
+This is engine code (the engine composes a policy with a ``Mechanism``,
+:mod:`.composition`); the mechanisms themselves live in :mod:`dpbench.mechanisms`.
 """
 from __future__ import annotations
 
@@ -42,11 +45,14 @@ import math
 
 import numpy as np
 
+from typing import NamedTuple
+
 from .. import randomness as rng
-from ..engine.caching import cached_njit
-from ..engine.components import ComponentError, privatize, registered, respond_broadcast
-from ..environments.replay import PointMass
 from ..validation import InputError, check_delta, check_int, check_real
+from .caching import cached_njit
+from .catalog import MECHANISMS, validate_params
+from .components import (ComponentError, describe_function, draw, draw_sum, implements, privatize, registered,
+                         respond_broadcast)
 
 
 #: what a mechanism's reports are, narrowest first: each kind is also every later one
@@ -148,3 +154,34 @@ class Mechanism:
     def __repr__(self) -> str:
         claim = f"eps={self.claimed_eps:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
         return f"<{type(self).__name__} {self.name} ({claim}) on {list(self.input_range)}: {self.component!r}>"
+
+
+class PointMass(NamedTuple):
+    """Every pull returns ``value``."""
+    value: float
+
+
+@implements(draw, PointMass)
+def _point_draw(env, arm):
+    return env.value
+
+
+@implements(draw_sum, PointMass)
+def _point_draw_sum(env, arm, m):
+    return m * env.value
+
+
+def sampler(name: str, **params) -> Mechanism:
+    """The catalog mechanism ``name`` built with ``params`` (validated; ``dpbench list
+    mechanisms -v`` names them): a :class:`Mechanism` with ``name``, ``claimed_eps``,
+    ``claimed_delta``, ``input_range``, ``component``, ``params``, ``sample(x, n, seed)``
+    and ``__call__(x, n, seed)`` (the same), ``sample_sum(x, m, n, seed)``."""
+    spec = MECHANISMS.get_spec(name)
+    checked = validate_params(f"mechanism {name!r}", spec.params, params)
+    mechanism = spec.build(**checked)
+    if not isinstance(mechanism, Mechanism):
+        raise ComponentError(f"mechanism {name!r}: build ({describe_function(spec.build)}) must return a "
+                             f"dpbench.extend.Mechanism(component, eps=..., ...), got {type(mechanism).__name__}")
+    mechanism.name = spec.name
+    mechanism.params = checked
+    return mechanism
