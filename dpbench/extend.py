@@ -54,12 +54,38 @@ The README section "Bring your own algorithm or mechanism" has a complete exampl
 from __future__ import annotations
 
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from .engine.catalog import (ALGORITHMS, ENVIRONMENTS, MECHANISMS, REQUIRED, AlgorithmSpec, Built,
-                             EnvironmentSpec, Instance, MechanismSpec, Param, choice, flag, integer, real, vector)
-from .engine.components import (ComponentError, broadcast, draw, draw_sum, implements, init_state, privatize,
-                                respond, respond_broadcast, select, update)
+from .engine.catalog import (
+    ALGORITHMS,
+    ENVIRONMENTS,
+    MECHANISMS,
+    REQUIRED,
+    AlgorithmSpec,
+    Built,
+    EnvironmentSpec,
+    Instance,
+    MechanismSpec,
+    Param,
+    choice,
+    flag,
+    integer,
+    real,
+    vector,
+)
+from .engine.components import (
+    ComponentError,
+    broadcast,
+    draw,
+    draw_sum,
+    implements,
+    init_state,
+    privatize,
+    respond,
+    respond_broadcast,
+    select,
+    update,
+)
 from .engine.mechanism import OUTPUT_KINDS, Mechanism
 from .plugins import load_plugins
 

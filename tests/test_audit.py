@@ -14,9 +14,8 @@ import verify
 from dpbench import InputError
 from dpbench.cli import main as cli_main
 from verify.audit import Domain, compiled_mechanism, controls, fast, pattern_pairs
-from verify.audit.controls import (CATALOG_SETTINGS, FLOAT_UNSAFE, catalog_mechanism, law_features,
-                                   negative_controls)
-from verify.audit.sniper_benchmark import Laplace, ReportNoisyMax, SparseVector, SVT5
+from verify.audit.controls import CATALOG_SETTINGS, FLOAT_UNSAFE, catalog_mechanism, law_features, negative_controls
+from verify.audit.sniper_benchmark import SVT5, Laplace, ReportNoisyMax, SparseVector
 
 N = 200_000
 ALPHA = 1e-4          # a correct mechanism fails a test with probability < 1e-4 (and seeds are fixed)

@@ -12,8 +12,17 @@ import pytest
 
 import dpbench
 from dpbench.engine.result import log_checkpoints
-from dpbench.reporting.claims import (CLAIMS_DIR, Claim, Evidence, Verdict, claims_section, evaluate, learning_horizon,
-                                      load_claims, uniform_share)
+from dpbench.reporting.claims import (
+    CLAIMS_DIR,
+    Claim,
+    Evidence,
+    Verdict,
+    claims_section,
+    evaluate,
+    learning_horizon,
+    load_claims,
+    uniform_share,
+)
 from dpbench.reporting.claims.kinds import rounding
 
 MEANS = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5]

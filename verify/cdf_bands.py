@@ -56,6 +56,7 @@ def dkw_radius(n: int, alpha: float) -> float:
 @dataclass
 class BandResult:
     """A simultaneous confidence interval for the delta a lemma needs, from samples."""
+
     lemma: int
     eps: float
     delta: float
@@ -91,7 +92,8 @@ class BandResult:
 
 def _ecdfs(draws, draws_prime):
     """Merged thresholds (region k = [z_k, z_{k+1}), region 0 = (-inf, z_1)) and the
-    empirical CDFs of both samples on each region."""
+    empirical CDFs of both samples on each region.
+    """
     xs, ys = np.sort(draws), np.sort(draws_prime)
     z = np.unique(np.concatenate([xs, ys]))
     a = np.concatenate(([0.0], np.searchsorted(xs, z, side="right") / xs.size))
@@ -153,7 +155,8 @@ def _complements(z, a, b, t, u, ee):
 def band_check(draws, draws_prime, eps: float, delta: float, *, lemma: int = 8,
                alpha: float = 1e-6, history: dict | None = None) -> BandResult:
     """Lemma ``lemma`` for the laws sampled by ``draws`` (F) and ``draws_prime`` (F'),
-    with simultaneous confidence 1 - alpha over every threshold and all inequalities."""
+    with simultaneous confidence 1 - alpha over every threshold and all inequalities.
+    """
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     lemma = _check_lemma(lemma)
@@ -196,7 +199,8 @@ def band_check_mechanism(mechanism, x, x_prime, eps: float, delta: float, *, dra
                          seed: int = 0, lemma: int = 8, alpha: float = 1e-6) -> BandResult:
     """``band_check`` for a catalog mechanism ``mechanism(x, n, seed)`` (``dpbench.sampler``)
     on neighbouring inputs x and x', e.g. ``dpbench.sampler("ftpl_gauss", eps=1, delta=0.01)``
-    with x = 0 and x' = 1 (one reward changed)."""
+    with x = 0 and x' = 1 (one reward changed).
+    """
     draws = check_int("draws", draws, low=2)
     seed = check_int("seed", seed, low=0)
     res = band_check(mechanism(x, draws, stream_seed(seed, 0)), mechanism(x_prime, draws, stream_seed(seed, 1)),
@@ -211,7 +215,8 @@ def band_check_family(family: str, eps: float, delta: float, n: int, *, lemma: i
                       shift: float = 1.0, law_eps=None, law_delta=None) -> BandResult:
     """The sample-based counterpart of ``cdf_feasibility.check``: the same neighbouring
     pairs, sampled through the laws' samplers.  Beta: ``histories`` (R values, default
-    the edge R = 0 and the middle) share alpha (Bonferroni); the result is the worst."""
+    the edge R = 0 and the middle) share alpha (Bonferroni); the result is the worst.
+    """
     family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
     if family == "lemma15":
         _law_privacy(lemma, eps, delta, law_eps, law_delta)

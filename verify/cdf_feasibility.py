@@ -97,7 +97,9 @@ LEMMA9_CONSTRAINTS = ("F(y) - F(x) <= e^eps (F'(y) - F'(x)) + delta/2",
 @dataclass(frozen=True)
 class Pair:
     """A perturbation law, its neighbour after one observation changes, and where the
-    likelihood ratio crosses a level (``crossings(c)``; None if unknown)."""
+    likelihood ratio crosses a level (``crossings(c)``; None if unknown).
+    """
+
     law: object
     neighbour: object
     history: dict
@@ -125,7 +127,8 @@ def gauss_pair(n: int, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> Pair:
 
 def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
     """Lemma 15 law centred at 0 vs centred at z = shift/n.  The ratio is flat (e^{lam z})
-    left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in between (lam = n eps)."""
+    left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in between (lam = n eps).
+    """
     z = shift / n
     law = P.Lemma15Law(0.0, float(n), float(eps), float(delta))
     lam = n * eps
@@ -141,7 +144,8 @@ def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
 
 def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
     """Algorithm 2's Beta(a, b) for R = r ones in n pulls vs R = r + 1: Beta(a+1, b-1);
-    r(x) = a (1 - x) / ((b - 1) x)."""
+    r(x) = a (1 - x) / ((b - 1) x).
+    """
     a, b = P.beta_shapes(float(r), float(n), bool(extra_k))
     law = P.BetaLaw(a, b)
 
@@ -328,6 +332,7 @@ def _lemma9_scan(t, ee, mlr, refine):
 @dataclass
 class ConstraintResult:
     """One inequality: the delta it needs (sup over x, or x < y) and where."""
+
     constraint: str
     delta_required: float
     x: float
@@ -338,6 +343,7 @@ class ConstraintResult:
 @dataclass
 class FeasibilityResult:
     """Outcome of a Lemma 8 / Lemma 9 check of one family (or one pair) at (eps, delta)."""
+
     lemma: int
     family: str
     eps: float
@@ -458,7 +464,8 @@ def _beta_pair_required(n, r, extra_k, ee):
     """Exact Lemma 8 delta of Algorithm 2's Beta law for history (n, r) vs r -> r+1, with
     its location and constraint index: by the monotone likelihood ratio
     a (1 - x)/((b - 1) x), the only positive suprema are F - e^eps F' at
-    x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F) at x = a/(a + e^-eps (b-1))."""
+    x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F) at x = a/(a + e^-eps (b-1)).
+    """
     k = math.floor(n / 8.0) + 1.0 if extra_k else 0.0
     a = r + 1.0 + k
     b = n - r + 1.0 + k
@@ -481,7 +488,8 @@ def _beta_histories(n, extra_k, ee, out_d, out_x, out_which):
 @cached_njit
 def _beta_worst_by_n(n_lo, extra_k, ee, out):
     """out[i] = max over histories of the delta required at N = n_lo + i.  By the
-    reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice."""
+    reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice.
+    """
     for i in range(out.shape[0]):
         n = n_lo + i
         worst = 0.0
@@ -495,7 +503,8 @@ def _beta_worst_by_n(n_lo, extra_k, ee, out):
 def beta_history_profile(n: int, eps: float, extra_k: bool = True):
     """(delta_required[R], x[R], constraint index[R]) for every history R = 0..n-1 of
     Algorithm 2's Beta law at N = n (0 -> 1 changes; constraint indices of
-    ``LEMMA8_CONSTRAINTS``).  History R mirrors n-1-R (x -> 1 - x), so half is computed."""
+    ``LEMMA8_CONSTRAINTS``).  History R mirrors n-1-R (x -> 1 - x), so half is computed.
+    """
     n = check_int("n", n, low=1)
     eps = check_real("eps", eps, low=0.0)
     half = (n + 1) // 2
@@ -619,7 +628,8 @@ def check_lemma9(family, eps, delta, n, **options) -> FeasibilityResult:
 def gauss_delta_required(n: float, eps: float, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> float:
     """Exact Lemma 8 (= Lemma 9, = hockey-stick) delta of N(., v/n) vs a shift/n move: the
     value of F - e^eps F' at the ratio crossing x = z/2 - v eps/(n z) (the analytic Gaussian
-    mechanism; the other three half-line suprema are equal or 0)."""
+    mechanism; the other three half-line suprema are equal or 0).
+    """
     z = shift / n
     x = z / 2.0 - v * eps / (n * z)
     return max(0.0, P.gauss_cdf(x, 0.0, n, v) - math.exp(eps) * P.gauss_cdf(x, z, n, v))
@@ -632,6 +642,7 @@ BETA_SCAN_CAP = 8_000
 @dataclass
 class StartPhaseResult:
     """The smallest N from which Lemma 8 (or 9) holds for every history, beside the paper's."""
+
     family: str
     eps: float
     delta: float
@@ -753,7 +764,8 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
 # ============================================================ Lemma 15 tightness
 def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05), *, lemma: int = 8):
     """delta required by the Lemma 15 law (built with (eps, delta)) against centre shifts of
-    ``shift``/N: exactly delta at 1, less below, more above (spec §4.3, §10.1)."""
+    ``shift``/N: exactly delta at 1, less below, more above (spec §4.3, §10.1).
+    """
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     n = check_int("n", n, low=1)

@@ -34,8 +34,8 @@ Fig. 2), :func:`ratio_at` (privacy-cost ratios, F2), :func:`check_values`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import statsmodels.api as sm
@@ -110,6 +110,7 @@ def _not_applicable(kind, reason, level=0.95, n_reps=0, n_points=0, **details) -
 @dataclass
 class Curves:
     """Per-repetition regret curves: ``regret[r, c]`` after ``checkpoints[c]`` pulls."""
+
     checkpoints: np.ndarray
     regret: np.ndarray
     result: object = None            # the SimulationResult, when there is one
@@ -163,7 +164,8 @@ def _slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _interval(samples: np.ndarray, level: float, method: str, n_boot: int, seed: int):
     """Mean of independent per-repetition estimates and its interval (Student t, or the
-    project's bootstrap :func:`verify.inference.bootstrap_ci`)."""
+    project's bootstrap :func:`verify.inference.bootstrap_ci`).
+    """
     est = float(samples.mean())
     if method == "t":
         se = float(samples.std(ddof=1) / math.sqrt(samples.size))
@@ -393,7 +395,8 @@ def curve_exponent(result, *, window=None, log_factor: float = 0.0, predicted: f
                    seed: int = 0) -> Fit:
     """Log-log exponent of R(t) / (ln t)^log_factor against t on a window (default [T/100, T]),
     fitted per repetition.  E.g. ``log_factor=0.5`` divides out the sqrt(log T) of a
-    sqrt(T log T) law.  Compared with ``predicted`` and with the ``T`` exponents of ``bounds``."""
+    sqrt(T log T) law.  Compared with ``predicted`` and with the ``T`` exponents of ``bounds``.
+    """
     level = _check_level(level)
     curves = as_curves(result)
     lo, hi = _window(curves, window)
@@ -517,7 +520,8 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
 def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, tolerance: float = 0.2,
                 agreement: float = 0.2, min_reps: int = 3, level: float = 0.95) -> Fit:
     """Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
-    -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult."""
+    -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult.
+    """
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
     fit = power_law_fit(xs, samples, variable="gap", predicted=predicted, tolerance=tolerance, level=level,
                         kind="gap scaling: d ln C / d ln Delta")
@@ -593,7 +597,8 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
 def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.95, n_boot: int = 4000,
              seed: int = 0) -> Fit:
     """Ratio of mean regrets of two independent runs at checkpoint ``t`` (default: the common horizon),
-    with a percentile bootstrap over each run's repetitions (the privacy-cost ratio rho of F2)."""
+    with a percentile bootstrap over each run's repetitions (the privacy-cost ratio rho of F2).
+    """
     level = _check_level(level)
     a, b = as_curves(numerator), as_curves(denominator)
     kind = "ratio of mean regrets"
@@ -618,7 +623,8 @@ def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.9
 
 def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: float = 0.0) -> Verdict:
     """A paper's number against a measured interval: consistent if the interval (widened by
-    ``relative_tolerance`` of the claim, for rounded claims) contains it."""
+    ``relative_tolerance`` of the claim, for rounded claims) contains it.
+    """
     if not fit.applicable:
         return Verdict(NOT_APPLICABLE, fit.verdict.reason, label)
     lo, hi = fit.ci

@@ -29,7 +29,6 @@ import hashlib
 import os
 import pickle
 import warnings
-from pathlib import Path
 
 import numba
 

@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from .components import ComponentError, describe_function
 from ..validation import InputError, check_choice, check_int, check_real, check_vector, describe_interval
+from .components import ComponentError, describe_function
 
 
 class _Required:

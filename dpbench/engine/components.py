@@ -87,7 +87,7 @@ from numba.extending import overload
 
 from ..validation import InputError
 from .caching import cached_njit
-from .registry import IMPLEMENTATIONS, implementations
+from .registry import IMPLEMENTATIONS
 from .stamps import fingerprint
 
 

@@ -21,7 +21,6 @@ Every error is a :class:`~.components.ComponentError` naming the user's function
 from __future__ import annotations
 
 import copy
-import inspect
 import numbers
 import re
 import types
@@ -30,8 +29,8 @@ import numba
 import numpy as np
 
 from . import components as comp
-from .catalog import Built, Instance
 from .caching import cached_njit
+from .catalog import Built, Instance
 from .components import ComponentError, describe_function
 from .registry import implementations
 
@@ -63,7 +62,8 @@ def _check_component(owner: str, role: str, component) -> None:
     if missing:
         raise ComponentError(
             f"{owner}: {role} {cls.__name__} ({cls.__module__}) has no registered {', '.join(missing)}; "
-            f"register it with @dpbench.implements({_REGISTER_HINT.get(missing[0], missing[0])}, {cls.__name__}) (is the module that "
+            f"register it with @dpbench.implements({_REGISTER_HINT.get(missing[0], missing[0])}, {cls.__name__}) "
+            "(is the module that "
             "does so imported?)")
 
 

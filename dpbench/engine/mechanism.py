@@ -31,7 +31,8 @@ attribute           meaning
 Methods: ``sample(x, n, seed)`` (n i.i.d. reports of x), ``mechanism(x, n, seed)``
 (the same: the form every audit calls), ``sample_sum(x, m, n, seed)`` (n draws of the
 engine's batched form for m users whose rewards are all x -- the engine's ``respond`` on the
-environment :class:`PointMass`; its law is the sum of m reports) and ``check_input(x)``.  ``dpbench.sampler(name, **params)`` returns the
+environment :class:`PointMass`; its law is the sum of m reports) and ``check_input(x)``.
+``dpbench.sampler(name, **params)`` returns the
 catalog mechanism ``name``; the classes (``CTLMechanism(eps=1.0)``, ...) are in the
 mechanism modules, built in the style of diffprivlib: keyword-only privacy
 parameters, validated in the constructor, papers cited in the docstrings.
@@ -42,18 +43,24 @@ This is engine code (the engine composes a policy with a ``Mechanism``,
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-
-from typing import NamedTuple
 
 from .. import randomness as rng
 from ..validation import InputError, check_delta, check_int, check_real
 from .caching import cached_njit
 from .catalog import MECHANISMS, validate_params
-from .components import (ComponentError, describe_function, draw, draw_sum, implements, privatize, registered,
-                         respond_broadcast)
-
+from .components import (
+    ComponentError,
+    describe_function,
+    draw,
+    draw_sum,
+    implements,
+    privatize,
+    registered,
+    respond_broadcast,
+)
 
 #: what a mechanism's reports are, narrowest first: each kind is also every later one
 OUTPUT_KINDS = ("bits", "real")
@@ -76,7 +83,8 @@ def _responses_kernel(mech, env, arm, m, seed, out):
 
 def engine_responses(component, env, arm: int, m: int, n: int, seed: int) -> np.ndarray:
     """n responses (values) of the engine mechanism ``component`` to m pulls of ``arm`` in the
-    environment component ``env``, exactly as the simulation loop makes them (no broadcast)."""
+    environment component ``env``, exactly as the simulation loop makes them (no broadcast).
+    """
     out = np.empty(check_int("n", n, low=1))
     _responses_kernel(component, env, check_int("arm", arm, low=0), check_int("m", m, low=1),
                       rng.stream_seed(seed), out)
@@ -146,7 +154,8 @@ class Mechanism:
     def sample_sum(self, x, m: int, n: int, seed: int) -> np.ndarray:
         """n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
         (O(1) draws for the Laplace mechanisms; m reports in turn for a mechanism that
-        registers no ``respond``); in law the sum of m ``sample`` reports."""
+        registers no ``respond``); in law the sum of m ``sample`` reports.
+        """
         x = self.check_input(x)
         m = check_int("m", m, low=1, high=self.max_batch)
         return engine_responses(self.component, PointMass(x), 0, m, n, seed)
@@ -158,6 +167,7 @@ class Mechanism:
 
 class PointMass(NamedTuple):
     """Every pull returns ``value``."""
+
     value: float
 
 
@@ -175,7 +185,8 @@ def sampler(name: str, **params) -> Mechanism:
     """The catalog mechanism ``name`` built with ``params`` (validated; ``dpbench list
     mechanisms -v`` names them): a :class:`Mechanism` with ``name``, ``claimed_eps``,
     ``claimed_delta``, ``input_range``, ``component``, ``params``, ``sample(x, n, seed)``
-    and ``__call__(x, n, seed)`` (the same), ``sample_sum(x, m, n, seed)``."""
+    and ``__call__(x, n, seed)`` (the same), ``sample_sum(x, m, n, seed)``.
+    """
     spec = MECHANISMS.get_spec(name)
     checked = validate_params(f"mechanism {name!r}", spec.params, params)
     mechanism = spec.build(**checked)

@@ -80,7 +80,8 @@ def _environment(env, env_params):
 def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=None,
             checkpoints=None, mechanism=None, **params) -> Plan:
     """Validate and build everything; raises :class:`InputError` on bad input (and on a
-    ``mechanism`` that does not fit the policy, :mod:`.composition`)."""
+    ``mechanism`` that does not fit the policy, :mod:`.composition`).
+    """
     spec = ALGORITHMS.get_spec(policy)
     params = dict(params)
     env_params = dict(env_params or {})

@@ -225,7 +225,8 @@ def classes_stamp(classes) -> str:
 
 def plan_stamp(plan) -> str:
     """16-hex stamp of the code that computes ``plan``: the package hash, plus the fingerprint of
-    every user component and user ``build`` in it (policy, environment and a ``mechanism=``).  A plan of built-in parts only has the
+    every user component and user ``build`` in it (policy, environment and a ``mechanism=``).
+    A plan of built-in parts only has the
     package stamp (so stores written before user stamps existed stay valid)."""
     package = compiled_sources_hash()
     parts = [type(plan.built.policy), type(plan.built.mechanism), type(plan.instance.env)]

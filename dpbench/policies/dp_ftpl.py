@@ -35,14 +35,23 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine.caching import cached_njit
-from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, flag, integer, real,
-                              register_algorithm)
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, flag, integer, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
-from ..mechanisms.perturbations import (BETA_START_RULES, GAUSS_START_RULES, GAUSS_VARIANCE,
-                                        beta_perturbation, beta_start_phase, gauss_perturbation,
-                                        gauss_sd, gauss_start_phase, lemma15_c, lemma15_from_uniform,
-                                        lemma15_tail_radius, open_uniform)
+from ..mechanisms.perturbations import (
+    BETA_START_RULES,
+    GAUSS_START_RULES,
+    GAUSS_VARIANCE,
+    beta_perturbation,
+    beta_start_phase,
+    gauss_perturbation,
+    gauss_sd,
+    gauss_start_phase,
+    lemma15_c,
+    lemma15_from_uniform,
+    lemma15_tail_radius,
+    open_uniform,
+)
 from ..validation import InputError
 
 

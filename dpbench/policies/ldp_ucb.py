@@ -21,12 +21,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import CTB, CTL
-from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, add_response, clear_leader,
-                           new_mean_state)
+from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, add_response, clear_leader, new_mean_state
 from .ucb import UCB1Index
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-
 from ..engine.catalog import AlgorithmSpec, Built, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct

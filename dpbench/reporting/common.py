@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -464,7 +464,8 @@ def timing_table(data: dict) -> list[str]:
                     f"`{e['command']}` |")
     full = [e for key, e in data.items() if "--quick" not in key]
     if len(full) > 1:
-        rows.append(f"| total (full size) | {sum(e['wall_s'] for e in full):.0f} | {sum(e['cpu_s'] for e in full):.0f} | "
+        rows.append(f"| total (full size) | {sum(e['wall_s'] for e in full):.0f} | "
+                    f"{sum(e['cpu_s'] for e in full):.0f} | "
                     f"{sum(e['cells_computed'] for e in full)} | | | | | |")
     return rows
 

@@ -18,17 +18,14 @@ built the same thing.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
-from ..engine.composition import mechanism_param_names
+from ..engine.catalog import ENVIRONMENTS, validate_params
 from ..engine.result import to_json
-from ..validation import InputError, check_count, check_int
+from ..validation import InputError, check_int
 
 #: cells hold this many repetitions unless the experiment or the command line says otherwise
 DEFAULT_CELL_REPS = 10
@@ -51,7 +48,7 @@ class Config:
     checkpoints: tuple
 
     @classmethod
-    def from_plan(cls, plan, environment: str, env_params: dict) -> "Config":
+    def from_plan(cls, plan, environment: str, env_params: dict) -> Config:
         """The config of a plan built from environment ``environment`` with the (unvalidated)
         parameters ``env_params``; they are recorded validated and defaulted, i.e. as the
         user gave them, not as the built instance expanded them."""
@@ -64,7 +61,7 @@ class Config:
                    int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
 
     @classmethod
-    def from_run(cls, run, plan) -> "Config":
+    def from_run(cls, run, plan) -> Config:
         """The config of experiment run ``run`` (a RunSpec) and its plan."""
         env = dict(run.environment)
         name = env.pop("name")
@@ -78,7 +75,7 @@ class Config:
                 "checkpoints": list(self.checkpoints)}
 
     @classmethod
-    def from_description(cls, desc: dict) -> "Config":
+    def from_description(cls, desc: dict) -> Config:
         return cls(desc["policy"], desc["environment"], desc["params"], desc["env_params"],
                    int(desc["horizon"]), int(desc["seed"]), tuple(int(c) for c in desc["checkpoints"]))
 

@@ -52,11 +52,20 @@ from dpbench.engine.result import to_json
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
-from . import fast, statistics as st, tradeoff
-from .events import (Event, Statistic, candidate_statistics, histogram, rare_event, search, search_counts,
-                     validate, validate_counts)
-from .inputs import (Domain, as_input, describe_input, describe_pair, neighbour_pair, numeric_input,
-                     pattern_pairs)
+from . import fast, tradeoff
+from . import statistics as st
+from .events import (
+    Event,
+    Statistic,
+    candidate_statistics,
+    histogram,
+    rare_event,
+    search,
+    search_counts,
+    validate,
+    validate_counts,
+)
+from .inputs import Domain, as_input, describe_input, describe_pair, neighbour_pair, numeric_input, pattern_pairs
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
 CHUNK = 1 << 18
@@ -82,6 +91,7 @@ class AuditResult:
     gdp_mu_lower_bound           the largest mu the points certify: M is not mu'-GDP
                                  for any mu' < gdp_mu_lower_bound (0: nothing certified)
     """
+
     mechanism: str
     eps: float
     delta: float
@@ -151,7 +161,8 @@ MAX_LABELS_KEPT = 4096
 
 def label_value(text: str) -> float:
     """The fixed number of one output label, the same in every run and process: the number
-    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash."""
+    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash.
+    """
     try:
         value = float(text)
         if math.isfinite(value):
@@ -164,7 +175,8 @@ def label_value(text: str) -> float:
 
 def _label_text(v) -> str:
     """The text of one output label: strings as they are, numbers as str() writes them (as
-    NumPy does when numbers and strings share an array), anything else by its repr."""
+    NumPy does when numbers and strings share an array), anything else by its repr.
+    """
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     if isinstance(v, str):
@@ -174,7 +186,8 @@ def _label_text(v) -> str:
 
 def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
     """Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
-    of them are labels proper (not numbers); ``labels`` collects number -> label text."""
+    of them are labels proper (not numbers); ``labels`` collects number -> label text.
+    """
     flat = arr.reshape(-1)
     texts = flat.astype(str) if arr.dtype.kind in "US" else np.array([_label_text(v) for v in flat], dtype=str)
     uniq, inverse = np.unique(texts, return_inverse=True)
@@ -208,7 +221,8 @@ def _as_array(out, name: str, x) -> np.ndarray:
 def _as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.ndarray, int]:
     """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries
     that are labels).  Labels (strings, tuples, None, ...) become categories, each one fixed
-    number (:func:`label_value`), recorded in ``labels``."""
+    number (:func:`label_value`), recorded in ``labels``.
+    """
     arr = _as_array(out, name, x)
     n_labels = 0
     if arr.dtype == bool:
@@ -239,7 +253,8 @@ class _Source:
     Checks what the mechanism returns: a clear InputError naming the mechanism and the
     input when it raises, returns the wrong number of outputs or non-finite numbers, changes
     the output width between inputs, or returns only labels on one input and only numbers
-    on another.  ``labels``: number -> label text of every label seen."""
+    on another.  ``labels``: number -> label text of every label seen.
+    """
 
     def __init__(self, mechanism, seed: int):
         if not callable(mechanism):
@@ -277,7 +292,8 @@ class _Source:
 
     def _check_kinds(self, x, kind: str):
         """InputError if x gave only labels so far and another input only numbers (or the
-        reverse); a mix (numbers and a "bottom" symbol) is fine."""
+        reverse); a mix (numbers and a "bottom" symbol) is fine.
+        """
         seen = self._kinds.setdefault(id(x), (x, set()))[1]
         seen.add(kind)
         opposite = {"labels": "numbers", "numbers": "labels"}.get(kind)
@@ -308,7 +324,8 @@ class _Source:
 
     def histograms(self, x, n: int, binnings: list, key: tuple, bar) -> list[np.ndarray]:
         """Counts of several statistics, each (stat, edges) of ``binnings``, on the same n fresh
-        outputs of M(x) (drawn once on the block path, once per statistic on the compiled one)."""
+        outputs of M(x) (drawn once on the block path, once per statistic on the compiled one).
+        """
         totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
         if self.fast_path(x):
             xs = numeric_input(x)
@@ -356,7 +373,8 @@ def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[fl
         raise InputError(
             f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
             f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
-            f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; use n >= {need} (or a larger alpha)")
+            f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; "
+            f"use n >= {need} (or a larger alpha)")
     return ceiling, st.certification_floor(n, alpha, eps, delta)
 
 
@@ -373,7 +391,8 @@ def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: fl
     * certification (n): enough that the bound exceeds eps.
 
     Counts are Poisson (:func:`statistics.stage_floor`); the slow test plants events of
-    twice this mass and finds them in at least 95% of seeds."""
+    twice this mass and finds them in at least 95% of seeds.
+    """
     from .events import ATOM_MIN_COUNT, RARE_MIN_COUNT, VALIDATION_MARGIN, _proxy, zero_projection
     z = st.one_sided_z(alpha)
     fit = n_select // 2
@@ -425,6 +444,7 @@ def _pairs(mechanism, x, x_prime, domain):
 @dataclass
 class Candidate:
     """An event of one statistic on one input pair, and what selection thinks of it."""
+
     proxy: float             # projected certified bound (pessimistic; see events._proxy)
     se: float                # selection uncertainty of the proxy, in eps units
     event: Event
@@ -436,7 +456,8 @@ def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density
     per input are split: fit the statistics (1/2) | screen a shortlist of events (1/8) |
     validate it (3/8).  Returns (validated, rare): per statistic, the best validated event,
     and the most promising event never seen under one input on the screening and validation
-    outputs together (events.rare_event), with its zero projection as proxy."""
+    outputs together (events.rare_event), with its zero projection as proxy.
+    """
     fit, screen = n_select // 2, (5 * n_select) // 8
     found, rare = [], []
     for p in which:
@@ -470,7 +491,8 @@ def _refine(source, pairs, chosen: Candidate, nominee: Candidate | None, n_refin
     selection's event competes, and is replaced only by one clearly better).  A rare nominee
     (an event never seen under one input at selection) is counted on all n_refine outputs of
     its pair and replaces the refined event if its validated proxy is larger.  Returns (event,
-    proxy, the eps(delta) curve's events, chosen from the same refinement counts)."""
+    proxy, the eps(delta) curve's events, chosen from the same refinement counts).
+    """
     event, p = chosen.event, chosen.pair
     half = max(1, n_refine // 2)
     sizes = (half, n_refine - half)
@@ -658,13 +680,15 @@ RELIABLE_FRACTION = 1.0 / 3.0
 
 def _reliable(proxy: np.ndarray, se: np.ndarray) -> np.ndarray:
     """Candidates estimated precisely enough to trust: standard error at most a third of the
-    best proxy (a rare event that was lucky in validation is not)."""
+    best proxy (a rare event that was lucky in validation is not).
+    """
     return se <= max(float(proxy.max()), 0.0) * RELIABLE_FRACTION
 
 
 def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
     """Index of the best validated proxy among the reliable candidates (or the plain best
-    if none is reliable)."""
+    if none is reliable).
+    """
     reliable = _reliable(proxy, se)
     if reliable.any():
         return int(np.flatnonzero(reliable)[np.argmax(proxy[reliable])])
@@ -675,7 +699,8 @@ def _choose(found: list[Candidate]) -> Candidate:
     """The event to certify: the most promising validated proxy (:func:`_most_promising`),
     except that a learned score (naive-Bayes, logistic, sign) is passed over for a direct
     statistic (value, category, pattern, exact likelihood ratio) whose proxy is within one
-    standard error of the difference: a fitted score adds noise the validation cannot see."""
+    standard error of the difference: a fitted score adds noise the validation cannot see.
+    """
     proxy, se = np.array([f.proxy for f in found]), np.array([f.se for f in found])
     top = found[_most_promising(proxy, se)]
     reliable = _reliable(proxy, se)

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from numba import prange
+
 from dpbench.engine.caching import cached_njit
 from dpbench.engine.components import emit, implementation, registered
 from dpbench.randomness import stream_seed
@@ -314,7 +315,7 @@ def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, sta
             for i in range(lo_i, hi):
                 emit(mech, x, rows[i])
         else:
-            for i in range(lo_i, hi):
+            for _ in range(lo_i, hi):
                 emit(mech, x, row)
                 if kind == VALUE:
                     s = row[column]

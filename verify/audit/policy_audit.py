@@ -85,7 +85,8 @@ def _exploit(traces: np.ndarray) -> np.ndarray:
 def policy_mechanism(policy, *, arms: int, pulls: int, horizon: int, output: str = "next_arm",
                      step: int | None = None, **params):
     """``mechanism(table, n, seed)``: outputs of ``policy`` replaying the (arms x pulls) table
-    (given flattened or 2-d).  See the module docstring for ``output`` and ``step``."""
+    (given flattened or 2-d).  See the module docstring for ``output`` and ``step``.
+    """
     if output not in OUTPUTS:
         raise InputError(f"unknown output {output!r}; allowed values: {', '.join(OUTPUTS)}")
     arms = check_int("arms", arms, low=2)
@@ -115,7 +116,8 @@ def first_random_step(build, tables, horizon: int, probe: int = 512, seed: int =
     """The first step (< horizon) whose arm is not the same in every probe run, under every
     table; InputError if the arm sequences before it differ between the tables.  The probe
     pads the rows (repeating their last reward) so that no arm runs out: rewards past the
-    end of a row are read only after the decision that matters, or the audit itself fails."""
+    end of a row are read only after the decision that matters, or the audit itself fails.
+    """
     pad = max(0, horizon - tables[0].shape[1])
     runs = [run_traces(build, np.pad(t, ((0, 0), (0, pad)), mode="edge"), horizon, probe, seed)
             for t in tables]
@@ -185,7 +187,8 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
 def gdp_elim_short_phases(eps: float, delta: float, pulls=(2, 4, 8, 16, 32)):
     """A GDP-Elim-New builder with short phases N(k) (spec check C13's test variant: the
     privacy argument does not depend on the N(k) formula), so that the exploitation decision
-    comes within a few dozen pulls; ``eps`` sets the Lemma 15 perturbation's level."""
+    comes within a few dozen pulls; ``eps`` sets the Lemma 15 perturbation's level.
+    """
     from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
     from dpbench.mechanisms.perturbations import lemma15_c
     from dpbench.policies.gdp_elim import GDPElimNew

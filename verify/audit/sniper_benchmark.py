@@ -22,9 +22,8 @@ from typing import NamedTuple
 import numpy as np
 
 from dpbench import randomness as rng
-from dpbench.engine.components import implements
-
 from dpbench.engine.caching import cached_njit
+from dpbench.engine.components import implements
 
 from .controls import LATTICE
 from .core import SELECT_MAX, SELECT_MIN
