@@ -1,4 +1,6 @@
-"""Exact CDF feasibility checks of Lemma 8 (DP) and Lemma 9 (GDP) for the DP-FTPL laws
+"""Exact CDF feasibility checks of Lemma 8 (DP) and Lemma 9 (GDP) (seed 002).
+
+Exact CDF feasibility checks of Lemma 8 (DP) and Lemma 9 (GDP) for the DP-FTPL laws
 (seed 002, Wang & Zhu; spec ``seed_002.md`` §3, §4, §8.1 C2-C6, reference values §10).
 
 An FTPL policy is (eps, delta)-DP (Lemma 8) when the CDF F of an arm's perturbation and
@@ -66,6 +68,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dpbench.engine.caching import cached_njit
+from dpbench.engine.result import to_json
 from dpbench.mechanisms import perturbations as P
 from dpbench.validation import InputError, check_choice, check_delta, check_int, check_real
 
@@ -96,7 +99,9 @@ LEMMA9_CONSTRAINTS = ("F(y) - F(x) <= e^eps (F'(y) - F'(x)) + delta/2",
 # ============================================================ neighbouring pairs
 @dataclass(frozen=True)
 class Pair:
-    """A perturbation law, its neighbour after one observation changes, and where the
+    """A perturbation law and its neighbour after one observation changes.
+
+    A perturbation law, its neighbour after one observation changes, and where the
     likelihood ratio crosses a level (``crossings(c)``; None if unknown).
     """
 
@@ -107,6 +112,7 @@ class Pair:
     crossings: Callable[[float], Sequence[float]] | None = None
 
     def candidates(self, eps: float) -> np.ndarray:
+        """Return the points where the supremum can sit: breakpoints and likelihood-ratio crossings."""
         pts = list(self.law.breakpoints()) + list(self.neighbour.breakpoints())
         if self.crossings is not None:
             pts += list(self.crossings(math.exp(eps))) + list(self.crossings(math.exp(-eps)))
@@ -126,8 +132,10 @@ def gauss_pair(n: int, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> Pair:
 
 
 def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
-    """Lemma 15 law centred at 0 vs centred at z = shift/n.  The ratio is flat (e^{lam z})
-    left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in between (lam = n eps).
+    """Lemma 15 law centred at 0 vs centred at z = shift/n.
+
+    The ratio is flat (e^{lam z}) left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in
+    between (lam = n eps).
     """
     z = shift / n
     law = P.Lemma15Law(0.0, float(n), float(eps), float(delta))
@@ -143,7 +151,9 @@ def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
 
 
 def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
-    """Algorithm 2's Beta(a, b) for R = r ones in n pulls vs R = r + 1: Beta(a+1, b-1);
+    """Return Algorithm 2's Beta law for history (n, r) and its neighbour r + 1.
+
+    Algorithm 2's Beta(a, b) for R = r ones in n pulls vs R = r + 1: Beta(a+1, b-1);
     r(x) = a (1 - x) / ((b - 1) x).
     """
     a, b = P.beta_shapes(float(r), float(n), bool(extra_k))
@@ -159,7 +169,7 @@ def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
 
 # ============================================================ grid and cell bounds
 def _tail_point(laws, side: str) -> float:
-    """A point beyond which every law has mass <= TAIL on ``side`` (or the support end)."""
+    """Return a point beyond which every law has mass <= TAIL on ``side`` (or the support end)."""
     lower = side == "lower"
     mass = (lambda x: max(float(law.cdf(x)) for law in laws)) if lower else \
         (lambda x: max(float(law.sf(x)) for law in laws))
@@ -209,7 +219,9 @@ def _tabulate(pair: Pair, x: np.ndarray) -> dict:
 
 
 def _cell_bounds(Pv, Qv, p, q, ee, kind, mlr):
-    """D = P - ee Q at the grid points, and on each cell [a, b]: upper and lower bounds of D,
+    """Bound D = P - ee Q on every cell of a grid.
+
+    D = P - ee Q at the grid points, and on each cell [a, b]: upper and lower bounds of D,
     and bounds of its largest rise D(y) - D(x) and fall D(x) - D(y) over a <= x < y <= b.
 
     ``kind`` 'cdf': P, Q nondecreasing (D' = p - ee q); 'sf': nonincreasing (D' = ee q - p).
@@ -246,7 +258,7 @@ def _cell_bounds(Pv, Qv, p, q, ee, kind, mlr):
 
 
 def _halfline_parts(t, ee, mlr):
-    """The four Lemma 8 functions (value, cell upper, cell lower) on a tabulation."""
+    """Return the four Lemma 8 functions (value, cell upper, cell lower) on a tabulation."""
     return [_cell_bounds(t["F"], t["Fn"], t["p"], t["pn"], ee, "cdf", mlr),
             _cell_bounds(t["S"], t["Sn"], t["p"], t["pn"], ee, "sf", mlr),
             _cell_bounds(t["Fn"], t["F"], t["pn"], t["p"], ee, "cdf", mlr),
@@ -369,11 +381,13 @@ class FeasibilityResult:
         return max(0.0, self.delta_required - self.allowed)
 
     def to_dict(self) -> dict:
+        """Return the result as strict-JSON data."""
         d = asdict(self)
         d["violation"] = self.violation
-        return _json_safe(d)
+        return to_json(d)
 
     def summary(self) -> str:
+        """Describe the verdict, slack and worst point, for the command line."""
         verdict = "HOLDS" if self.holds else "VIOLATED"
         slack = "0 (tight)" if abs(self.slack) <= tolerance(self.allowed) else f"{self.slack:.6g}"
         where = _fmt_x(self.worst.x) if self.worst.y is None else \
@@ -390,18 +404,6 @@ class FeasibilityResult:
 
 def _fmt_x(x):
     return "-inf" if x == -math.inf else "+inf" if x == math.inf else f"{x:.6g}"
-
-
-def _json_safe(obj):
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return "inf" if obj > 0 else "-inf" if obj < 0 else "nan"
-    if isinstance(obj, (np.floating, np.integer)):
-        return _json_safe(obj.item())
-    return obj
 
 
 # ============================================================ generic pair check
@@ -461,7 +463,9 @@ def check_pair(pair: Pair, eps: float, delta: float, *, lemma: int = 8, grid: in
 # ============================================================ Beta over all histories
 @cached_njit
 def _beta_pair_required(n, r, extra_k, ee):
-    """Exact Lemma 8 delta of Algorithm 2's Beta law for history (n, r) vs r -> r+1, with
+    """Return the exact Lemma 8 delta of Algorithm 2's Beta law for one history.
+
+    Exact Lemma 8 delta of Algorithm 2's Beta law for history (n, r) vs r -> r+1, with
     its location and constraint index: by the monotone likelihood ratio
     a (1 - x)/((b - 1) x), the only positive suprema are F - e^eps F' at
     x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F) at x = a/(a + e^-eps (b-1)).
@@ -487,8 +491,9 @@ def _beta_histories(n, extra_k, ee, out_d, out_x, out_which):
 
 @cached_njit
 def _beta_worst_by_n(n_lo, extra_k, ee, out):
-    """out[i] = max over histories of the delta required at N = n_lo + i.  By the
-    reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice.
+    """out[i] = max over histories of the delta required at N = n_lo + i.
+
+    By the reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice.
     """
     for i in range(out.shape[0]):
         n = n_lo + i
@@ -501,7 +506,9 @@ def _beta_worst_by_n(n_lo, extra_k, ee, out):
 
 
 def beta_history_profile(n: int, eps: float, extra_k: bool = True):
-    """(delta_required[R], x[R], constraint index[R]) for every history R = 0..n-1 of
+    """Return the Lemma 8 delta of every history R = 0..n-1 of Algorithm 2.
+
+    (delta_required[R], x[R], constraint index[R]) for every history R = 0..n-1 of
     Algorithm 2's Beta law at N = n (0 -> 1 changes; constraint indices of
     ``LEMMA8_CONSTRAINTS``).  History R mirrors n-1-R (x -> 1 - x), so half is computed.
     """
@@ -562,7 +569,7 @@ def validate(family, eps, delta, n, lemma=8, v=P.GAUSS_VARIANCE, shift=1.0):
 
 def family_pair(family, eps, delta, n, *, lemma=8, v=P.GAUSS_VARIANCE, extra_k=True, shift=1.0,
                 law_eps=None, law_delta=None, r=0) -> Pair:
-    """The neighbouring pair checked for ``family`` (Beta: history R = ``r``)."""
+    """Return the neighbouring pair checked for ``family`` (Beta: history R = ``r``)."""
     if family == "gauss":
         return gauss_pair(n, v, shift)
     if family == "lemma15":
@@ -626,7 +633,9 @@ def check_lemma9(family, eps, delta, n, **options) -> FeasibilityResult:
 
 # ============================================================ closed forms for scans
 def gauss_delta_required(n: float, eps: float, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> float:
-    """Exact Lemma 8 (= Lemma 9, = hockey-stick) delta of N(., v/n) vs a shift/n move: the
+    """Return the exact Lemma 8 delta of the Gaussian law against a centre shift.
+
+    Exact Lemma 8 (= Lemma 9, = hockey-stick) delta of N(., v/n) vs a shift/n move: the
     value of F - e^eps F' at the ratio crossing x = z/2 - v eps/(n z) (the analytic Gaussian
     mechanism; the other three half-line suprema are equal or 0).
     """
@@ -659,7 +668,8 @@ class StartPhaseResult:
     note: str = ""
 
     def to_dict(self) -> dict:
-        return _json_safe(asdict(self))
+        """Return the result as strict-JSON data."""
+        return to_json(asdict(self))
 
 
 def _paper_start(family, eps, delta):
@@ -673,7 +683,9 @@ def _paper_start(family, eps, delta):
 def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8,
                         v: float = P.GAUSS_VARIANCE, extra_k: bool = True,
                         n_max: int | None = None) -> StartPhaseResult:
-    """The smallest pull count N0 at which the lemma holds for every history (and every
+    """Find the smallest pull count N0 at which the lemma holds.
+
+    The smallest pull count N0 at which the lemma holds for every history (and every
     larger N), beside the paper's start phase (N_G* for gauss, N_B* for beta).
 
     * gauss: delta_required depends on N only through the standardised shift 1/sqrt(vN)
@@ -763,7 +775,9 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
 
 # ============================================================ Lemma 15 tightness
 def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05), *, lemma: int = 8):
-    """delta required by the Lemma 15 law (built with (eps, delta)) against centre shifts of
+    """Return the delta the Lemma 15 law needs against centre shifts.
+
+    delta required by the Lemma 15 law (built with (eps, delta)) against centre shifts of
     ``shift``/N: exactly delta at 1, less below, more above (spec §4.3, §10.1).
     """
     eps = check_real("eps", eps, low=0.0)
@@ -780,7 +794,9 @@ def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05),
 
 # ============================================================ feasible region (figures)
 def feasible_region(cdf, sf, eps: float, delta: float, symmetric: bool = True):
-    """The band [L, U] that F'(x) must lie in given F(x) = ``cdf`` (1 - F = ``sf``):
+    """Return the band [L, U] that F'(x) must lie in given F(x).
+
+    The band [L, U] that F'(x) must lie in given F(x) = ``cdf`` (1 - F = ``sf``):
 
     symmetric (all four inequalities, spec §3.3 default)
         L = max{0, e^-eps (F - delta), 1 - e^eps (1 - F) - delta}

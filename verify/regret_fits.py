@@ -54,18 +54,23 @@ NOT_APPLICABLE = "not applicable"
 
 @dataclass
 class Verdict:
+    """The verdict of a fit or a bound check: ``status`` and the ``reason`` for it."""
+
     status: str
     reason: str = ""
     bound: str | None = None                 # registry key, or a label of the prediction
     evidence: dict = field(default_factory=dict)
 
     def __str__(self):
+        """``bound: status (reason)``."""
         head = f"{self.bound}: " if self.bound else ""
         return f"{head}{self.status}" + (f" ({self.reason})" if self.reason else "")
 
 
 @dataclass
 class Fit:
+    """A fitted regret quantity: estimate, interval, verdict and the details of the fit."""
+
     kind: str
     estimate: float | None
     ci: tuple[float, float] | None
@@ -78,6 +83,7 @@ class Fit:
 
     @property
     def applicable(self) -> bool:
+        """Whether the fit applies to the run (its verdict is not NOT_APPLICABLE)."""
         return self.verdict.status != NOT_APPLICABLE
 
     @property
@@ -96,6 +102,7 @@ class Fit:
                        "; ".join(str(c) for c in live))
 
     def __str__(self):
+        """Describe the estimate with its interval and verdict, in one line."""
         if not self.applicable:
             return f"{self.kind}: not applicable ({self.verdict.reason})"
         lo, hi = self.ci
@@ -117,11 +124,12 @@ class Curves:
 
     @property
     def reps(self) -> int:
+        """The number of repetitions."""
         return int(self.regret.shape[0])
 
 
 def as_curves(obj) -> Curves:
-    """A ``SimulationResult``, a ``Curves``, or ``(checkpoints, regret)`` arrays."""
+    """Return the curves of a ``SimulationResult``, a ``Curves`` or ``(checkpoints, regret)`` arrays."""
     if isinstance(obj, Curves):
         return obj
     if hasattr(obj, "checkpoints") and hasattr(obj, "regret"):
@@ -163,7 +171,9 @@ def _slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _interval(samples: np.ndarray, level: float, method: str, n_boot: int, seed: int):
-    """Mean of independent per-repetition estimates and its interval (Student t, or the
+    """Return the mean of per-repetition estimates and its interval.
+
+    Mean of independent per-repetition estimates and its interval (Student t, or the
     project's bootstrap :func:`verify.inference.bootstrap_ci`).
     """
     est = float(samples.mean())
@@ -286,7 +296,9 @@ def _slope_checks(fit: Fit, curves: Curves, bounds, ctx) -> list[Verdict]:
 
 # ---------------------------------------------------------- explicit values
 def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 3.0) -> list[Verdict]:
-    """Mean regret against explicit bounds: at every checkpoint for algorithms that do not
+    """Check mean regret against explicit bounds.
+
+    Mean regret against explicit bounds: at every checkpoint for algorithms that do not
     know T (``anytime`` bounds), else at the horizon.
 
     ``within``: mean + z SE <= an upper bound (>= a lower bound) everywhere checked;
@@ -393,9 +405,10 @@ def curve_exponent(result, *, window=None, log_factor: float = 0.0, predicted: f
                    bounds=(), ctx: Mapping | None = None, tolerance: float = 0.1, min_points: int = 5,
                    min_reps: int = 3, level: float = 0.95, ci: str = "t", n_boot: int = 2000,
                    seed: int = 0) -> Fit:
-    """Log-log exponent of R(t) / (ln t)^log_factor against t on a window (default [T/100, T]),
-    fitted per repetition.  E.g. ``log_factor=0.5`` divides out the sqrt(log T) of a
-    sqrt(T log T) law.  Compared with ``predicted`` and with the ``T`` exponents of ``bounds``.
+    """Log-log exponent of R(t) / (ln t)^log_factor against t on a window (default [T/100, T]), fitted per repetition.
+
+    E.g. ``log_factor=0.5`` divides out the sqrt(log T) of a sqrt(T log T) law.  Compared with
+    ``predicted`` and with the ``T`` exponents of ``bounds``.
     """
     level = _check_level(level)
     curves = as_curves(result)
@@ -519,7 +532,9 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
 
 def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, tolerance: float = 0.2,
                 agreement: float = 0.2, min_reps: int = 3, level: float = 0.95) -> Fit:
-    """Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
+    """Fit the slope of ln C on ln Delta over two-armed instances.
+
+    Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
     -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult.
     """
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
@@ -596,7 +611,9 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
 # --------------------------------------------------------------- ratios
 def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.95, n_boot: int = 4000,
              seed: int = 0) -> Fit:
-    """Ratio of mean regrets of two independent runs at checkpoint ``t`` (default: the common horizon),
+    """Return the ratio of mean regrets of two independent runs.
+
+    Ratio of mean regrets of two independent runs at checkpoint ``t`` (default: the common horizon),
     with a percentile bootstrap over each run's repetitions (the privacy-cost ratio rho of F2).
     """
     level = _check_level(level)
@@ -622,7 +639,9 @@ def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.9
 
 
 def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: float = 0.0) -> Verdict:
-    """A paper's number against a measured interval: consistent if the interval (widened by
+    """Compare a paper's number with a measured interval.
+
+    A paper's number against a measured interval: consistent if the interval (widened by
     ``relative_tolerance`` of the claim, for rounded claims) contains it.
     """
     if not fit.applicable:

@@ -82,7 +82,9 @@ def _responses_kernel(mech, env, arm, m, seed, out):
 
 
 def engine_responses(component, env, arm: int, m: int, n: int, seed: int) -> np.ndarray:
-    """n responses (values) of the engine mechanism ``component`` to m pulls of ``arm`` in the
+    """Draw the engine mechanism's responses to m pulls of one arm, n times.
+
+    n responses (values) of the engine mechanism ``component`` to m pulls of ``arm`` in the
     environment component ``env``, exactly as the simulation loop makes them (no broadcast).
     """
     out = np.empty(check_int("n", n, low=1))
@@ -152,7 +154,9 @@ class Mechanism:
         return self.sample(x, n, seed)
 
     def sample_sum(self, x, m: int, n: int, seed: int) -> np.ndarray:
-        """n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
+        """Draw the engine's batched form for m users, n times.
+
+        n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
         (O(1) draws for the Laplace mechanisms; m reports in turn for a mechanism that
         registers no ``respond``); in law the sum of m ``sample`` reports.
         """
@@ -161,6 +165,7 @@ class Mechanism:
         return engine_responses(self.component, PointMass(x), 0, m, n, seed)
 
     def __repr__(self) -> str:
+        """Name, claim, input range and component."""
         claim = f"eps={self.claimed_eps:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
         return f"<{type(self).__name__} {self.name} ({claim}) on {list(self.input_range)}: {self.component!r}>"
 
@@ -182,7 +187,9 @@ def _point_draw_sum(env, arm, m):
 
 
 def sampler(name: str, **params) -> Mechanism:
-    """The catalog mechanism ``name`` built with ``params`` (validated; ``dpbench list
+    """Build the catalog mechanism ``name``.
+
+    The catalog mechanism ``name`` built with ``params`` (validated; ``dpbench list
     mechanisms -v`` names them): a :class:`Mechanism` with ``name``, ``claimed_eps``,
     ``claimed_delta``, ``input_range``, ``component``, ``params``, ``sample(x, n, seed)``
     and ``__call__(x, n, seed)`` (the same), ``sample_sum(x, m, n, seed)``.

@@ -50,6 +50,7 @@ class Plan:
 
     @property
     def label(self) -> str:
+        """The policy's label, with the mechanism it is composed with."""
         return self.spec.label + (f" + {self.composition.name}" if self.composition else "")
 
     @property
@@ -79,7 +80,9 @@ def _environment(env, env_params):
 
 def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=None,
             checkpoints=None, mechanism=None, **params) -> Plan:
-    """Validate and build everything; raises :class:`InputError` on bad input (and on a
+    """Validate and build everything a run needs, before any compile.
+
+    Validate and build everything; raises :class:`InputError` on bad input (and on a
     ``mechanism`` that does not fit the policy, :mod:`.composition`).
     """
     spec = ALGORITHMS.get_spec(policy)

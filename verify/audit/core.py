@@ -118,12 +118,15 @@ class AuditResult:
     info: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """Return the result as strict-JSON data (other inputs, e.g. sets, as their repr)."""
         return to_json(asdict(self), default=repr)   # other inputs (sets, user objects): readable
 
     def to_json(self, **kw) -> str:
+        """Return the result as a JSON text (``kw`` go to :func:`json.dumps`)."""
         return json.dumps(self.to_dict(), **kw)
 
     def __str__(self) -> str:
+        """Verdict, bound and witness event, in a few lines."""
         w = self.witness
         verdict = "VIOLATED" if self.violated else "not rejected"
         return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {verdict}\n"
@@ -139,7 +142,7 @@ class AuditResult:
 
 
 def _describe_points(fpr, fnr, show: int = 3) -> str:
-    """A few certified (FPR, FNR) points, spread over the curve."""
+    """Describe a few certified (FPR, FNR) points, spread over the curve."""
     if not fpr:
         return "no certified point"
     idx = sorted({round(i * (len(fpr) - 1) / max(1, show - 1)) for i in range(show)})
@@ -160,7 +163,9 @@ MAX_LABELS_KEPT = 4096
 
 
 def label_value(text: str) -> float:
-    """The fixed number of one output label, the same in every run and process: the number
+    """Return the fixed number of one output label.
+
+    The fixed number of one output label, the same in every run and process: the number
     itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash.
     """
     try:
@@ -174,7 +179,9 @@ def label_value(text: str) -> float:
 
 
 def _label_text(v) -> str:
-    """The text of one output label: strings as they are, numbers as str() writes them (as
+    """Return the text of one output label.
+
+    The text of one output label: strings as they are, numbers as str() writes them (as
     NumPy does when numbers and strings share an array), anything else by its repr.
     """
     if isinstance(v, bytes):
@@ -185,7 +192,9 @@ def _label_text(v) -> str:
 
 
 def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
-    """Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
+    """Map the labels of an output array to numbers.
+
+    Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
     of them are labels proper (not numbers); ``labels`` collects number -> label text.
     """
     flat = arr.reshape(-1)
@@ -199,7 +208,7 @@ def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
 
 
 def _as_array(out, name: str, x) -> np.ndarray:
-    """A mechanism's outputs as an array (ragged sequences: one label per output)."""
+    """Return a mechanism's outputs as an array (ragged sequences: one label per output)."""
     try:
         return np.asarray(out)
     except ValueError:
@@ -219,9 +228,10 @@ def _as_array(out, name: str, x) -> np.ndarray:
 
 
 def _as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.ndarray, int]:
-    """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries
-    that are labels).  Labels (strings, tuples, None, ...) become categories, each one fixed
-    number (:func:`label_value`), recorded in ``labels``.
+    """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries that are labels).
+
+    Labels (strings, tuples, None, ...) become categories, each one fixed number
+    (:func:`label_value`), recorded in ``labels``.
     """
     arr = _as_array(out, name, x)
     n_labels = 0
@@ -291,7 +301,9 @@ class _Source:
         return rows
 
     def _check_kinds(self, x, kind: str):
-        """InputError if x gave only labels so far and another input only numbers (or the
+        """Refuse inputs whose outputs mix labels and numbers.
+
+        InputError if x gave only labels so far and another input only numbers (or the
         reverse); a mix (numbers and a "bottom" symbol) is fine.
         """
         seen = self._kinds.setdefault(id(x), (x, set()))[1]
@@ -319,11 +331,13 @@ class _Source:
         return out
 
     def histogram(self, x, n: int, stat: Statistic, edges: np.ndarray, key: tuple, bar) -> np.ndarray:
-        """Counts of the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
+        """Count the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
         return self.histograms(x, n, [(stat, edges)], key, bar)[0]
 
     def histograms(self, x, n: int, binnings: list, key: tuple, bar) -> list[np.ndarray]:
-        """Counts of several statistics, each (stat, edges) of ``binnings``, on the same n fresh
+        """Count several statistics on the same n fresh outputs of M(x).
+
+        Counts of several statistics, each (stat, edges) of ``binnings``, on the same n fresh
         outputs of M(x) (drawn once on the block path, once per statistic on the compiled one).
         """
         totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
@@ -379,7 +393,9 @@ def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[fl
 
 
 def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: float, delta: float) -> float:
-    """The smallest mass p of a violating event (P[M(x) in S] = p, P[M(x') in S] = 0) that
+    """Return the smallest violating mass the audit can see.
+
+    The smallest mass p of a violating event (P[M(x) in S] = p, P[M(x') in S] = 0) that
     the audit finds *and* certifies with probability at least 1/2, when the mechanism's other
     events sit at the claim.  Each stage needs enough occurrences of S among its outputs:
 
@@ -398,7 +414,7 @@ def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: fl
     fit = n_select // 2
 
     def needed(score, m):
-        """The smallest count among m outputs at which score(count, m) exceeds eps."""
+        """Return the smallest count among m outputs at which score(count, m) exceeds eps."""
         return st.min_count(lambda a: score(a, m) > eps, max(m, 1))
 
     def validated(a, m):
@@ -452,10 +468,11 @@ class Candidate:
 
 
 def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density, features):
-    """Candidate events of every statistic of every pair in ``which``.  The n_select outputs
-    per input are split: fit the statistics (1/2) | screen a shortlist of events (1/8) |
-    validate it (3/8).  Returns (validated, rare): per statistic, the best validated event,
-    and the most promising event never seen under one input on the screening and validation
+    """Candidate events of every statistic of every pair in ``which``.
+
+    The n_select outputs per input are split: fit the statistics (1/2) | screen a shortlist of
+    events (1/8) | validate it (3/8).  Returns (validated, rare): per statistic, the best validated
+    event, and the most promising event never seen under one input on the screening and validation
     outputs together (events.rare_event), with its zero projection as proxy.
     """
     fit, screen = n_select // 2, (5 * n_select) // 8
@@ -679,16 +696,16 @@ RELIABLE_FRACTION = 1.0 / 3.0
 
 
 def _reliable(proxy: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """Candidates estimated precisely enough to trust: standard error at most a third of the
+    """Select the candidates estimated precisely enough to trust.
+
+    Candidates estimated precisely enough to trust: standard error at most a third of the
     best proxy (a rare event that was lucky in validation is not).
     """
     return se <= max(float(proxy.max()), 0.0) * RELIABLE_FRACTION
 
 
 def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
-    """Index of the best validated proxy among the reliable candidates (or the plain best
-    if none is reliable).
-    """
+    """Index of the best validated proxy among the reliable candidates (or the plain best if none is reliable)."""
     reliable = _reliable(proxy, se)
     if reliable.any():
         return int(np.flatnonzero(reliable)[np.argmax(proxy[reliable])])
@@ -696,7 +713,9 @@ def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
 
 
 def _choose(found: list[Candidate]) -> Candidate:
-    """The event to certify: the most promising validated proxy (:func:`_most_promising`),
+    """Choose the event to certify.
+
+    The event to certify: the most promising validated proxy (:func:`_most_promising`),
     except that a learned score (naive-Bayes, logistic, sign) is passed over for a direct
     statistic (value, category, pattern, exact likelihood ratio) whose proxy is within one
     standard error of the difference: a fitted score adds noise the validation cannot see.
@@ -738,5 +757,5 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
 
 
 def _shown_labels(labels: dict, limit: int = 64) -> dict:
-    """The first ``limit`` output labels, number -> label (for the result's info)."""
+    """Return the first ``limit`` output labels, number -> label (for the result's info)."""
     return {repr(k): v for k, v in list(labels.items())[:limit]}

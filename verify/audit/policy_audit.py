@@ -84,7 +84,9 @@ def _exploit(traces: np.ndarray) -> np.ndarray:
 
 def policy_mechanism(policy, *, arms: int, pulls: int, horizon: int, output: str = "next_arm",
                      step: int | None = None, **params):
-    """``mechanism(table, n, seed)``: outputs of ``policy`` replaying the (arms x pulls) table
+    """Wrap a policy replaying a reward table as an auditable mechanism.
+
+    ``mechanism(table, n, seed)``: outputs of ``policy`` replaying the (arms x pulls) table
     (given flattened or 2-d).  See the module docstring for ``output`` and ``step``.
     """
     if output not in OUTPUTS:
@@ -113,7 +115,9 @@ def policy_mechanism(policy, *, arms: int, pulls: int, horizon: int, output: str
 
 
 def first_random_step(build, tables, horizon: int, probe: int = 512, seed: int = 0) -> int:
-    """The first step (< horizon) whose arm is not the same in every probe run, under every
+    """Return the first step whose arm is random.
+
+    The first step (< horizon) whose arm is not the same in every probe run, under every
     table; InputError if the arm sequences before it differ between the tables.  The probe
     pads the rows (repeating their last reward) so that no arm runs out: rewards past the
     end of a row are read only after the decision that matters, or the audit itself fails.
@@ -136,7 +140,7 @@ def first_random_step(build, tables, horizon: int, probe: int = 512, seed: int =
 
 
 def flip_one(table, arm: int = 0, pull: int = 0) -> np.ndarray:
-    """The neighbouring table: reward (arm, pull) replaced by 1 - reward (rewards in [0, 1])."""
+    """Return the neighbouring table: reward (arm, pull) replaced by 1 - reward (rewards in [0, 1])."""
     out = np.array(table, dtype=np.float64, copy=True)
     out[arm, pull] = 1.0 - out[arm, pull]
     return out
@@ -185,7 +189,9 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
 
 
 def gdp_elim_short_phases(eps: float, delta: float, pulls=(2, 4, 8, 16, 32)):
-    """A GDP-Elim-New builder with short phases N(k) (spec check C13's test variant: the
+    """Build GDP-Elim-New with short phases (spec check C13).
+
+    A GDP-Elim-New builder with short phases N(k) (spec check C13's test variant: the
     privacy argument does not depend on the N(k) formula), so that the exploitation decision
     comes within a few dozen pulls; ``eps`` sets the Lemma 15 perturbation's level.
     """
