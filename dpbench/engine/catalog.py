@@ -42,19 +42,29 @@ REQUIRED = _Required()
 
 
 # ----------------------------------------------------- parameter checkers
+class Checker:
+    """A parameter checker: ``checker(name, value)`` returns the validated value or raises
+    :class:`InputError`; ``describe`` says what is allowed (for listings and errors)."""
+
+    def __init__(self, check: Callable[[str, Any], Any], describe: str):
+        self._check = check
+        self.describe = describe
+
+    def __call__(self, name: str, value):
+        return self._check(name, value)
+
+
 def real(low=None, high=None, *, low_open=False, high_open=False, allow_inf=False):
     def check(name, value):
         return check_real(name, value, low=low, high=high, low_open=low_open,
                           high_open=high_open, allow_inf=allow_inf)
-    check.describe = describe_interval(low, high, low_open, high_open)
-    return check
+    return Checker(check, describe_interval(low, high, low_open, high_open))
 
 
 def integer(low=None, high=None):
     def check(name, value):
         return check_int(name, value, low=low, high=high)
-    check.describe = "integer" + describe_interval(low, high, False, False)
-    return check
+    return Checker(check, "integer" + describe_interval(low, high, False, False))
 
 
 def vector(low=None, high=None, min_len=1):
@@ -63,15 +73,13 @@ def vector(low=None, high=None, min_len=1):
             from ..validation import parse_float_list
             value = parse_float_list(name, value)
         return check_vector(name, value, low=low, high=high, min_len=min_len)
-    check.describe = "list of numbers" + describe_interval(low, high, False, False)
-    return check
+    return Checker(check, "list of numbers" + describe_interval(low, high, False, False))
 
 
 def choice(*options):
     def check(name, value):
         return check_choice(name, value, options)
-    check.describe = "one of " + ", ".join(options)
-    return check
+    return Checker(check, "one of " + ", ".join(options))
 
 
 def flag():
@@ -81,8 +89,7 @@ def flag():
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
             return value.lower() in ("true", "1", "yes")
         raise InputError(f"{name} must be true or false (got {value!r})")
-    check.describe = "true/false"
-    return check
+    return Checker(check, "true/false")
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def _returns_value(func) -> bool:
         else None
     if body is None:
         return False
-    nodes = list(body.body)
+    nodes: list[ast.AST] = list(body.body)
     while nodes:
         node = nodes.pop()
         if isinstance(node, ast.Return):

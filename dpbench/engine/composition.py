@@ -35,7 +35,7 @@ _REPORTS = {"bits": "bit reports (0 or 1)", "real": "real-valued reports"}
 @dataclass
 class Composition:
     """A policy's privatiser replaced by ``mechanism`` (see the module docstring)."""
-    mechanism: object               # dpbench.mechanisms.Mechanism
+    mechanism: Mechanism
     name: str                       # the registered name, or the object's name
     params: dict                    # the mechanism's validated parameters (by name only)
     spec: MechanismSpec | None = None
