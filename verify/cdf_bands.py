@@ -163,8 +163,25 @@ def band_check(draws, draws_prime, eps: float, delta: float, *, lemma: int = 8,
                alpha: float = 1e-6, history: dict | None = None) -> BandResult:
     """Check Lemma 8 or 9 on two samples, with simultaneous confidence bands.
 
-    Lemma ``lemma`` for the laws sampled by ``draws`` (F) and ``draws_prime`` (F'),
-    with simultaneous confidence 1 - alpha over every threshold and all inequalities.
+    Parameters
+    ----------
+    draws, draws_prime : array_like
+        Samples of the laws F and F'.
+    eps, delta : float
+        The privacy level (>= 0) and slack (in [0, 1)).
+    lemma : {8, 9}
+        As for :func:`verify.cdf_feasibility.check`.
+    alpha : float
+        1 - the simultaneous confidence over every threshold and all inequalities (DKW).
+    history : dict, optional
+        Recorded in the result (which neighbouring histories the samples come from).
+
+    Returns
+    -------
+    BandResult
+        A confidence interval [``lower``, ``upper``] for the delta the lemma needs,
+        ``verdict`` ("holds", "violated" or "inconclusive" against ``allowed``), the
+        witness constraint and threshold, ``summary()`` and ``to_dict()``.
     """
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
@@ -208,9 +225,23 @@ def band_check_mechanism(mechanism, x, x_prime, eps: float, delta: float, *, dra
                          seed: int = 0, lemma: int = 8, alpha: float = 1e-6) -> BandResult:
     """Check a catalog mechanism's output laws on two inputs with confidence bands.
 
-    ``band_check`` for a catalog mechanism ``mechanism(x, n, seed)`` (``dpbench.sampler``)
-    on neighbouring inputs x and x', e.g. ``dpbench.sampler("ftpl_gauss", eps=1, delta=0.01)``
-    with x = 0 and x' = 1 (one reward changed).
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed)``, e.g. ``dpbench.sampler("ftpl_gauss", eps=1, delta=0.01)``.
+    x, x_prime : float
+        Neighbouring inputs (e.g. 0 and 1: one reward changed).
+    eps, delta, lemma, alpha
+        As for :func:`band_check`.
+    draws : int
+        Samples per input.
+    seed : int
+        Seed of the samples.
+
+    Returns
+    -------
+    BandResult
+        As for :func:`band_check`.
     """
     draws = check_int("draws", draws, low=2)
     seed = check_int("seed", seed, low=0)
@@ -226,9 +257,25 @@ def band_check_family(family: str, eps: float, delta: float, n: int, *, lemma: i
                       shift: float = 1.0, law_eps=None, law_delta=None) -> BandResult:
     """Check a perturbation family from samples (counterpart of ``cdf_feasibility.check``).
 
-    The sample-based counterpart of ``cdf_feasibility.check``: the same neighbouring
-    pairs, sampled through the laws' samplers.  Beta: ``histories`` (R values, default
-    the edge R = 0 and the middle) share alpha (Bonferroni); the result is the worst.
+    The same neighbouring pairs as the exact check, sampled through the laws' samplers.
+
+    Parameters
+    ----------
+    family, eps, delta, n, lemma, v, extra_k, shift, law_eps, law_delta
+        As for :func:`verify.cdf_feasibility.check`.
+    draws : int
+        Samples per law.
+    seed : int
+        Seed of the samples.
+    alpha : float
+        As for :func:`band_check`; beta histories share it (Bonferroni).
+    histories : sequence of int, optional
+        beta: the histories R checked (default the edge R = 0 and the middle).
+
+    Returns
+    -------
+    BandResult
+        The worst over the histories checked.
     """
     family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
     if family == "lemma15":

@@ -585,12 +585,48 @@ def check(family: str, eps: float, delta: float, n: int, *, lemma: int = 8,
           v: float = P.GAUSS_VARIANCE, extra_k: bool = True, shift: float = 1.0,
           law_eps: float | None = None, law_delta: float | None = None,
           grid: int = 2049) -> FeasibilityResult:
-    """Lemma ``lemma`` (8 or 9) for ``family`` after ``n`` observations, every history.
+    """Check Lemma ``lemma`` (8 or 9) for ``family`` after ``n`` observations, every history.
 
-    Parameters: eps >= 0, delta in [0, 1), n >= 1 (the arm's pull count N);
-    ``v`` (gauss: variance v/N), ``extra_k`` (beta: Algorithm 2's k), ``shift`` (gauss,
-    lemma15: the change of the mean in units of 1/N; 1 is the largest a [0, 1] reward
-    can make), ``law_eps``/``law_delta`` (lemma15: the law's own parameters).
+    Exact: the inequalities are checked for every real x (unbounded tails bounded
+    analytically, a certified bound on every grid cell).
+
+    Parameters
+    ----------
+    family : {"gauss", "beta", "lemma15"}
+        The perturbation law (seed 002): N(R/N, v/N), Algorithm 2's Beta, Lemma 15's
+        truncated Laplace.
+    eps : float
+        Privacy level, >= 0.
+    delta : float
+        Slack, in [0, 1).
+    n : int
+        The arm's pull count N, >= 1.
+    lemma : {8, 9}
+        8: DP (half-lines, slack delta); 9: GDP (intervals and complements, slack delta/2).
+    v : float
+        gauss: the variance factor (variance v/N).
+    extra_k : bool
+        beta: Algorithm 2's k (False: the negative control without it).
+    shift : float
+        gauss, lemma15: the change of the mean in units of 1/N (1 is the largest a [0, 1]
+        reward can make).
+    law_eps, law_delta : float, optional
+        lemma15: the law's own parameters (default: those of the check).
+    grid : int
+        Initial grid points of the certificate.
+
+    Returns
+    -------
+    FeasibilityResult
+        ``holds``, ``delta_required`` (the sup of the inequalities' left minus right
+        sides), ``allowed`` (delta, or delta/2 for Lemma 9), ``certified``, the worst
+        constraint and history, ``summary()`` and ``to_dict()``.
+
+    Examples
+    --------
+    >>> from verify.cdf_feasibility import check
+    >>> res = check("gauss", 1.0, 0.01, 8)            # doctest: +SKIP
+    >>> print(res.summary())                          # doctest: +SKIP
     """
     family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
     params = {"v": v} if family == "gauss" else {"extra_k": bool(extra_k)} if family == "beta" else {}
@@ -685,9 +721,26 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
                         n_max: int | None = None) -> StartPhaseResult:
     """Find the smallest pull count N0 at which the lemma holds.
 
-    The smallest pull count N0 at which the lemma holds for every history (and every
-    larger N), beside the paper's start phase (N_G* for gauss, N_B* for beta).
+    N0 is the smallest pull count at which the lemma holds for every history (and every
+    larger N); it is reported beside the paper's start phase (N_G* for gauss, N_B* for
+    beta).
 
+    Parameters
+    ----------
+    family, eps, delta, lemma, v, extra_k
+        As for :func:`check`.
+    n_max : int, optional
+        beta: the largest N scanned (see below).
+
+    Returns
+    -------
+    StartPhaseResult
+        ``n_min`` (None if none found), ``n_checked`` (inf when the answer covers every
+        N >= n_min), ``paper_start`` and, where the paper's start phase fails,
+        ``paper_delta_required``.
+
+    Notes
+    -----
     * gauss: delta_required depends on N only through the standardised shift 1/sqrt(vN)
       and grows with it, so it decreases in N: bisection, valid for every N >= N0.
     * lemma15: the law at N is the law at 1 scaled by 1/N (so is the shift), so
@@ -695,6 +748,11 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
     * beta: no such monotonicity (k jumps); every N in [1, n_max] and every history is
       checked (default n_max = max(ceil(N_B*), 4 x first passing N), capped at
       BETA_SCAN_CAP; 2000 without k, which never passes).  The cost grows as n_max^2.
+
+    Examples
+    --------
+    >>> from verify.cdf_feasibility import minimal_start_phase
+    >>> minimal_start_phase("gauss", 0.0, 0.01, v=1.0).n_min    # doctest: +SKIP
     """
     family, eps, delta, _, lemma, v, _ = validate(family, eps, delta, 1, lemma, v)
     allowed = delta if lemma == 8 else delta / 2.0

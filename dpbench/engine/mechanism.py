@@ -189,10 +189,33 @@ def _point_draw_sum(env, arm, m):
 def sampler(name: str, **params) -> Mechanism:
     """Build the catalog mechanism ``name``.
 
-    The catalog mechanism ``name`` built with ``params`` (validated; ``dpbench list
-    mechanisms -v`` names them): a :class:`Mechanism` with ``name``, ``claimed_eps``,
-    ``claimed_delta``, ``input_range``, ``component``, ``params``, ``sample(x, n, seed)``
-    and ``__call__(x, n, seed)`` (the same), ``sample_sum(x, m, n, seed)``.
+    Parameters
+    ----------
+    name : str
+        A registered mechanism (``dpbench list mechanisms``).
+    **params
+        Its parameters, validated (``dpbench list mechanisms -v`` names them).
+
+    Returns
+    -------
+    Mechanism
+        With ``name``, ``claimed_eps``, ``claimed_delta``, ``input_range``, ``component``,
+        ``params``, ``sample(x, n, seed)`` and ``__call__(x, n, seed)`` (the same),
+        ``sample_sum(x, m, n, seed)``: the very ``privatize`` that ``simulate`` runs.
+
+    Raises
+    ------
+    dpbench.InputError
+        An unknown name or a bad parameter (naming it and its allowed range).
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> ctl = dpbench.sampler("ctl", eps=1.0)
+    >>> ctl.claimed_eps, ctl.input_range
+    (1.0, (0.0, 1.0))
+    >>> ctl(0.3, 4, seed=0).shape
+    (4,)
     """
     spec = MECHANISMS.get_spec(name)
     checked = validate_params(f"mechanism {name!r}", spec.params, params)

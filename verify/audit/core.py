@@ -551,33 +551,71 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
           keep_pairs=None, n_refine=None, progress=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
-    mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
-    x, x_prime   a neighbouring input pair: numbers or numeric arrays of one shape (passed
-                 as a float or a flat float array), or any objects the mechanism accepts,
-                 passed as given (datasets of different sizes for add/remove one record,
-                 dicts, strings); or give ``domain`` (a :class:`Domain`) to search the
-                 standard patterns, or neither for a mechanism with ``input_range``
-    eps, delta   the claim; alpha: 1 - confidence of every certified statement
-    n            certification outputs per input (selection draws ``n_select`` more per input
-                 and pair, default n // 8 within [SELECT_MIN, SELECT_MAX] and at most n)
-    log_density  optional ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs):
-                 the exact log-likelihood ratio becomes a candidate statistic
-    features     statistics to try: "auto" (all that apply, the default), or any of
-                 "value", "category" (categories and atoms), "score" (learned scores of
-                 vectors), "grain" (floating-point granularity), "bitsK" (low K mantissa
-                 bits); ``controls.LAW_FEATURES`` audits the law of a mechanism as if its
-                 arithmetic were exact (all but "grain")
-    delta_grid   deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5)
-    keep_pairs   with a domain: give every pair a quick selection pass (n_select / 4) and
-                 the full one only to the ``keep_pairs`` most promising (faster, noisier);
-                 default None: the full selection on every pair
-    n_refine     fresh outputs per input on which the event of the chosen statistic and
-                 pair is chosen again and a rare nominee is judged (bins counted, never
-                 certified; default n // 4): rare strong events need more data to tell
-                 apart than the selection has
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d).
+    x, x_prime : object, optional
+        A neighbouring input pair: numbers or numeric arrays of one shape (passed as a float
+        or a flat float array), or any objects the mechanism accepts, passed as given
+        (datasets of different sizes for add/remove one record, dicts, strings).  Or give
+        ``domain`` (a :class:`Domain`) to search the standard patterns, or neither for a
+        mechanism with ``input_range``.
+    eps, delta : float
+        The claim, keyword-only (``delta`` default 0).
+    alpha : float
+        1 - confidence of every certified statement (default 0.05).
+    n : int
+        Certification outputs per input (default 1e6).  Selection draws ``n_select`` more
+        per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at most n).
+    seed : int
+        Seed of every sample: the same seed gives the same result.
+    n_select : int, optional
+        Selection outputs per input and pair.
+    domain : Domain, optional
+        Input patterns to search instead of one pair.
+    log_density : callable, optional
+        ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs): the exact
+        log-likelihood ratio becomes a candidate statistic.
+    features : sequence of str
+        Statistics to try: "auto" (all that apply, the default), or any of "value",
+        "category" (categories and atoms), "score" (learned scores of vectors), "grain"
+        (floating-point granularity), "bitsK" (low K mantissa bits);
+        ``controls.LAW_FEATURES`` audits the law of a mechanism as if its arithmetic were
+        exact (all but "grain").
+    delta_grid : array_like, optional
+        Deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5).
+    keep_pairs : int, optional
+        With a domain: give every pair a quick selection pass (n_select / 4) and the full
+        one only to the ``keep_pairs`` most promising (faster, noisier); default None: the
+        full selection on every pair.
+    n_refine : int, optional
+        Fresh outputs per input on which the event of the chosen statistic and pair is
+        chosen again and a rare nominee is judged (bins counted, never certified; default
+        n // 4): rare strong events need more data to tell apart than the selection has.
+    progress : bool
+        Show a progress bar.
 
-    Raises :class:`dpbench.InputError` on bad input (before sampling anything) and when
-    the mechanism raises or returns outputs it cannot compare (see :class:`_Source`).
+    Returns
+    -------
+    AuditResult
+        ``violated`` (the claim is rejected at level alpha), ``eps_lower_bound`` (certified:
+        the mechanism is not (eps', delta)-DP for any eps' below it), the witness pair and
+        event, the eps(delta) curve and the certified trade-off points.
+
+    Raises
+    ------
+    dpbench.InputError
+        On bad input (before sampling anything) and when the mechanism raises or returns
+        outputs it cannot compare (see :class:`_Source`).
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> from verify.audit import audit
+    >>> res = audit(dpbench.sampler("ctl", eps=1.0), eps=1.0, n=200_000)   # doctest: +SKIP
+    >>> res.violated, res.eps_lower_bound <= 1.0                          # doctest: +SKIP
+    (False, True)
     """
     eps, delta, alpha = _check_claim(eps, delta, alpha)
     n = check_int("n", n, low=1)
@@ -733,10 +771,42 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
     """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP.
 
     For use inside any test: passes silently (returning the result) unless the
-    audit rejects the claim at level ``alpha`` (default 1e-6, so a correct
-    mechanism fails with probability at most 1e-6).  ``n`` defaults to
-    the smallest power of two that can certify eps + 0.5 at this alpha, and at
-    least 200,000.  Other keywords go to :func:`audit`.
+    audit rejects the claim at level ``alpha``.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed)``, as for :func:`audit`.
+    eps, delta : float
+        The claim.
+    x, x_prime : object, optional
+        The input pair, as for :func:`audit`.
+    alpha : float
+        Level of the test (default 1e-6: a correct mechanism fails with probability at
+        most 1e-6).
+    n : int, optional
+        Outputs per input; default the smallest power of two that can certify eps + 0.5 at
+        this alpha, and at least 200,000.
+    seed : int
+        Seed of the audit.
+    **kwargs
+        Other keywords of :func:`audit`.
+
+    Returns
+    -------
+    AuditResult
+        The audit's result, when it does not reject the claim.
+
+    Raises
+    ------
+    AssertionError
+        The audit certifies a violation; the message names the witness pair and event.
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> from verify.audit import assert_dp
+    >>> assert_dp(dpbench.sampler("ctl", eps=1.0), eps=1.0)    # doctest: +SKIP
     """
     __tracebackhide__ = True
     if n is None:

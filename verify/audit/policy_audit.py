@@ -152,11 +152,45 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
                  **audit_kwargs) -> AuditResult:
     """Audit ``policy`` (catalog name, ``Built`` or build function) on a reward table.
 
-    ``table_prime`` defaults to ``table`` with the reward at ``flip = (arm, pull)``
-    replaced by 1 - reward.  For ``output="next_arm"`` the step defaults to the first
-    random decision (found by probe runs, with ``horizon`` = that step + 1); for the
-    other outputs ``horizon`` is required.  Returns the :class:`AuditResult` of
-    :func:`verify.audit` with the policy, step and flip recorded in ``info``.
+    Parameters
+    ----------
+    policy : str, Built or callable
+        A catalog policy name, a built policy, or ``build(instance, horizon, **params)``.
+    table, table_prime : array_like
+        Neighbouring (arms x pulls) reward tables: arm a's j-th pull returns ``table[a, j]``.
+        ``table_prime`` defaults to ``table`` with the reward at ``flip`` replaced by
+        1 - reward.
+    eps, delta : float
+        The claim, keyword-only (``delta`` default 0).
+    output : {"next_arm", "actions", "exploit"}
+        What the audit observes (see the module docstring).
+    step : int, optional
+        With ``output="next_arm"``: the step observed; default the first random decision
+        (found by probe runs, with ``horizon`` = that step + 1).
+    horizon : int, optional
+        Pulls per run; required for the other outputs.
+    flip : (int, int)
+        (arm, pull) of the reward that differs, when ``table_prime`` is not given.
+    n, alpha, seed : int, float, int
+        As for :func:`verify.audit.audit`.
+    policy_params : dict, optional
+        The policy's parameters (with a catalog name).
+    **audit_kwargs
+        Other keywords of :func:`verify.audit.audit`.
+
+    Returns
+    -------
+    AuditResult
+        The audit's result, with the policy, step and flip recorded in ``info``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from verify.audit import audit_policy
+    >>> table = np.tile([[1.0], [0.0]], (1, 50))
+    >>> res = audit_policy("ldp_ucb_b", table, eps=1.0, policy_params={"eps": 1.0})  # doctest: +SKIP
+    >>> res.violated                                                               # doctest: +SKIP
+    False
     """
     table = np.asarray(table, dtype=np.float64)
     if table.ndim != 2:
