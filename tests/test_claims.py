@@ -154,7 +154,8 @@ def test_claims_tables_load_and_name_bad_keys(tmp_path):
 
 
 def test_claims_section_renders_and_writes_json(evidence, tmp_path):
-    from dpbench.reporting.common import Report, ReportContext
+    from dpbench.reporting.context import ReportContext
+    from dpbench.reporting.markdown import Report
     report = Report(ReportContext(seed="000", out_dir=tmp_path), "test")
     claims = [claim("right", "ordering", experiment="exp", runs=["fast", "slow"]),
               claim("typo", "not_checked", reason="typo")]

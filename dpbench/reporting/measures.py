@@ -36,7 +36,8 @@ from .claims import (
     round_robin,
     uniform_share,
 )
-from .common import fmt, fmt_t, panel_sweep
+from .markdown import fmt, fmt_t
+from .runs import panel_sweep
 
 #: bootstrap resamples of the measurements (BCa); enough for the 1 - alpha = 99% intervals
 N_BOOT = 4000
@@ -61,7 +62,7 @@ def alpha_of(claim, ev: Evidence) -> float:
 
 def result_of(ev: Evidence, ref: dict):
     """The SimulationResult of ``{experiment, run}``."""
-    from .common import run_results
+    from .runs import run_results
     res = run_results(ev.run(ref["experiment"]), ref["run"])
     if res is None:
         raise NotChecked(f"run {ref['run']!r} not in {ref['experiment']!r}")

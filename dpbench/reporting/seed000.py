@@ -12,23 +12,13 @@ import math
 
 import numpy as np
 
+from .bound_checks import bound_checks_section, late_log_fit
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, round_robin
-from .common import (
-    Report,
-    ReportContext,
-    bound_checks_section,
-    bound_curve,
-    finish,
-    fmt,
-    fmt_t,
-    late_log_fit,
-    new_figure,
-    plot_curves,
-    quick_banner,
-    ratio_figure,
-    run_results,
-    setup_lines,
-)
+from .context import ReportContext
+from .figures import bound_curve, new_figure, plot_curves, ratio_figure
+from .markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from .provenance import finish
+from .runs import run_results
 
 ALPHA = 0.01
 

@@ -15,21 +15,13 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import seed000
+from .bound_checks import bound_checks_section, late_log_fit
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, learning_horizon
-from .common import (
-    Report,
-    ReportContext,
-    bound_checks_section,
-    finish,
-    fmt,
-    fmt_t,
-    late_log_fit,
-    new_figure,
-    quick_banner,
-    ratio_figure,
-    run_results,
-    setup_lines,
-)
+from .context import ReportContext
+from .figures import new_figure, ratio_figure
+from .markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from .provenance import finish
+from .runs import run_results
 
 ALPHA = seed000.ALPHA
 

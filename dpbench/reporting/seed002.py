@@ -21,8 +21,11 @@ import math
 import numpy as np
 
 from . import measures as M
+from .bound_checks import bound_checks_section
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, claims_section, provenance_of
-from .common import Report, ReportContext, bound_checks_section, finish, fmt, quick_banner, setup_lines
+from .context import ReportContext
+from .markdown import Report, fmt, quick_banner, setup_lines
+from .provenance import finish
 
 #: (evidence key, experiment, horizon, repetitions); None: the experiment file's size
 PLAN = [

@@ -18,8 +18,11 @@ import math
 import numpy as np
 
 from . import measures as M
+from .bound_checks import registry_table
 from .claims import Evidence, Outcome, claims_section
-from .common import Report, ReportContext, finish, quick_banner, registry_table, setup_lines
+from .context import ReportContext
+from .markdown import Report, quick_banner, setup_lines
+from .provenance import finish
 
 PLAN = [("seed004_fig2", "seed004_fig2", None, None), ("seed004_fig4", "seed004_fig4", None, None),
         ("seed004_fig3b", "seed004_fig3b", None, None), ("coreset_k", "seed004_check_coreset_k", None, None),

@@ -241,7 +241,7 @@ class Evidence:
     def result(self, claim: Claim, ref):
         """The SimulationResult named by ``ref`` (a label of the claim's experiment, or a table
         ``{experiment, run}``)."""
-        from ..common import run_results
+        from ..runs import run_results
         if isinstance(ref, Mapping):
             experiment, label = ref["experiment"], ref["run"]
         else:
@@ -401,7 +401,7 @@ CLAIM_HEADER = ["id", "paper", "claim", "quantity", "expected", "test", "T, reps
 
 def render(report, results: Sequence[ClaimResult], *, title: str = "Claims of the paper and their verdicts"):
     """The claims table of a report, with a count per verdict and the notes."""
-    from ..common import fmt_t
+    from ..markdown import fmt_t
     report.section(title)
     c = counts(results)
     alphas = sorted({r.alpha for r in results})
@@ -455,7 +455,7 @@ def claims_section(report, evidence: Evidence, *, alpha: float = DEFAULT_ALPHA, 
 
 
 def _fmt_t(t) -> str:
-    from ..common import fmt_t
+    from ..markdown import fmt_t
     if t is None:
         return "?"
     t = float(t)

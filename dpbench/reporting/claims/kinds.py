@@ -39,7 +39,9 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
-from ..common import fmt, fmt_t, horizons_of, late_log_fit, panel_sweep
+from ..bound_checks import late_log_fit
+from ..markdown import fmt, fmt_t
+from ..runs import horizons_of, panel_sweep
 from . import (
     Claim,
     Evidence,
