@@ -115,7 +115,7 @@ def negative_controls() -> list[Control]:
     ]
 
 
-# ------------------------------------------------------------------ planted bugs (issue 13)
+# ------------------------------------------------------------------ planted bugs
 # Mechanisms written the way users write them (NumPy, textbook formulas), each with one bug
 # of a class that black-box audits are known to miss, and the same mechanism fixed.  The
 # default audit must catch every bug and pass every fixed version (tests/test_audit.py,
@@ -335,7 +335,7 @@ class PlantedBug:
 
 
 def planted_bugs() -> list[PlantedBug]:
-    """The cases of each bug class of issue 13 (several samplers, input pairs and masses)."""
+    """The cases of each planted bug class (several samplers, input pairs and masses)."""
     d5, one5 = np.zeros(5), np.array([1.0, 0, 0, 0, 0])
     fp = "floating point"
     cases = [
