@@ -54,13 +54,39 @@ The README section "Bring your own algorithm or mechanism" has a complete exampl
 from __future__ import annotations
 
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from .engine.catalog import (ALGORITHMS, ENVIRONMENTS, MECHANISMS, REQUIRED, AlgorithmSpec, Built,
-                             EnvironmentSpec, Instance, MechanismSpec, Param, choice, flag, integer, real, vector)
-from .engine.components import (ComponentError, broadcast, draw, draw_sum, implements, init_state, privatize,
-                                respond, respond_broadcast, select, update)
-from .mechanisms.base import OUTPUT_KINDS, Mechanism
+from .engine.catalog import (
+    ALGORITHMS,
+    ENVIRONMENTS,
+    MECHANISMS,
+    REQUIRED,
+    AlgorithmSpec,
+    Built,
+    EnvironmentSpec,
+    Instance,
+    MechanismSpec,
+    Param,
+    choice,
+    flag,
+    integer,
+    real,
+    vector,
+)
+from .engine.components import (
+    ComponentError,
+    broadcast,
+    draw,
+    draw_sum,
+    implements,
+    init_state,
+    privatize,
+    respond,
+    respond_broadcast,
+    select,
+    update,
+)
+from .engine.mechanism import OUTPUT_KINDS, Mechanism
 from .plugins import load_plugins
 
 __all__ = ["register_policy", "register_mechanism", "register_environment", "implements", "init_state",
@@ -137,6 +163,17 @@ def register_policy(name: str, build: Callable[..., Built], *, params: Sequence[
     ComponentError
         A bad name, a name already taken, a ``build`` that does not accept
         ``(instance, horizon, <params>)``, or a bad ``params``/``rewards``/``privacy``.
+
+    Examples
+    --------
+    The README section "Bring your own algorithm or mechanism" registers a complete
+    epsilon-greedy policy on Gaussian-privatised rewards; its registration reads:
+
+    >>> register_policy(                                             # doctest: +SKIP
+    ...     "ldp_eps_greedy", build, label="LDP-eps-greedy", privacy="local", reports="real",
+    ...     summary="epsilon-greedy on Gaussian-privatised rewards",
+    ...     params=(EPS, DELTA, Param("c", "exploration constant", real(0, low_open=True), 5.0)))
+    >>> dpbench.simulate("ldp_eps_greedy", "bernoulli", horizon=10**4, reps=2, eps=0.5, check=True)
     """
     what = f"policy {name!r}"
     if rewards not in REWARDS:
@@ -191,6 +228,24 @@ def register_mechanism(name: str, build: Callable[..., Mechanism], *, params: Se
         A bad name, a name already taken, or a ``build`` that does not accept ``params``.
         (A ``build`` that returns no :class:`Mechanism`, or one whose component has no
         ``privatize``, fails when it is first built, naming it.)
+
+    Examples
+    --------
+    Randomised response on a Bernoulli(r) bit (Warner 1965), eps-LDP:
+
+    >>> import math                                                  # doctest: +SKIP
+    >>> class RandomisedResponse(NamedTuple):
+    ...     keep: float
+    >>> @implements(privatize, RandomisedResponse)
+    ... def rr_report(mech, r, public):
+    ...     bit = 1.0 if np.random.random() < r else 0.0
+    ...     return bit if np.random.random() < mech.keep else 1.0 - bit
+    >>> def randomised_response(eps):
+    ...     keep = math.exp(eps) / (1 + math.exp(eps))
+    ...     return Mechanism(RandomisedResponse(keep), eps=eps, input_range=(0, 1), output_kind="bits")
+    >>> register_mechanism("rr", randomised_response,
+    ...                    params=(Param("eps", "privacy level", real(0, low_open=True)),))
+    >>> dpbench.simulate("ldp_ucb_b", "bernoulli", 1000, 2, eps=1.0, mechanism="rr")
     """
     what = f"mechanism {name!r}"
     module = _caller_module()
@@ -227,6 +282,18 @@ def register_environment(name: str, build: Callable[..., Instance], *, params: S
     ------
     ComponentError
         A bad name, a name already taken, or a ``build`` that does not accept the parameters.
+
+    Examples
+    --------
+    >>> class Coins(NamedTuple):                                     # doctest: +SKIP
+    ...     p: np.ndarray
+    >>> @implements(draw, Coins)
+    ... def coin_draw(env, arm):
+    ...     return 1.0 if np.random.random() < env.p[arm] else 0.0
+    >>> def coins(means):
+    ...     return Instance(Coins(np.asarray(means, dtype=np.float64)), means, 0.0, 1.0)
+    >>> register_environment("coins", coins, params=(Param("means", "arm means", vector(0, 1)),))
+    >>> dpbench.simulate("ucb1", "coins", 1000, 2, means=[0.9, 0.5])
     """
     what = f"environment {name!r}"
     module = _caller_module()

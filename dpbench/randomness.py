@@ -19,7 +19,12 @@ import math
 
 import numpy as np
 
-from .engine.caching import cached_njit as njit
+# numba's own cache, not dpbench.engine.caching.cached_njit: these primitives call nothing
+# outside this file, so numba's per-file invalidation is exact for them (and the kernels that
+# inline them are cached_njit, whose package hash covers this file).  It also keeps this
+# module at the bottom of the core, below the engine that seeds every run through it.
+from numba import njit
+
 from .validation import InputError, check_int
 
 

@@ -14,9 +14,8 @@ import verify
 from dpbench import InputError
 from dpbench.cli import main as cli_main
 from verify.audit import Domain, compiled_mechanism, controls, fast, pattern_pairs
-from verify.audit.controls import (CATALOG_SETTINGS, FLOAT_UNSAFE, catalog_mechanism, law_features,
-                                   negative_controls)
-from verify.audit.sniper_benchmark import Laplace, ReportNoisyMax, SparseVector, SVT5
+from verify.audit.controls import CATALOG_SETTINGS, FLOAT_UNSAFE, catalog_mechanism, law_features, negative_controls
+from verify.audit.sniper_benchmark import SVT5, Laplace, ReportNoisyMax, SparseVector
 
 N = 200_000
 ALPHA = 1e-4          # a correct mechanism fails a test with probability < 1e-4 (and seeds are fixed)
@@ -371,7 +370,7 @@ def test_witness_events_are_described_in_output_space():
     assert events.describe_event(value, edges, np.array([False, True, False, False])) == "output in (-1, 0.5]"
     assert events.describe_event(value, edges, np.array([False, False, True, True])) == "output > 0.5"
     assert events.describe_event(value, edges, np.array([True, False, True, True])) == "output not in (-1, 0.5]"
-    linear = events.Statistic("logistic score", events.make_spec(fast.LINEAR, weights=np.array([1.0, -2.0]), bias=0.5))
+    linear = events.Statistic("logistic score", fast.make_spec(fast.LINEAR, weights=np.array([1.0, -2.0]), bias=0.5))
     text = events.describe_event(linear, edges, np.array([False, False, False, True]))
     assert text == "<w, y> > 1.5 with w = [1, -2]"
     assert events.grain_text(0.375) == "in [0.25, 0.5), an odd multiple of 2^-3 (51 trailing zero mantissa bits)"

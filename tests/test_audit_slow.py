@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import dpbench
 import verify
 from verify.audit import compiled_mechanism, controls
 from verify.audit.controls import CATALOG_SETTINGS, catalog_mechanism, law_features, planted_bugs

@@ -12,8 +12,17 @@ import pytest
 
 import dpbench
 from dpbench.engine.result import log_checkpoints
-from dpbench.reporting.claims import (CLAIMS_DIR, Claim, Evidence, Verdict, claims_section, evaluate, learning_horizon,
-                                      load_claims, uniform_share)
+from dpbench.reporting.claims import (
+    CLAIMS_DIR,
+    Claim,
+    Evidence,
+    Verdict,
+    claims_section,
+    evaluate,
+    learning_horizon,
+    load_claims,
+    uniform_share,
+)
 from dpbench.reporting.claims.kinds import rounding
 
 MEANS = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5]
@@ -145,7 +154,8 @@ def test_claims_tables_load_and_name_bad_keys(tmp_path):
 
 
 def test_claims_section_renders_and_writes_json(evidence, tmp_path):
-    from dpbench.reporting.common import Report, ReportContext
+    from dpbench.reporting.context import ReportContext
+    from dpbench.reporting.markdown import Report
     report = Report(ReportContext(seed="000", out_dir=tmp_path), "test")
     claims = [claim("right", "ordering", experiment="exp", runs=["fast", "slow"]),
               claim("typo", "not_checked", reason="typo")]

@@ -26,7 +26,8 @@ def jobs(monkeypatch):
             calls[name] = (args, kwargs)
             return result
         return record
-    monkeypatch.setattr(sniper_benchmark, "main", recorder("suite", 0))
+    monkeypatch.setattr(sniper_benchmark, "write_suite", recorder("suite", (0.0,) * 6))
+    monkeypatch.setattr(sniper_benchmark, "write_planted", recorder("planted", (0.0, 0.0)))
     monkeypatch.setattr(feasibility_figures, "write_report", recorder("figures", []))
     monkeypatch.setattr(regret_baseline, "regenerate", recorder("regenerate", {}))
     monkeypatch.setattr(regret_baseline, "check", recorder("check", ["ucb1"]))
@@ -36,8 +37,9 @@ def jobs(monkeypatch):
 def test_commands_reach_their_jobs(jobs, tmp_path, capsys):
     out = tmp_path / "suite.md"
     assert main(["audit-suite", "--scale", "0.5", "--only", "LaplaceMechanism", "--out", str(out)]) == 0
-    argv = jobs["suite"][0][0]
-    assert argv[argv.index("--scale") + 1] == "0.5" and argv[argv.index("--only") + 1] == "LaplaceMechanism"
+    assert jobs["suite"] == ((out,), {"scale": 0.5, "only": ["LaplaceMechanism"], "seed": 0, "controls": True})
+    assert main(["audit-suite", "--planted-only", "--out", str(tmp_path / "planted.md")]) == 0
+    assert jobs["planted"] == ((tmp_path / "planted.md",), {"seed": 0})
     assert main(["feasibility", "--figures", "--out", str(tmp_path / "figs")]) == 0
     assert Path(jobs["figures"][0][0]) == tmp_path / "figs"
     assert main(["baseline", "--regenerate", "ucb1", "--file", str(tmp_path / "b.json")]) == 0
@@ -51,6 +53,7 @@ def test_commands_reach_their_jobs(jobs, tmp_path, capsys):
     (["audit-suite", "--seed", "-1"], "--seed must be an integer >= 0 (got -1)"),
     (["audit-suite", "--only", "NoSuchMechanism"], "unknown mechanism (--only) 'NoSuchMechanism'; allowed values: "),
     (["audit-suite", "--out", "/dev/null/x/suite.md"], "--out: cannot create directory '/dev/null/x'"),
+    (["audit-suite", "--planted-only", "--scale", "2"], "--planted-only takes no --only or --scale"),
     (["feasibility", "--figures", "gauss"], "--figures takes no perturbation family"),
     (["feasibility", "--figures", "--out", "/dev/null/x"], "--out: cannot create directory '/dev/null/x'"),
     (["feasibility", "--eps", "1", "--delta", "0.01", "--n", "8"], "a perturbation family (gauss, beta or lemma15)"),

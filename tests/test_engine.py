@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import dpbench
-from dpbench.engine import caching
+from dpbench.engine import stamps
 from dpbench.engine.catalog import ALGORITHMS, AlgorithmSpec, Built
 from dpbench.engine.components import implements, init_state, select, update
 from dpbench.engine.result import SimulationResult, log_checkpoints
@@ -121,7 +121,7 @@ def test_batched_pulls_are_split_exactly_at_checkpoints(round_robin_policy):
 
 def test_second_process_loads_kernels_from_disk_cache():
     code = ("import dpbench; from dpbench.engine.kernel import simulate_kernel as k;"
-            "from dpbench.engine.caching import compiled_sources_hash as h;"
+            "from dpbench.engine.stamps import compiled_sources_hash as h;"
             "dpbench.simulate('ldp_ucb_b', 'bernoulli', 100, 1, 0, eps=1.0);"
             "print(h(), sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()))")
 
@@ -143,24 +143,24 @@ def test_cache_stamp_covers_component_sources(tmp_path, monkeypatch):
     pkg.mkdir()
     (pkg / "a.py").write_text("import numba\nX = 1\n")
     (pkg / "b.py").write_text("Y = 2  # no compiled code: not part of the stamp\n")
-    monkeypatch.setattr(caching, "_ROOTS", (pkg,))
-    caching.compiled_sources_hash.cache_clear()
-    h1 = caching.compiled_sources_hash()
+    monkeypatch.setattr(stamps, "_ROOTS", (pkg,))
+    stamps.compiled_sources_hash.cache_clear()
+    h1 = stamps.compiled_sources_hash()
     (pkg / "b.py").write_text("Y = 3\n")
-    caching.compiled_sources_hash.cache_clear()
-    assert caching.compiled_sources_hash() == h1
+    stamps.compiled_sources_hash.cache_clear()
+    assert stamps.compiled_sources_hash() == h1
     (pkg / "a.py").write_text("import numba\nX = 2\n")
-    caching.compiled_sources_hash.cache_clear()
-    h2 = caching.compiled_sources_hash()
+    stamps.compiled_sources_hash.cache_clear()
+    h2 = stamps.compiled_sources_hash()
     assert h2 != h1
     (pkg / "c.py").write_text("@implements(select, X)\ndef f(policy, state, t): return 0, 1\n")
-    caching.compiled_sources_hash.cache_clear()
-    h3 = caching.compiled_sources_hash()
+    stamps.compiled_sources_hash.cache_clear()
+    h3 = stamps.compiled_sources_hash()
     assert h3 != h2                         # a component module never imports numba itself
     (pkg / "c.py").write_text("@implements(select, X)\ndef f(policy, state, t): return 1, 1\n")
-    caching.compiled_sources_hash.cache_clear()
-    assert caching.compiled_sources_hash() != h3
-    caching.compiled_sources_hash.cache_clear()
+    stamps.compiled_sources_hash.cache_clear()
+    assert stamps.compiled_sources_hash() != h3
+    stamps.compiled_sources_hash.cache_clear()
 
 
 def test_result_round_trip(tmp_path):

@@ -22,8 +22,7 @@ import dpbench
 from dpbench import plugins
 from dpbench.engine import stamps
 from dpbench.engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS
-from dpbench.extend import (Built, ComponentError, Param, draw_sum, implements, init_state, real, respond,
-                            select, update)
+from dpbench.extend import Built, ComponentError, Param, draw_sum, implements, init_state, real, respond, select, update
 from dpbench.mechanisms.ldp_curators import Direct
 from dpbench.validation import InputError
 
@@ -171,7 +170,8 @@ def test_unregistered_component_and_unknown_name_fail_with_one_line(registry):
     ({"mode": 1}, r"check: select of policy Probe \(tests.test_extend._probe_select.*arm 3; arms are integers 0..2"),
     ({"mode": 2}, r"select of policy Probe .* m = 0"),
     ({"mode": 3}, r"update of policy Probe \(tests.test_extend._probe_update.* never changed the state"),
-    ({"shift": math.inf}, r"respond of mechanism Shifted \(tests.test_extend._shifted_respond.*responses must be finite"),
+    ({"shift": math.inf},
+     r"respond of mechanism Shifted \(tests.test_extend._shifted_respond.*responses must be finite"),
     ({"level": -1.0}, r"respond of mechanism Shifted .*privacy level -1.0"),
 ])
 def test_check_mode_names_the_function_that_breaks_its_contract(probe, params, message):

@@ -241,7 +241,7 @@ def test_leader_cache_returns_the_scan_answer_under_any_update_order():
     """clear_leader's cache (skip the scan while the last leader provably still leads) gives
     exactly the answer of a fresh scan, also when an arm other than the leader changes
     (LDP-UCB-L's forced pulls, HeLDP's forced exploration): add_response must drop the cache."""
-    from dpbench.policies.index_search import clear_leader, add_response, new_mean_state
+    from dpbench.policies.index_search import add_response, clear_leader, new_mean_state
     gen = np.random.default_rng(5)
     k = 6
     state = new_mean_state(k)

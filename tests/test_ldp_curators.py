@@ -7,8 +7,8 @@ from scipy import stats
 
 import dpbench
 import verify
+from dpbench.engine.mechanism import engine_responses
 from dpbench.mechanisms import ldp_curators as lc
-from dpbench.mechanisms.base import engine_responses
 
 ALPHA = 1e-6
 N = 200_000

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from dpbench import InputError
-from dpbench.policies.optimal_design import g_optimal_design, greedy_net, net_sphere_2d
+from dpbench.environments.linear import greedy_net, net_sphere_2d
+from dpbench.policies.optimal_design import g_optimal_design
 
 TOL = 0.05
 

@@ -31,8 +31,8 @@ from dpbench import randomness as rng
 from dpbench.engine.caching import cached_njit
 from dpbench.engine.catalog import ENVIRONMENTS
 from dpbench.engine.components import draw_sum
+from dpbench.engine.mechanism import Mechanism
 from dpbench.mechanisms import privacy_levels as pl
-from dpbench.mechanisms.base import Mechanism
 from dpbench.mechanisms.bernoulli_trick import BernoulliTrick
 from dpbench.mechanisms.central_laplace import LaplaceReleaseMechanism
 from dpbench.mechanisms.ldp_curators import CTBMechanism, CTLMechanism, HeteroCuratorMechanism

@@ -1,10 +1,13 @@
-"""Package-level facts: one version number, one JSON conversion."""
+"""Package-level facts: one version number, one JSON conversion, true docstring examples."""
+import doctest
+import importlib
 import json
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import dpbench
 
@@ -23,3 +26,10 @@ def test_to_json_makes_strict_json():
     json.dumps(out, allow_nan=False)
     assert dpbench.to_json({"p": Path("a")}, default=str) == {"p": "a"}
     assert dpbench.to_json({"p": Path("a")})["p"] == Path("a")      # json.dumps refuses it, nothing lossy
+
+
+@pytest.mark.parametrize("module", ["dpbench.engine.result", "dpbench.engine.mechanism", "verify.regret_fits"])
+def test_docstring_examples_run(module):
+    """The Examples sections of the public API are true (the slow ones are marked +SKIP)."""
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0, result

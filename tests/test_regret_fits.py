@@ -60,7 +60,8 @@ def test_not_applicable_cases():
     grid = GRID
     linear = grid[None, :] * np.linspace(0.2, 0.25, 8)[:, None]            # linear regret
     fit = rf.log_regret_fit((grid, linear))
-    assert not fit.applicable and "not logarithmic" in fit.verdict.reason and fit.bound_verdict.status == rf.NOT_APPLICABLE
+    assert not fit.applicable and "not logarithmic" in fit.verdict.reason
+    assert fit.bound_verdict.status == rf.NOT_APPLICABLE
     few = rf.log_regret_fit(log_curves(10.0, reps=2))
     assert not few.applicable and "repetition" in few.verdict.reason
     sparse = rf.log_regret_fit((grid[::20], log_curves(10.0)[1][:, ::20]))
@@ -173,7 +174,7 @@ def test_privacy_and_gap_scaling():
 def test_v_regression_and_ratio():
     rng = np.random.default_rng(4)
     runs = []
-    for i, v in enumerate([5.4, 12.6, 19.5, 148.8]):
+    for v in [5.4, 12.6, 19.5, 148.8]:
         runs.append(SimpleNamespace(policy="heldp_ucb_l", info={"V_L": v, "V_L_alt": v * 1.1, "V_B": 0.0},
                                     final_regrets=1000 * v + 30 * rng.standard_normal(20)))
     for v in [3.4, 4.1, 5.0, 33.8]:

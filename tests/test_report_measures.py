@@ -88,9 +88,11 @@ def test_pairs_ordering_saturation_and_reversal():
                    shape=lambda t: t / T)
     ev = Evidence({"e": experiment(("", "fast", {}, fast), ("", "slow", {}, slow), ("", "stuck", {}, stuck))})
     ev.measure("pairs", M.measure_pairs)
-    claims = [Claim("ok", "x", "x", "computed", {"measure": "pairs", "args": {"experiment": "e", "pairs": [["fast", "slow"]]}}),
-              Claim("reversed", "x", "x", "computed", {"measure": "pairs", "args": {"experiment": "e", "pairs": [["slow", "fast"]]}}),
-              Claim("stuck", "x", "x", "computed", {"measure": "pairs", "args": {"experiment": "e", "pairs": [["stuck", "fast"]]}})]
+    def pairs(*pair):
+        return {"measure": "pairs", "args": {"experiment": "e", "pairs": [list(pair)]}}
+    claims = [Claim("ok", "x", "x", "computed", pairs("fast", "slow")),
+              Claim("reversed", "x", "x", "computed", pairs("slow", "fast")),
+              Claim("stuck", "x", "x", "computed", pairs("stuck", "fast"))]
     verdicts = {r.claim.id: r for r in evaluate(claims, ev)}
     assert verdicts["ok"].verdict is Verdict.REPRODUCED
     assert verdicts["reversed"].verdict is Verdict.REFUTED

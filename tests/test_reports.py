@@ -9,7 +9,7 @@ import dpbench
 from dpbench.cli import main
 from dpbench.reporting import build_report, seed000
 from dpbench.reporting.claims import CLAIMS_DIR, Verdict, load_claims
-from dpbench.reporting.common import require_seed
+from dpbench.reporting.context import require_seed
 
 VERDICTS = {v.value for v in Verdict}
 #: the statuses verify.regret_fits computes for the per-run bound checks
@@ -112,7 +112,8 @@ def test_report_sections_provenance_and_timing(small_report):
 def test_readme_timing_block_is_the_generated_table(tmp_path):
     """The README's per-report times are the builder's table (full-size builds and their total),
     rewritten between its markers, never typed."""
-    from dpbench.reporting.common import README_TIMINGS, ReportContext, record_timing
+    from dpbench.reporting.context import ReportContext
+    from dpbench.reporting.provenance import README_TIMINGS, record_timing
     start, end = README_TIMINGS
     (tmp_path / "reports").mkdir()
     (tmp_path / "README.md").write_text(f"intro\n{start}\ntyped 12 minutes\n{end}\noutro\n")

@@ -15,8 +15,8 @@ import pytest
 import dpbench
 from dpbench.cli import main
 from dpbench.engine.simulate import prepare
-from dpbench.experiments import experiment_names, load_experiment, plan_runs, run_experiment
-from dpbench.sweeps import Config, ResultStore, StoreError, grid_experiment, missing_ranges
+from dpbench.experiments import experiment_names, grid_experiment, load_experiment, plan_runs, run_experiment
+from dpbench.sweeps import Config, ResultStore, StoreError, missing_ranges
 from dpbench.sweeps import store as store_module
 from dpbench.sweeps.dask_backend import check_scheduler
 

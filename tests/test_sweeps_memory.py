@@ -16,7 +16,7 @@ import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import dpbench
 from dpbench.experiments import run_experiment
-from dpbench.sweeps import grid_experiment
+from dpbench.experiments import grid_experiment
 mode, T, R = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 dpbench.simulate("ucb1", "bernoulli", horizon=1000, reps=2, seed=0)        # compile or load first
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -1,4 +1,6 @@
-"""Sample-based Lemma 8 / Lemma 9 checks: uniform (DKW) confidence bands over all thresholds
+"""Sample-based Lemma 8 / Lemma 9 checks with uniform (DKW) confidence bands.
+
+Sample-based Lemma 8 / Lemma 9 checks: uniform (DKW) confidence bands over all thresholds
 (seed 002, Wang & Zhu; spec ``seed_002.md`` §3.2, §3.4).  For when only a sampler of the
 perturbation is available, not its CDF.
 
@@ -32,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from dpbench.engine.result import to_json
 from dpbench.mechanisms import perturbations as P
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
@@ -41,7 +44,6 @@ from .cdf_feasibility import (
     LEMMA8_CONSTRAINTS,
     LEMMA9_CONSTRAINTS,
     _check_lemma,
-    _json_safe,
     _law_privacy,
     family_pair,
     validate,
@@ -56,6 +58,7 @@ def dkw_radius(n: int, alpha: float) -> float:
 @dataclass
 class BandResult:
     """A simultaneous confidence interval for the delta a lemma needs, from samples."""
+
     lemma: int
     eps: float
     delta: float
@@ -76,12 +79,15 @@ class BandResult:
     details: list = field(default_factory=list)
 
     def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval."""
         return self.lower <= value <= self.upper
 
     def to_dict(self) -> dict:
-        return _json_safe(asdict(self))
+        """Return the result as strict-JSON data."""
+        return to_json(asdict(self))
 
     def summary(self) -> str:
+        """Describe the verdict and its evidence, for the command line."""
         return (f"Lemma {self.lemma} from samples ({self.draws} + {self.draws_prime} draws, "
                 f"DKW bands +-{self.radius:.3g}, alpha = {self.alpha:g}): {self.verdict.upper()}\n"
                 f"  delta required in [{self.lower:.4g}, {self.upper:.4g}] (plug-in {self.estimate:.4g})"
@@ -90,8 +96,11 @@ class BandResult:
 
 
 def _ecdfs(draws, draws_prime):
-    """Merged thresholds (region k = [z_k, z_{k+1}), region 0 = (-inf, z_1)) and the
-    empirical CDFs of both samples on each region."""
+    """Return the merged thresholds and the empirical CDFs of two samples.
+
+    Merged thresholds (region k = [z_k, z_{k+1}), region 0 = (-inf, z_1)) and the
+    empirical CDFs of both samples on each region.
+    """
     xs, ys = np.sort(draws), np.sort(draws_prime)
     z = np.unique(np.concatenate([xs, ys]))
     a = np.concatenate(([0.0], np.searchsorted(xs, z, side="right") / xs.size))
@@ -152,8 +161,28 @@ def _complements(z, a, b, t, u, ee):
 
 def band_check(draws, draws_prime, eps: float, delta: float, *, lemma: int = 8,
                alpha: float = 1e-6, history: dict | None = None) -> BandResult:
-    """Lemma ``lemma`` for the laws sampled by ``draws`` (F) and ``draws_prime`` (F'),
-    with simultaneous confidence 1 - alpha over every threshold and all inequalities."""
+    """Check Lemma 8 or 9 on two samples, with simultaneous confidence bands.
+
+    Parameters
+    ----------
+    draws, draws_prime : array_like
+        Samples of the laws F and F'.
+    eps, delta : float
+        The privacy level (>= 0) and slack (in [0, 1)).
+    lemma : {8, 9}
+        As for :func:`verify.cdf_feasibility.check`.
+    alpha : float
+        1 - the simultaneous confidence over every threshold and all inequalities (DKW).
+    history : dict, optional
+        Recorded in the result (which neighbouring histories the samples come from).
+
+    Returns
+    -------
+    BandResult
+        A confidence interval [``lower``, ``upper``] for the delta the lemma needs,
+        ``verdict`` ("holds", "violated" or "inconclusive" against ``allowed``), the
+        witness constraint and threshold, ``summary()`` and ``to_dict()``.
+    """
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     lemma = _check_lemma(lemma)
@@ -194,9 +223,26 @@ def band_check_sampler(sample, sample_prime, eps: float, delta: float, *, draws:
 
 def band_check_mechanism(mechanism, x, x_prime, eps: float, delta: float, *, draws: int = 1_000_000,
                          seed: int = 0, lemma: int = 8, alpha: float = 1e-6) -> BandResult:
-    """``band_check`` for a catalog mechanism ``mechanism(x, n, seed)`` (``dpbench.sampler``)
-    on neighbouring inputs x and x', e.g. ``dpbench.sampler("ftpl_gauss", eps=1, delta=0.01)``
-    with x = 0 and x' = 1 (one reward changed)."""
+    """Check a catalog mechanism's output laws on two inputs with confidence bands.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed)``, e.g. ``dpbench.sampler("ftpl_gauss", eps=1, delta=0.01)``.
+    x, x_prime : float
+        Neighbouring inputs (e.g. 0 and 1: one reward changed).
+    eps, delta, lemma, alpha
+        As for :func:`band_check`.
+    draws : int
+        Samples per input.
+    seed : int
+        Seed of the samples.
+
+    Returns
+    -------
+    BandResult
+        As for :func:`band_check`.
+    """
     draws = check_int("draws", draws, low=2)
     seed = check_int("seed", seed, low=0)
     res = band_check(mechanism(x, draws, stream_seed(seed, 0)), mechanism(x_prime, draws, stream_seed(seed, 1)),
@@ -209,9 +255,28 @@ def band_check_family(family: str, eps: float, delta: float, n: int, *, lemma: i
                       draws: int = 1_000_000, seed: int = 0, alpha: float = 1e-6,
                       histories=None, v: float = P.GAUSS_VARIANCE, extra_k: bool = True,
                       shift: float = 1.0, law_eps=None, law_delta=None) -> BandResult:
-    """The sample-based counterpart of ``cdf_feasibility.check``: the same neighbouring
-    pairs, sampled through the laws' samplers.  Beta: ``histories`` (R values, default
-    the edge R = 0 and the middle) share alpha (Bonferroni); the result is the worst."""
+    """Check a perturbation family from samples (counterpart of ``cdf_feasibility.check``).
+
+    The same neighbouring pairs as the exact check, sampled through the laws' samplers.
+
+    Parameters
+    ----------
+    family, eps, delta, n, lemma, v, extra_k, shift, law_eps, law_delta
+        As for :func:`verify.cdf_feasibility.check`.
+    draws : int
+        Samples per law.
+    seed : int
+        Seed of the samples.
+    alpha : float
+        As for :func:`band_check`; beta histories share it (Bonferroni).
+    histories : sequence of int, optional
+        beta: the histories R checked (default the edge R = 0 and the middle).
+
+    Returns
+    -------
+    BandResult
+        The worst over the histories checked.
+    """
     family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
     if family == "lemma15":
         _law_privacy(lemma, eps, delta, law_eps, law_delta)

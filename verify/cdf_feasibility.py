@@ -1,4 +1,6 @@
-"""Exact CDF feasibility checks of Lemma 8 (DP) and Lemma 9 (GDP) for the DP-FTPL laws
+"""Exact CDF feasibility checks of Lemma 8 (DP) and Lemma 9 (GDP) (seed 002).
+
+Exact CDF feasibility checks of Lemma 8 (DP) and Lemma 9 (GDP) for the DP-FTPL laws
 (seed 002, Wang & Zhu; spec ``seed_002.md`` §3, §4, §8.1 C2-C6, reference values §10).
 
 An FTPL policy is (eps, delta)-DP (Lemma 8) when the CDF F of an arm's perturbation and
@@ -66,6 +68,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dpbench.engine.caching import cached_njit
+from dpbench.engine.result import to_json
 from dpbench.mechanisms import perturbations as P
 from dpbench.validation import InputError, check_choice, check_delta, check_int, check_real
 
@@ -96,8 +99,12 @@ LEMMA9_CONSTRAINTS = ("F(y) - F(x) <= e^eps (F'(y) - F'(x)) + delta/2",
 # ============================================================ neighbouring pairs
 @dataclass(frozen=True)
 class Pair:
-    """A perturbation law, its neighbour after one observation changes, and where the
-    likelihood ratio crosses a level (``crossings(c)``; None if unknown)."""
+    """A perturbation law and its neighbour after one observation changes.
+
+    A perturbation law, its neighbour after one observation changes, and where the
+    likelihood ratio crosses a level (``crossings(c)``; None if unknown).
+    """
+
     law: object
     neighbour: object
     history: dict
@@ -105,6 +112,7 @@ class Pair:
     crossings: Callable[[float], Sequence[float]] | None = None
 
     def candidates(self, eps: float) -> np.ndarray:
+        """Return the points where the supremum can sit: breakpoints and likelihood-ratio crossings."""
         pts = list(self.law.breakpoints()) + list(self.neighbour.breakpoints())
         if self.crossings is not None:
             pts += list(self.crossings(math.exp(eps))) + list(self.crossings(math.exp(-eps)))
@@ -124,8 +132,11 @@ def gauss_pair(n: int, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> Pair:
 
 
 def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
-    """Lemma 15 law centred at 0 vs centred at z = shift/n.  The ratio is flat (e^{lam z})
-    left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in between (lam = n eps)."""
+    """Lemma 15 law centred at 0 vs centred at z = shift/n.
+
+    The ratio is flat (e^{lam z}) left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in
+    between (lam = n eps).
+    """
     z = shift / n
     law = P.Lemma15Law(0.0, float(n), float(eps), float(delta))
     lam = n * eps
@@ -140,8 +151,11 @@ def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
 
 
 def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
-    """Algorithm 2's Beta(a, b) for R = r ones in n pulls vs R = r + 1: Beta(a+1, b-1);
-    r(x) = a (1 - x) / ((b - 1) x)."""
+    """Return Algorithm 2's Beta law for history (n, r) and its neighbour r + 1.
+
+    Algorithm 2's Beta(a, b) for R = r ones in n pulls vs R = r + 1: Beta(a+1, b-1);
+    r(x) = a (1 - x) / ((b - 1) x).
+    """
     a, b = P.beta_shapes(float(r), float(n), bool(extra_k))
     law = P.BetaLaw(a, b)
 
@@ -155,7 +169,7 @@ def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
 
 # ============================================================ grid and cell bounds
 def _tail_point(laws, side: str) -> float:
-    """A point beyond which every law has mass <= TAIL on ``side`` (or the support end)."""
+    """Return a point beyond which every law has mass <= TAIL on ``side`` (or the support end)."""
     lower = side == "lower"
     mass = (lambda x: max(float(law.cdf(x)) for law in laws)) if lower else \
         (lambda x: max(float(law.sf(x)) for law in laws))
@@ -205,7 +219,9 @@ def _tabulate(pair: Pair, x: np.ndarray) -> dict:
 
 
 def _cell_bounds(Pv, Qv, p, q, ee, kind, mlr):
-    """D = P - ee Q at the grid points, and on each cell [a, b]: upper and lower bounds of D,
+    """Bound D = P - ee Q on every cell of a grid.
+
+    D = P - ee Q at the grid points, and on each cell [a, b]: upper and lower bounds of D,
     and bounds of its largest rise D(y) - D(x) and fall D(x) - D(y) over a <= x < y <= b.
 
     ``kind`` 'cdf': P, Q nondecreasing (D' = p - ee q); 'sf': nonincreasing (D' = ee q - p).
@@ -242,7 +258,7 @@ def _cell_bounds(Pv, Qv, p, q, ee, kind, mlr):
 
 
 def _halfline_parts(t, ee, mlr):
-    """The four Lemma 8 functions (value, cell upper, cell lower) on a tabulation."""
+    """Return the four Lemma 8 functions (value, cell upper, cell lower) on a tabulation."""
     return [_cell_bounds(t["F"], t["Fn"], t["p"], t["pn"], ee, "cdf", mlr),
             _cell_bounds(t["S"], t["Sn"], t["p"], t["pn"], ee, "sf", mlr),
             _cell_bounds(t["Fn"], t["F"], t["pn"], t["p"], ee, "cdf", mlr),
@@ -328,6 +344,7 @@ def _lemma9_scan(t, ee, mlr, refine):
 @dataclass
 class ConstraintResult:
     """One inequality: the delta it needs (sup over x, or x < y) and where."""
+
     constraint: str
     delta_required: float
     x: float
@@ -338,6 +355,7 @@ class ConstraintResult:
 @dataclass
 class FeasibilityResult:
     """Outcome of a Lemma 8 / Lemma 9 check of one family (or one pair) at (eps, delta)."""
+
     lemma: int
     family: str
     eps: float
@@ -363,11 +381,13 @@ class FeasibilityResult:
         return max(0.0, self.delta_required - self.allowed)
 
     def to_dict(self) -> dict:
+        """Return the result as strict-JSON data."""
         d = asdict(self)
         d["violation"] = self.violation
-        return _json_safe(d)
+        return to_json(d)
 
     def summary(self) -> str:
+        """Describe the verdict, slack and worst point, for the command line."""
         verdict = "HOLDS" if self.holds else "VIOLATED"
         slack = "0 (tight)" if abs(self.slack) <= tolerance(self.allowed) else f"{self.slack:.6g}"
         where = _fmt_x(self.worst.x) if self.worst.y is None else \
@@ -384,18 +404,6 @@ class FeasibilityResult:
 
 def _fmt_x(x):
     return "-inf" if x == -math.inf else "+inf" if x == math.inf else f"{x:.6g}"
-
-
-def _json_safe(obj):
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return "inf" if obj > 0 else "-inf" if obj < 0 else "nan"
-    if isinstance(obj, (np.floating, np.integer)):
-        return _json_safe(obj.item())
-    return obj
 
 
 # ============================================================ generic pair check
@@ -455,10 +463,13 @@ def check_pair(pair: Pair, eps: float, delta: float, *, lemma: int = 8, grid: in
 # ============================================================ Beta over all histories
 @cached_njit
 def _beta_pair_required(n, r, extra_k, ee):
-    """Exact Lemma 8 delta of Algorithm 2's Beta law for history (n, r) vs r -> r+1, with
+    """Return the exact Lemma 8 delta of Algorithm 2's Beta law for one history.
+
+    Exact Lemma 8 delta of Algorithm 2's Beta law for history (n, r) vs r -> r+1, with
     its location and constraint index: by the monotone likelihood ratio
     a (1 - x)/((b - 1) x), the only positive suprema are F - e^eps F' at
-    x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F) at x = a/(a + e^-eps (b-1))."""
+    x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F) at x = a/(a + e^-eps (b-1)).
+    """
     k = math.floor(n / 8.0) + 1.0 if extra_k else 0.0
     a = r + 1.0 + k
     b = n - r + 1.0 + k
@@ -480,8 +491,10 @@ def _beta_histories(n, extra_k, ee, out_d, out_x, out_which):
 
 @cached_njit
 def _beta_worst_by_n(n_lo, extra_k, ee, out):
-    """out[i] = max over histories of the delta required at N = n_lo + i.  By the
-    reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice."""
+    """out[i] = max over histories of the delta required at N = n_lo + i.
+
+    By the reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice.
+    """
     for i in range(out.shape[0]):
         n = n_lo + i
         worst = 0.0
@@ -493,9 +506,12 @@ def _beta_worst_by_n(n_lo, extra_k, ee, out):
 
 
 def beta_history_profile(n: int, eps: float, extra_k: bool = True):
-    """(delta_required[R], x[R], constraint index[R]) for every history R = 0..n-1 of
+    """Return the Lemma 8 delta of every history R = 0..n-1 of Algorithm 2.
+
+    (delta_required[R], x[R], constraint index[R]) for every history R = 0..n-1 of
     Algorithm 2's Beta law at N = n (0 -> 1 changes; constraint indices of
-    ``LEMMA8_CONSTRAINTS``).  History R mirrors n-1-R (x -> 1 - x), so half is computed."""
+    ``LEMMA8_CONSTRAINTS``).  History R mirrors n-1-R (x -> 1 - x), so half is computed.
+    """
     n = check_int("n", n, low=1)
     eps = check_real("eps", eps, low=0.0)
     half = (n + 1) // 2
@@ -553,7 +569,7 @@ def validate(family, eps, delta, n, lemma=8, v=P.GAUSS_VARIANCE, shift=1.0):
 
 def family_pair(family, eps, delta, n, *, lemma=8, v=P.GAUSS_VARIANCE, extra_k=True, shift=1.0,
                 law_eps=None, law_delta=None, r=0) -> Pair:
-    """The neighbouring pair checked for ``family`` (Beta: history R = ``r``)."""
+    """Return the neighbouring pair checked for ``family`` (Beta: history R = ``r``)."""
     if family == "gauss":
         return gauss_pair(n, v, shift)
     if family == "lemma15":
@@ -569,12 +585,48 @@ def check(family: str, eps: float, delta: float, n: int, *, lemma: int = 8,
           v: float = P.GAUSS_VARIANCE, extra_k: bool = True, shift: float = 1.0,
           law_eps: float | None = None, law_delta: float | None = None,
           grid: int = 2049) -> FeasibilityResult:
-    """Lemma ``lemma`` (8 or 9) for ``family`` after ``n`` observations, every history.
+    """Check Lemma ``lemma`` (8 or 9) for ``family`` after ``n`` observations, every history.
 
-    Parameters: eps >= 0, delta in [0, 1), n >= 1 (the arm's pull count N);
-    ``v`` (gauss: variance v/N), ``extra_k`` (beta: Algorithm 2's k), ``shift`` (gauss,
-    lemma15: the change of the mean in units of 1/N; 1 is the largest a [0, 1] reward
-    can make), ``law_eps``/``law_delta`` (lemma15: the law's own parameters).
+    Exact: the inequalities are checked for every real x (unbounded tails bounded
+    analytically, a certified bound on every grid cell).
+
+    Parameters
+    ----------
+    family : {"gauss", "beta", "lemma15"}
+        The perturbation law (seed 002): N(R/N, v/N), Algorithm 2's Beta, Lemma 15's
+        truncated Laplace.
+    eps : float
+        Privacy level, >= 0.
+    delta : float
+        Slack, in [0, 1).
+    n : int
+        The arm's pull count N, >= 1.
+    lemma : {8, 9}
+        8: DP (half-lines, slack delta); 9: GDP (intervals and complements, slack delta/2).
+    v : float
+        gauss: the variance factor (variance v/N).
+    extra_k : bool
+        beta: Algorithm 2's k (False: the negative control without it).
+    shift : float
+        gauss, lemma15: the change of the mean in units of 1/N (1 is the largest a [0, 1]
+        reward can make).
+    law_eps, law_delta : float, optional
+        lemma15: the law's own parameters (default: those of the check).
+    grid : int
+        Initial grid points of the certificate.
+
+    Returns
+    -------
+    FeasibilityResult
+        ``holds``, ``delta_required`` (the sup of the inequalities' left minus right
+        sides), ``allowed`` (delta, or delta/2 for Lemma 9), ``certified``, the worst
+        constraint and history, ``summary()`` and ``to_dict()``.
+
+    Examples
+    --------
+    >>> from verify.cdf_feasibility import check
+    >>> res = check("gauss", 1.0, 0.01, 8)            # doctest: +SKIP
+    >>> print(res.summary())                          # doctest: +SKIP
     """
     family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
     params = {"v": v} if family == "gauss" else {"extra_k": bool(extra_k)} if family == "beta" else {}
@@ -617,9 +669,12 @@ def check_lemma9(family, eps, delta, n, **options) -> FeasibilityResult:
 
 # ============================================================ closed forms for scans
 def gauss_delta_required(n: float, eps: float, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> float:
-    """Exact Lemma 8 (= Lemma 9, = hockey-stick) delta of N(., v/n) vs a shift/n move: the
+    """Return the exact Lemma 8 delta of the Gaussian law against a centre shift.
+
+    Exact Lemma 8 (= Lemma 9, = hockey-stick) delta of N(., v/n) vs a shift/n move: the
     value of F - e^eps F' at the ratio crossing x = z/2 - v eps/(n z) (the analytic Gaussian
-    mechanism; the other three half-line suprema are equal or 0)."""
+    mechanism; the other three half-line suprema are equal or 0).
+    """
     z = shift / n
     x = z / 2.0 - v * eps / (n * z)
     return max(0.0, P.gauss_cdf(x, 0.0, n, v) - math.exp(eps) * P.gauss_cdf(x, z, n, v))
@@ -632,6 +687,7 @@ BETA_SCAN_CAP = 8_000
 @dataclass
 class StartPhaseResult:
     """The smallest N from which Lemma 8 (or 9) holds for every history, beside the paper's."""
+
     family: str
     eps: float
     delta: float
@@ -648,7 +704,8 @@ class StartPhaseResult:
     note: str = ""
 
     def to_dict(self) -> dict:
-        return _json_safe(asdict(self))
+        """Return the result as strict-JSON data."""
+        return to_json(asdict(self))
 
 
 def _paper_start(family, eps, delta):
@@ -662,9 +719,28 @@ def _paper_start(family, eps, delta):
 def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8,
                         v: float = P.GAUSS_VARIANCE, extra_k: bool = True,
                         n_max: int | None = None) -> StartPhaseResult:
-    """The smallest pull count N0 at which the lemma holds for every history (and every
-    larger N), beside the paper's start phase (N_G* for gauss, N_B* for beta).
+    """Find the smallest pull count N0 at which the lemma holds.
 
+    N0 is the smallest pull count at which the lemma holds for every history (and every
+    larger N); it is reported beside the paper's start phase (N_G* for gauss, N_B* for
+    beta).
+
+    Parameters
+    ----------
+    family, eps, delta, lemma, v, extra_k
+        As for :func:`check`.
+    n_max : int, optional
+        beta: the largest N scanned (see below).
+
+    Returns
+    -------
+    StartPhaseResult
+        ``n_min`` (None if none found), ``n_checked`` (inf when the answer covers every
+        N >= n_min), ``paper_start`` and, where the paper's start phase fails,
+        ``paper_delta_required``.
+
+    Notes
+    -----
     * gauss: delta_required depends on N only through the standardised shift 1/sqrt(vN)
       and grows with it, so it decreases in N: bisection, valid for every N >= N0.
     * lemma15: the law at N is the law at 1 scaled by 1/N (so is the shift), so
@@ -672,6 +748,11 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
     * beta: no such monotonicity (k jumps); every N in [1, n_max] and every history is
       checked (default n_max = max(ceil(N_B*), 4 x first passing N), capped at
       BETA_SCAN_CAP; 2000 without k, which never passes).  The cost grows as n_max^2.
+
+    Examples
+    --------
+    >>> from verify.cdf_feasibility import minimal_start_phase
+    >>> minimal_start_phase("gauss", 0.0, 0.01, v=1.0).n_min    # doctest: +SKIP
     """
     family, eps, delta, _, lemma, v, _ = validate(family, eps, delta, 1, lemma, v)
     allowed = delta if lemma == 8 else delta / 2.0
@@ -752,8 +833,11 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
 
 # ============================================================ Lemma 15 tightness
 def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05), *, lemma: int = 8):
-    """delta required by the Lemma 15 law (built with (eps, delta)) against centre shifts of
-    ``shift``/N: exactly delta at 1, less below, more above (spec §4.3, §10.1)."""
+    """Return the delta the Lemma 15 law needs against centre shifts.
+
+    delta required by the Lemma 15 law (built with (eps, delta)) against centre shifts of
+    ``shift``/N: exactly delta at 1, less below, more above (spec §4.3, §10.1).
+    """
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     n = check_int("n", n, low=1)
@@ -768,7 +852,9 @@ def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05),
 
 # ============================================================ feasible region (figures)
 def feasible_region(cdf, sf, eps: float, delta: float, symmetric: bool = True):
-    """The band [L, U] that F'(x) must lie in given F(x) = ``cdf`` (1 - F = ``sf``):
+    """Return the band [L, U] that F'(x) must lie in given F(x).
+
+    The band [L, U] that F'(x) must lie in given F(x) = ``cdf`` (1 - F = ``sf``):
 
     symmetric (all four inequalities, spec §3.3 default)
         L = max{0, e^-eps (F - delta), 1 - e^eps (1 - F) - delta}

@@ -34,8 +34,8 @@ Fig. 2), :func:`ratio_at` (privacy-cost ratios, F2), :func:`check_values`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import statsmodels.api as sm
@@ -54,18 +54,23 @@ NOT_APPLICABLE = "not applicable"
 
 @dataclass
 class Verdict:
+    """The verdict of a fit or a bound check: ``status`` and the ``reason`` for it."""
+
     status: str
     reason: str = ""
     bound: str | None = None                 # registry key, or a label of the prediction
     evidence: dict = field(default_factory=dict)
 
     def __str__(self):
+        """``bound: status (reason)``."""
         head = f"{self.bound}: " if self.bound else ""
         return f"{head}{self.status}" + (f" ({self.reason})" if self.reason else "")
 
 
 @dataclass
 class Fit:
+    """A fitted regret quantity: estimate, interval, verdict and the details of the fit."""
+
     kind: str
     estimate: float | None
     ci: tuple[float, float] | None
@@ -78,6 +83,7 @@ class Fit:
 
     @property
     def applicable(self) -> bool:
+        """Whether the fit applies to the run (its verdict is not NOT_APPLICABLE)."""
         return self.verdict.status != NOT_APPLICABLE
 
     @property
@@ -96,6 +102,7 @@ class Fit:
                        "; ".join(str(c) for c in live))
 
     def __str__(self):
+        """Describe the estimate with its interval and verdict, in one line."""
         if not self.applicable:
             return f"{self.kind}: not applicable ({self.verdict.reason})"
         lo, hi = self.ci
@@ -110,17 +117,29 @@ def _not_applicable(kind, reason, level=0.95, n_reps=0, n_points=0, **details) -
 @dataclass
 class Curves:
     """Per-repetition regret curves: ``regret[r, c]`` after ``checkpoints[c]`` pulls."""
+
     checkpoints: np.ndarray
     regret: np.ndarray
     result: object = None            # the SimulationResult, when there is one
 
     @property
     def reps(self) -> int:
+        """The number of repetitions."""
         return int(self.regret.shape[0])
 
 
 def as_curves(obj) -> Curves:
-    """A ``SimulationResult``, a ``Curves``, or ``(checkpoints, regret)`` arrays."""
+    """Return the curves of a ``SimulationResult``, a ``Curves`` or ``(checkpoints, regret)`` arrays.
+
+    Parameters
+    ----------
+    obj : SimulationResult, Curves or (array_like, array_like)
+        Checkpoints (T,) and regret (repetitions, T).
+
+    Returns
+    -------
+    Curves
+    """
     if isinstance(obj, Curves):
         return obj
     if hasattr(obj, "checkpoints") and hasattr(obj, "regret"):
@@ -162,8 +181,11 @@ def _slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _interval(samples: np.ndarray, level: float, method: str, n_boot: int, seed: int):
-    """Mean of independent per-repetition estimates and its interval (Student t, or the
-    project's bootstrap :func:`verify.inference.bootstrap_ci`)."""
+    """Return the mean of per-repetition estimates and its interval.
+
+    Mean of independent per-repetition estimates and its interval (Student t, or the
+    project's bootstrap :func:`verify.inference.bootstrap_ci`).
+    """
     est = float(samples.mean())
     if method == "t":
         se = float(samples.std(ddof=1) / math.sqrt(samples.size))
@@ -192,6 +214,42 @@ def log_regret_fit(result, *, window=None, bounds=None, ctx: Mapping | None = No
     default: every bound registered for the result's policy) are compared with C:
     an upper bound's ln T coefficient must not lie below the interval, a lower
     bound's not above it.
+
+    Parameters
+    ----------
+    result : SimulationResult, Curves or (checkpoints, regret)
+        The run: regret of shape (repetitions, checkpoints).
+    window : (float, float), optional
+        The t range of the fit (default [T/100, T]).
+    bounds : sequence, optional
+        Registry keys or :class:`Bound` objects (default: those of the result's policy;
+        ``()`` for none).
+    ctx : mapping, optional
+        Values the bounds need beyond the result's (gaps, eps, ...).
+    min_points, min_reps : int
+        Fewest checkpoints in the window and repetitions for an applicable fit.
+    agreement : float
+        Largest relative difference of the two halves' local slopes.
+    level : float
+        Confidence level of C's interval.
+    ci : {"t", "bootstrap"}
+        Student t over the per-repetition fits, or a percentile bootstrap of them.
+    n_boot, seed : int
+        Bootstrap resamples and their seed.
+
+    Returns
+    -------
+    Fit
+        ``estimate`` C, ``ci``, ``verdict`` (is the window logarithmic?) and ``checks``
+        (one :class:`Verdict` per bound).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.unique(np.geomspace(10, 100_000, 60).astype(int))
+    >>> regret = 40 * np.log(t) + np.random.default_rng(0).normal(0, 2, (20, t.size))
+    >>> print(log_regret_fit((t, regret), bounds=()))
+    log-regret slope C: 39.89 [39.76, 40.02] (95%, R=20)
     """
     level = _check_level(level)
     min_points = check_int("min_points", min_points, low=3)
@@ -284,12 +342,30 @@ def _slope_checks(fit: Fit, curves: Curves, bounds, ctx) -> list[Verdict]:
 
 # ---------------------------------------------------------- explicit values
 def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 3.0) -> list[Verdict]:
-    """Mean regret against explicit bounds: at every checkpoint for algorithms that do not
+    """Check mean regret against explicit bounds.
+
+    Mean regret against explicit bounds: at every checkpoint for algorithms that do not
     know T (``anytime`` bounds), else at the horizon.
 
     ``within``: mean + z SE <= an upper bound (>= a lower bound) everywhere checked;
     ``outside``: mean - z SE > the upper bound (mean + z SE < the lower bound) somewhere;
     ``inconclusive`` otherwise.  A vacuous upper bound (>= T x max gap) is reported as such.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        The run.
+    bounds : sequence, optional
+        Registry keys or :class:`Bound` objects (default: those of the result's policy).
+    ctx : mapping, optional
+        Values the bounds need beyond the result's.
+    z : float
+        Standard errors of margin.
+
+    Returns
+    -------
+    list of Verdict
+        One per explicit bound.
     """
     curves = as_curves(result)
     chosen, context = _resolve_bounds(bounds, curves, ctx)
@@ -364,7 +440,30 @@ def _exponent_check(est, ci, expected: Exponent | float, side: str | None, toler
 def exponent_checks(fit: Fit, variable: str, *, bounds=(), ctx: Mapping | None = None,
                     predicted: float | None = None, tolerance: float = 0.1,
                     predicted_label: str = "prediction") -> list[Verdict]:
-    """Compare a fitted exponent in ``variable`` with order-only bounds and/or a prediction."""
+    """Compare a fitted exponent in ``variable`` with order-only bounds and/or a prediction.
+
+    Parameters
+    ----------
+    fit : Fit
+        A fitted exponent (:func:`curve_exponent`, :func:`power_law_fit`).
+    variable : str
+        The variable whose exponent the bounds give (e.g. "T", "eps").
+    bounds : sequence
+        Registry keys or :class:`Bound` objects.
+    ctx : mapping, optional
+        Values the bounds need.
+    predicted : float, optional
+        A predicted exponent, consistent if within ``tolerance`` of the interval.
+    tolerance : float
+        Absolute tolerance on the exponent.
+    predicted_label : str
+        Name of the prediction in the verdicts.
+
+    Returns
+    -------
+    list of Verdict
+        One per bound with an exponent in ``variable``, and one for ``predicted``.
+    """
     if not fit.applicable:
         return []
     out = []
@@ -391,9 +490,29 @@ def curve_exponent(result, *, window=None, log_factor: float = 0.0, predicted: f
                    bounds=(), ctx: Mapping | None = None, tolerance: float = 0.1, min_points: int = 5,
                    min_reps: int = 3, level: float = 0.95, ci: str = "t", n_boot: int = 2000,
                    seed: int = 0) -> Fit:
-    """Log-log exponent of R(t) / (ln t)^log_factor against t on a window (default [T/100, T]),
-    fitted per repetition.  E.g. ``log_factor=0.5`` divides out the sqrt(log T) of a
-    sqrt(T log T) law.  Compared with ``predicted`` and with the ``T`` exponents of ``bounds``."""
+    """Log-log exponent of R(t) / (ln t)^log_factor against t on a window (default [T/100, T]), fitted per repetition.
+
+    E.g. ``log_factor=0.5`` divides out the sqrt(log T) of a sqrt(T log T) law.  Compared with
+    ``predicted`` and with the ``T`` exponents of ``bounds``.
+
+    Parameters
+    ----------
+    result : SimulationResult, Curves or (checkpoints, regret)
+        The run.
+    window : (float, float), optional
+        The t range (default [T/100, T]).
+    log_factor : float
+        Power of ln t divided out of R(t).
+    predicted, bounds, ctx, tolerance
+        As for :func:`exponent_checks`.
+    min_points, min_reps, level, ci, n_boot, seed
+        As for :func:`log_regret_fit`.
+
+    Returns
+    -------
+    Fit
+        The exponent, its interval and the checks.
+    """
     level = _check_level(level)
     curves = as_curves(result)
     lo, hi = _window(curves, window)
@@ -435,6 +554,37 @@ def power_law_fit(xs: Sequence[float], samples: Sequence, *, variable: str = "x"
     variance, interval from the statsmodels results object (widened by the residual
     scatter when the power law does not fit within the noise), R^2 and the
     lack-of-fit test in ``details``.
+
+    Parameters
+    ----------
+    xs : sequence of float
+        The variable's value of each run (> 0).
+    samples : sequence
+        Per run, independent per-repetition values of y, or a ``SimulationResult``.
+    variable : str
+        Name of x (for the bounds' exponents and the text).
+    predicted, bounds, ctx, tolerance
+        As for :func:`exponent_checks`.
+    level : float
+        Confidence level.
+    min_runs, min_reps : int
+        Fewest runs and repetitions per run for an applicable fit.
+    kind : str, optional
+        The fit's name (default from ``variable``).
+
+    Returns
+    -------
+    Fit
+        The exponent, its interval, the checks and the fit's diagnostics in ``details``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> xs = [0.5, 1, 2, 4]
+    >>> samples = [50 / x**2 * (1 + 0.05 * rng.standard_normal(20)) for x in xs]
+    >>> print(power_law_fit(xs, samples, variable="eps", predicted=-2.0))
+    exponent in eps: -1.988 [-2.002, -1.974] (95%, R=20)
     """
     level = _check_level(level)
     kind = kind or f"exponent in {variable}"
@@ -485,6 +635,24 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
     ``"beta"``, ``"F_L"`` or a function: C proportional to F) and/or ``predicted``
     (e.g. -2, the small-eps limit of both factors).  Fit 2 of F3, C = k F(eps), is
     reported in ``details`` (k, its R^2, and eps^2 C).
+
+    Parameters
+    ----------
+    results : mapping
+        eps -> SimulationResult.
+    factor : {"beta", "F_L"} or callable, optional
+        The theory factor F(eps), C proportional to F.
+    window, agreement, min_reps, level
+        As for :func:`log_regret_fit` (per run).
+    predicted : float, optional
+        A predicted slope.
+    tolerance : float
+        Absolute tolerance on the slope.
+
+    Returns
+    -------
+    Fit
+        The slope, its interval and the checks.
     """
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
     fit = power_law_fit(xs, samples, variable="eps", tolerance=tolerance, level=level,
@@ -516,8 +684,25 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
 
 def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, tolerance: float = 0.2,
                 agreement: float = 0.2, min_reps: int = 3, level: float = 0.95) -> Fit:
-    """Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
-    -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult."""
+    """Fit the slope of ln C on ln Delta over two-armed instances.
+
+    Slope of ln C on ln Delta over two-armed instances (spec 000/001 F4: -1, i.e. C ~ 1/Delta;
+    -1/v for heavy tails).  ``results`` maps Delta -> SimulationResult.
+
+    Parameters
+    ----------
+    results : mapping
+        Delta -> SimulationResult.
+    predicted : float
+        The predicted slope (default -1).
+    window, tolerance, agreement, min_reps, level
+        As for :func:`privacy_scaling`.
+
+    Returns
+    -------
+    Fit
+        The slope, its interval and the check against ``predicted``.
+    """
     xs, samples, excluded = _run_slopes(results, window, min_reps, agreement)
     fit = power_law_fit(xs, samples, variable="gap", predicted=predicted, tolerance=tolerance, level=level,
                         kind="gap scaling: d ln C / d ln Delta")
@@ -532,7 +717,19 @@ def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, toler
 
 # ------------------------------------------------------ seed 001 Figure 2
 def heldp_v(result, alternative: bool = False) -> float:
-    """V of a HeLDP run: V_L (or V_L' with ``alternative``) for L agents, V_B for B agents."""
+    """V of a HeLDP run: V_L (or V_L' with ``alternative``) for L agents, V_B for B agents.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A HeLDP-UCB run (its ``info`` carries V_L, V_L' and V_B).
+    alternative : bool
+        V_L' instead of V_L for an L agent.
+
+    Returns
+    -------
+    float
+    """
     info = getattr(result, "info", {}) or {}
     policy = str(getattr(result, "policy", ""))
     key = "V_B" if policy.endswith(("_b", "_bs")) else ("V_L_alt" if alternative else "V_L")
@@ -548,6 +745,24 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
     ``results`` are HeLDP ``SimulationResult`` objects (each carries V_L, V_L' and V_B in
     ``info``).  The pooled fit is the estimate; per-policy fits are in ``details``.
     The check compares R^2 with the paper's ``paper_r2``.
+
+    Parameters
+    ----------
+    results : sequence of SimulationResult
+        HeLDP runs.
+    alternative : bool
+        Regress on V_L' instead of V_L.
+    paper_r2 : float
+        The paper's R^2.
+    level, n_boot, seed
+        Confidence level of R^2's bootstrap interval, its resamples and seed.
+    min_runs : int
+        Fewest runs for an applicable fit.
+
+    Returns
+    -------
+    Fit
+        R^2 as the estimate with its interval; slope and per-policy fits in ``details``.
     """
     level = _check_level(level)
     kind = "regret ~ V: R^2"
@@ -592,8 +807,25 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
 # --------------------------------------------------------------- ratios
 def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.95, n_boot: int = 4000,
              seed: int = 0) -> Fit:
-    """Ratio of mean regrets of two independent runs at checkpoint ``t`` (default: the common horizon),
-    with a percentile bootstrap over each run's repetitions (the privacy-cost ratio rho of F2)."""
+    """Return the ratio of mean regrets of two independent runs.
+
+    Ratio of mean regrets of two independent runs at checkpoint ``t`` (default: the common horizon),
+    with a percentile bootstrap over each run's repetitions (the privacy-cost ratio rho of F2).
+
+    Parameters
+    ----------
+    numerator, denominator : SimulationResult, Curves or (checkpoints, regret)
+        The two runs.
+    t : int, optional
+        The checkpoint (default: the common horizon).
+    level, n_boot, seed
+        Confidence level, bootstrap resamples and their seed.
+
+    Returns
+    -------
+    Fit
+        The ratio and its interval.
+    """
     level = _check_level(level)
     a, b = as_curves(numerator), as_curves(denominator)
     kind = "ratio of mean regrets"
@@ -617,8 +849,27 @@ def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.9
 
 
 def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: float = 0.0) -> Verdict:
-    """A paper's number against a measured interval: consistent if the interval (widened by
-    ``relative_tolerance`` of the claim, for rounded claims) contains it."""
+    """Compare a paper's number with a measured interval.
+
+    A paper's number against a measured interval: consistent if the interval (widened by
+    ``relative_tolerance`` of the claim, for rounded claims) contains it.
+
+    Parameters
+    ----------
+    fit : Fit
+        The measurement.
+    claimed : float
+        The paper's number.
+    label : str
+        Name of the claim in the verdict.
+    relative_tolerance : float
+        Widening of the interval, relative to the claim.
+
+    Returns
+    -------
+    Verdict
+        Consistent, inconsistent, or not applicable (no interval).
+    """
     if not fit.applicable:
         return Verdict(NOT_APPLICABLE, fit.verdict.reason, label)
     lo, hi = fit.ci

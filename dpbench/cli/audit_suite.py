@@ -1,14 +1,16 @@
 """``dpbench audit-suite``: the known-answer audit suite (DP-Sniper's 20 mechanisms and the
-floating-point case, :mod:`verify.audit.sniper_benchmark`), written to ``reports/audit_benchmark.md``.
+floating-point case, :mod:`verify.audit.sniper_benchmark`), written to ``reports/audit_benchmark.md``,
+and the planted-bug table ``reports/audit_planted.md``.
 
     dpbench audit-suite                               # the report's settings (about 10 minutes on 2 cores)
     dpbench audit-suite --scale 0.01 --only LaplaceMechanism --out /tmp/suite.md
+    dpbench audit-suite --planted-only                # only the planted bugs, into reports/audit_planted.md
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..validation import check_choice, check_int, check_real, make_output_dir
+from ..validation import InputError, check_choice, check_int, check_real, make_output_dir
 
 
 def register(sub):
@@ -21,7 +23,11 @@ def register(sub):
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these mechanisms (no controls table)")
     p.add_argument("--seed", type=int, default=0, help="seed of every audit (default 0)")
     p.add_argument("--no-controls", action="store_true", help="skip the dpbench catalog/controls table")
-    p.add_argument("--out", default="reports/audit_benchmark.md", help="report file (default: %(default)s)")
+    p.add_argument("--planted-only", action="store_true",
+                   help="only the planted-bug table (every bug of verify.audit.controls.planted_bugs "
+                        "and its fix), into reports/audit_planted.md unless --out is given")
+    p.add_argument("--out", help="report file (default: reports/audit_benchmark.md, or "
+                                 "reports/audit_planted.md with --planted-only)")
     p.set_defaults(func=_run)
 
 
@@ -32,10 +38,17 @@ def _run(args) -> int:
     names = [c.name for c in suite.cases()]
     for name in args.only or ():
         check_choice("mechanism (--only)", name, names)
-    make_output_dir("--out", Path(args.out).parent)
-    # TODO(merge): call a run_suite(scale, only, seed, controls, out) of sniper_benchmark once the
-    # audit branch's rewrite of its main() is in (its argv interface is used meanwhile)
-    argv = ["--scale", repr(args.scale), "--seed", str(args.seed), "--out", args.out]
-    argv += ["--only", *args.only] if args.only else []
-    argv += ["--no-controls"] if args.no_controls else []
-    return suite.main(argv)
+    if args.planted_only and (args.only or args.scale != 1.0):
+        raise InputError("--planted-only takes no --only or --scale (the planted bugs run at n = 2e6)")
+    out = Path(args.out or ("reports/audit_planted.md" if args.planted_only else "reports/audit_benchmark.md"))
+    make_output_dir("--out", out.parent)
+    if args.planted_only:
+        wall, cpu = suite.write_planted(out, seed=args.seed)
+        print(f"wrote {out}: {wall:.0f} s wall / {cpu:.0f} s cpu")
+        return 0
+    seconds = suite.write_suite(out, scale=args.scale, only=args.only, seed=args.seed,
+                                controls=not args.no_controls)
+    print(f"wrote {out}: suite {seconds[0]:.0f} s wall / {seconds[1]:.0f} s cpu"
+          + ("" if args.no_controls or args.only else
+             f", controls {seconds[2]:.0f} / {seconds[3]:.0f}, planted {seconds[4]:.0f} / {seconds[5]:.0f}"))
+    return 0

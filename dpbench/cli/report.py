@@ -27,7 +27,7 @@ def register(subparsers):
 
 def run(args) -> int:
     from ..reporting import SEEDS, build_report, discard_store
-    from ..reporting.common import require_seed
+    from ..reporting.context import require_seed
     seeds = SEEDS if str(args.seed).lower() == "all" else (require_seed(args.seed, SEEDS),)
     if args.threads is not None and args.threads < 1:
         raise InputError(f"threads must be an integer >= 1 (got {args.threads})")

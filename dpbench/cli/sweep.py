@@ -109,7 +109,8 @@ def _pair(text: str, option: str):
 
 def grid_from_args(args):
     """The :class:`Experiment` a command-line grid describes."""
-    from ..sweeps.grid import grid_experiment, parse_value
+    from ..experiments.spec import grid_experiment
+    from ..sweeps.grid import parse_value
     if args.name is None:
         raise InputError("a command-line sweep needs --name (or give an experiment name or .toml file)")
     policies = [p.strip() for item in args.policy for p in item.split(",") if p.strip()]

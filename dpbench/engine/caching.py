@@ -4,7 +4,7 @@ numba invalidates a function's on-disk cache only when the file that
 *defines* it changes.  A dpbench kernel inlines code from many files (the
 engine loop inlines every policy, mechanism and environment), so editing a
 component would silently reuse a stale compiled kernel.  ``cached_njit``
-folds a hash of every source file of ``dpbench`` and ``verify`` that contains
+folds a hash (:func:`.stamps.compiled_sources_hash`) of every source file of ``dpbench`` and ``verify`` that contains
 compiled code (any file that imports numba, uses ``cached_njit`` or registers
 engine components with ``@implements``) into the cache's source stamp: any such
 edit recompiles, nothing else does (a docstring that merely names numba does not
@@ -29,27 +29,10 @@ import hashlib
 import os
 import pickle
 import warnings
-from pathlib import Path
 
 import numba
 
-_ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "verify")
-_MARKERS = (b"import numba", b"from numba", b"cached_njit", b"@implements")
-
-
-@functools.lru_cache(maxsize=1)
-def compiled_sources_hash() -> str:
-    """sha256 over the compiled-code source files of dpbench and verify."""
-    digest = hashlib.sha256()
-    for root in _ROOTS:
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*.py")):
-            data = path.read_bytes()
-            if any(marker in data for marker in _MARKERS):
-                digest.update(str(path.relative_to(root.parent)).encode())
-                digest.update(data)
-    return digest.hexdigest()
+from .stamps import classes_in_signature, classes_stamp, compiled_sources_hash, qualified_name, user_classes
 
 
 def _fold_stamp(dispatcher):
@@ -91,8 +74,6 @@ class _IndexPerUserComponents:
 
     def _file(self, sig):
         from numba.core.caching import IndexDataCacheFile
-
-        from .stamps import classes_in_signature, classes_stamp, qualified_name, user_classes
         classes = user_classes(classes_in_signature(sig))
         if not classes:
             return self.package_file

@@ -20,14 +20,17 @@ Python, so bad input is refused before anything is compiled.
 """
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..validation import InputError, check_choice, check_int, check_real, check_vector, describe_interval
+from .components import ComponentError, describe_function
 
 
 class _Required:
@@ -39,19 +42,29 @@ REQUIRED = _Required()
 
 
 # ----------------------------------------------------- parameter checkers
+class Checker:
+    """A parameter checker: ``checker(name, value)`` returns the validated value or raises
+    :class:`InputError`; ``describe`` says what is allowed (for listings and errors)."""
+
+    def __init__(self, check: Callable[[str, Any], Any], describe: str):
+        self._check = check
+        self.describe = describe
+
+    def __call__(self, name: str, value):
+        return self._check(name, value)
+
+
 def real(low=None, high=None, *, low_open=False, high_open=False, allow_inf=False):
     def check(name, value):
         return check_real(name, value, low=low, high=high, low_open=low_open,
                           high_open=high_open, allow_inf=allow_inf)
-    check.describe = describe_interval(low, high, low_open, high_open)
-    return check
+    return Checker(check, describe_interval(low, high, low_open, high_open))
 
 
 def integer(low=None, high=None):
     def check(name, value):
         return check_int(name, value, low=low, high=high)
-    check.describe = "integer" + describe_interval(low, high, False, False)
-    return check
+    return Checker(check, "integer" + describe_interval(low, high, False, False))
 
 
 def vector(low=None, high=None, min_len=1):
@@ -60,15 +73,13 @@ def vector(low=None, high=None, min_len=1):
             from ..validation import parse_float_list
             value = parse_float_list(name, value)
         return check_vector(name, value, low=low, high=high, min_len=min_len)
-    check.describe = "list of numbers" + describe_interval(low, high, False, False)
-    return check
+    return Checker(check, "list of numbers" + describe_interval(low, high, False, False))
 
 
 def choice(*options):
     def check(name, value):
         return check_choice(name, value, options)
-    check.describe = "one of " + ", ".join(options)
-    return check
+    return Checker(check, "one of " + ", ".join(options))
 
 
 def flag():
@@ -78,8 +89,7 @@ def flag():
         if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
             return value.lower() in ("true", "1", "yes")
         raise InputError(f"{name} must be true or false (got {value!r})")
-    check.describe = "true/false"
-    return check
+    return Checker(check, "true/false")
 
 
 @dataclass(frozen=True)
@@ -175,13 +185,36 @@ class EnvironmentSpec:
 @dataclass(frozen=True)
 class MechanismSpec:
     """A catalog privacy mechanism: ``build(**params)`` returns its mechanism object
-    (:class:`dpbench.mechanisms.base.Mechanism`: claim, input range, engine component, sampler)."""
+    (:class:`dpbench.engine.mechanism.Mechanism`: claim, input range, engine component, sampler)."""
     name: str
     summary: str
     source: str
     params: tuple[Param, ...]
     build: Callable[..., Any]            # build(**params) -> Mechanism
     module: str = ""
+
+
+def check_build_signature(what: str, build, positional: tuple, params) -> None:
+    """``build`` must accept ``*positional`` then every name of ``params`` as a keyword."""
+    if not callable(build):
+        raise ComponentError(f"{what}: build must be a function (got {build!r})")
+    names = [p.name for p in params]
+    shown = ", ".join([*positional, *names])
+    try:
+        sig = inspect.signature(build)
+    except (TypeError, ValueError):
+        return                                   # a builtin or C callable: cannot check
+    first = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(positional)]
+    try:
+        sig.bind(*positional, **{n: None for n in names})
+        problem = "" if first == list(positional) else f"its first parameters must be {', '.join(positional)}"
+    except TypeError as err:
+        problem = str(err)
+    if problem:
+        got = ", ".join(sig.parameters)
+        raise ComponentError(f"{what}: build must have the signature build({shown}), got "
+                             f"build({got}) in {describe_function(build)} ({problem})")
 
 
 class _Registry(dict):
@@ -193,8 +226,6 @@ class _Registry(dict):
     def add(self, spec, *, replace: bool = False):
         """Register ``spec``; a name already taken is an error unless ``replace`` (never for a
         built-in).  The build signature is checked here, so a wrong one fails at registration."""
-        from .components import ComponentError
-        from .contracts import check_build_signature
         if not isinstance(spec.name, str) or not _NAME.match(spec.name):
             raise ComponentError(f"{self.what} name must start with a letter or '_' and contain only letters, "
                                  f"digits, '_', '-' or '.' (got {spec.name!r})")

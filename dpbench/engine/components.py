@@ -87,8 +87,8 @@ from numba.extending import overload
 
 from ..validation import InputError
 from .caching import cached_njit
-
-_IMPLEMENTATIONS: dict[tuple[str, type], object] = {}
+from .registry import IMPLEMENTATIONS
+from .stamps import fingerprint
 
 
 class ComponentError(InputError, TypeError):
@@ -116,7 +116,7 @@ def _returns_value(func) -> bool:
         else None
     if body is None:
         return False
-    nodes = list(body.body)
+    nodes: list[ast.AST] = list(body.body)
     while nodes:
         node = nodes.pop()
         if isinstance(node, ast.Return):
@@ -154,30 +154,24 @@ def implements(verb, cls):
             raise ComponentError(f"{describe_function(py)} implements update for {cls.__name__} and returns "
                                  "a value, which the loop would discard: update must change the state "
                                  "arrays in place (e.g. counts[arm] += m) and return nothing")
-        old = _IMPLEMENTATIONS.get((name, cls))
+        old = IMPLEMENTATIONS.get((name, cls))
         if old is not None and old is not py and not _same_code(old, py):
             raise ComponentError(f"{name} for {cls.__name__} is already {describe_function(old)}; numba "
                                  f"keys compiled code on the class, so to change {name} redefine the "
                                  f"class {cls.__name__} as well (e.g. re-run the cell that defines it)")
-        _IMPLEMENTATIONS[(name, cls)] = py
+        IMPLEMENTATIONS[(name, cls)] = py
         return func
     return decorate
 
 
 def _same_code(a, b) -> bool:
-    from .stamps import fingerprint
     return fingerprint(a) == fingerprint(b)
-
-
-def implementations(cls) -> dict:
-    """verb name -> registered function of component class ``cls`` (defaults not included)."""
-    return {verb: func for (verb, c), func in _IMPLEMENTATIONS.items() if c is cls}
 
 
 def implementation(verb_name: str, cls: type):
     """The Python function registered for (verb, component class)."""
     try:
-        return _IMPLEMENTATIONS[(verb_name, cls)]
+        return IMPLEMENTATIONS[(verb_name, cls)]
     except KeyError:
         default = _DEFAULTS.get(verb_name)
         if default is not None:
@@ -187,7 +181,7 @@ def implementation(verb_name: str, cls: type):
 
 def registered(verb_name: str, cls: type) -> bool:
     """Whether ``cls`` registers its own ``verb_name`` (not the verb's default)."""
-    return (verb_name, cls) in _IMPLEMENTATIONS
+    return (verb_name, cls) in IMPLEMENTATIONS
 
 
 def _resolve(verb_name, numba_type):

@@ -8,7 +8,7 @@ it can take (``reports`` of :func:`dpbench.register_policy`, :class:`~.catalog.A
 * ``"real"``: any real report -- LDP-UCB-L's radius carries its own noise term (Agent 2).
 
 ``mechanism`` is then a registered mechanism name (built-in, e.g. ``"ctl"``, or
-:func:`dpbench.register_mechanism`) or a :class:`~dpbench.mechanisms.base.Mechanism`
+:func:`dpbench.register_mechanism`) or a :class:`~dpbench.engine.mechanism.Mechanism`
 object; its engine component replaces the privatiser the policy's ``build`` pairs
 it with, so the code that runs is the very ``privatize`` that ``dpbench.sampler``
 samples and ``dpbench audit`` audits.  A mechanism given by name takes its parameters
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ..validation import InputError
 from .catalog import ALGORITHMS, MECHANISMS, AlgorithmSpec, Instance, MechanismSpec
+from .mechanism import Mechanism, sampler
 
 _REPORTS = {"bits": "bit reports (0 or 1)", "real": "real-valued reports"}
 
@@ -34,7 +35,7 @@ _REPORTS = {"bits": "bit reports (0 or 1)", "real": "real-valued reports"}
 @dataclass
 class Composition:
     """A policy's privatiser replaced by ``mechanism`` (see the module docstring)."""
-    mechanism: object               # dpbench.mechanisms.Mechanism
+    mechanism: Mechanism
     name: str                       # the registered name, or the object's name
     params: dict                    # the mechanism's validated parameters (by name only)
     spec: MechanismSpec | None = None
@@ -60,8 +61,6 @@ def policies_taking_mechanisms() -> list[str]:
 def compose(spec: AlgorithmSpec, mechanism, params: dict, instance: Instance) -> Composition:
     """Build ``mechanism`` for policy ``spec`` on ``instance`` and check they fit; the
     mechanism-only names are removed from ``params`` (the rest are the policy's)."""
-    from ..mechanisms import Mechanism, sampler
-
     what = f"policy {spec.name!r} cannot use mechanism {getattr(mechanism, 'name', mechanism)!r}"
     if spec.reports is None:
         raise InputError(f"{what}: its privatiser is part of the algorithm; policies that take "

@@ -1,7 +1,7 @@
 """What a component must do, and the checks that say which user function broke it.
 
-* :func:`check_build_signature` (at registration): ``build(instance, horizon, **params)``
-  of a policy, ``build(**params)`` of an environment.
+(The build signature is checked at registration, beside the registries:
+:func:`.catalog.check_build_signature`.)
 * :func:`check_built` / :func:`check_instance` (in ``prepare``, before compiling): build
   returned a :class:`~.catalog.Built` / :class:`~.catalog.Instance` whose components have
   their verbs registered.
@@ -21,7 +21,6 @@ Every error is a :class:`~.components.ComponentError` naming the user's function
 from __future__ import annotations
 
 import copy
-import inspect
 import numbers
 import re
 import types
@@ -31,7 +30,9 @@ import numpy as np
 
 from . import components as comp
 from .caching import cached_njit
+from .catalog import Built, Instance
 from .components import ComponentError, describe_function
+from .registry import implementations
 
 _ROLE_VERBS = {"policy": ("init_state", "select", "update"), "mechanism": ("respond",),   # or privatize
                "environment": ("draw",)}
@@ -39,34 +40,10 @@ _ROLE_VERBS = {"policy": ("init_state", "select", "update"), "mechanism": ("resp
 _REGISTER_HINT = {"respond": "privatize"}
 
 
-# ------------------------------------------------------------- registration
-def check_build_signature(what: str, build, positional: tuple, params) -> None:
-    """``build`` must accept ``*positional`` then every name of ``params`` as a keyword."""
-    if not callable(build):
-        raise ComponentError(f"{what}: build must be a function (got {build!r})")
-    names = [p.name for p in params]
-    shown = ", ".join([*positional, *names])
-    try:
-        sig = inspect.signature(build)
-    except (TypeError, ValueError):
-        return                                   # a builtin or C callable: cannot check
-    first = [p.name for p in sig.parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(positional)]
-    try:
-        sig.bind(*positional, **{n: None for n in names})
-        problem = "" if first == list(positional) else f"its first parameters must be {', '.join(positional)}"
-    except TypeError as err:
-        problem = str(err)
-    if problem:
-        got = ", ".join(sig.parameters)
-        raise ComponentError(f"{what}: build must have the signature build({shown}), got "
-                             f"build({got}) in {describe_function(build)} ({problem})")
-
-
 # ---------------------------------------------------------------- preparing
 def _missing_verbs(role: str, component) -> list[str]:
     cls = type(component)
-    have = comp.implementations(cls)
+    have = implementations(cls)
     needed = list(_ROLE_VERBS[role])
     # a mechanism's respond defaults to report_each over its privatize (components.py)
     if role == "mechanism" and ("respond_broadcast" in have or "privatize" in have):
@@ -85,12 +62,12 @@ def _check_component(owner: str, role: str, component) -> None:
     if missing:
         raise ComponentError(
             f"{owner}: {role} {cls.__name__} ({cls.__module__}) has no registered {', '.join(missing)}; "
-            f"register it with @dpbench.implements({_REGISTER_HINT.get(missing[0], missing[0])}, {cls.__name__}) (is the module that "
+            f"register it with @dpbench.implements({_REGISTER_HINT.get(missing[0], missing[0])}, {cls.__name__}) "
+            "(is the module that "
             "does so imported?)")
 
 
 def check_built(spec, built) -> None:
-    from .catalog import Built
     owner = f"policy {spec.name!r}"
     if not isinstance(built, Built):
         raise ComponentError(f"{owner}: build ({describe_function(spec.build)}) must return "
@@ -100,7 +77,6 @@ def check_built(spec, built) -> None:
 
 
 def check_instance(spec, instance) -> None:
-    from .catalog import Instance
     owner = f"environment {spec.name!r}"
     if not isinstance(instance, Instance):
         raise ComponentError(f"{owner}: build ({describe_function(spec.build)}) must return "
@@ -116,13 +92,13 @@ def check_instance(spec, instance) -> None:
 # ------------------------------------------------------ compile-time failures
 def _who(verb: str, role: str, component) -> str:
     cls = type(component)
-    func = comp.implementations(cls).get(verb)
+    func = implementations(cls).get(verb)
     if verb == "respond_broadcast" and func is None:
-        verb, func = "respond", comp.implementations(cls).get("respond")
+        verb, func = "respond", implementations(cls).get("respond")
     if verb == "respond" and func is None:
-        verb, func = "privatize", comp.implementations(cls).get("privatize")
+        verb, func = "privatize", implementations(cls).get("privatize")
     if verb == "draw_sum" and func is None:
-        verb, func = "draw", comp.implementations(cls).get("draw")
+        verb, func = "draw", implementations(cls).get("draw")
     where = f" ({describe_function(func)})" if func is not None else ""
     return f"{verb} of {role} {cls.__name__}{where}"
 
@@ -164,7 +140,7 @@ def compile_error(plan, err: Exception) -> Exception:
     def return_type(verb, role, component, *argtypes):
         """(type ``verb`` returns, None) or (None, the error naming it)."""
         try:
-            disp = numba.njit(comp.implementations(type(component))[verb])
+            disp = numba.njit(implementations(type(component))[verb])
             disp.compile(argtypes)
         except numba.core.errors.NumbaError as inner:
             return None, ComponentError(f"numba cannot compile {_who(verb, role, component)}: {_summary(inner)}")
@@ -181,15 +157,15 @@ def compile_error(plan, err: Exception) -> Exception:
         return bad or wrong("select", "policy", policy, arm_m, "select must return a pair (arm, m) of "
                             "integers, e.g. `return arm, 1`")
     public, bad = (f64, None)
-    if "broadcast" in comp.implementations(type(policy)):
+    if "broadcast" in implementations(type(policy)):
         public, bad = return_type("broadcast", "policy", policy, tp, state)
     if bad:
         return bad
-    draw_verb = "draw_sum" if "draw_sum" in comp.implementations(type(env)) else "draw"
+    draw_verb = "draw_sum" if "draw_sum" in implementations(type(env)) else "draw"
     _, bad = return_type(draw_verb, "environment", env, te, i64, *((i64,) if draw_verb == "draw_sum" else ()))
     if bad:
         return bad
-    mech_verbs = comp.implementations(type(mech))
+    mech_verbs = implementations(type(mech))
     if "respond_broadcast" not in mech_verbs and "respond" not in mech_verbs:     # the default respond
         report, bad = return_type("privatize", "mechanism", mech, tm, f64, public)
         if bad or not isinstance(report, (numba.types.Integer, numba.types.Float, numba.types.Boolean)):

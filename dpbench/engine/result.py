@@ -247,9 +247,6 @@ def to_json(obj, default=None):
     return default(obj)
 
 
-#: the old private name, for modules other branches are editing; remove once they use to_json
-_jsonable = to_json
-
 
 def with_ext(stem, ext: str) -> Path:
     """``stem`` + ``ext`` (unlike ``Path.with_suffix``, safe for stems containing dots)."""

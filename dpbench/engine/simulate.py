@@ -50,6 +50,7 @@ class Plan:
 
     @property
     def label(self) -> str:
+        """The policy's label, with the mechanism it is composed with."""
         return self.spec.label + (f" + {self.composition.name}" if self.composition else "")
 
     @property
@@ -79,8 +80,11 @@ def _environment(env, env_params):
 
 def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=None,
             checkpoints=None, mechanism=None, **params) -> Plan:
-    """Validate and build everything; raises :class:`InputError` on bad input (and on a
-    ``mechanism`` that does not fit the policy, :mod:`.composition`)."""
+    """Validate and build everything a run needs, before any compile.
+
+    Validate and build everything; raises :class:`InputError` on bad input (and on a
+    ``mechanism`` that does not fit the policy, :mod:`.composition`).
+    """
     spec = ALGORITHMS.get_spec(policy)
     params = dict(params)
     env_params = dict(env_params or {})
@@ -236,23 +240,60 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
              mechanism=None, **params) -> SimulationResult:
     """Run ``reps`` repetitions of ``policy`` on ``env`` for ``horizon`` pulls.
 
-    ``env`` is an environment name (its parameters, e.g. ``means``, may be
-    passed among ``params`` or in ``env_params``) or an :class:`Instance`.
-    ``params`` are the policy's parameters (``dpbench list`` names them).
-    ``mechanism`` (a registered name or a :class:`~dpbench.extend.Mechanism`) replaces the
-    privatiser of a policy that takes one (``dpbench list policies``; :mod:`.composition`),
-    e.g. ``simulate("ldp_ucb_l", "bernoulli", ..., eps=1.0, mechanism="ctb")``; a named
-    mechanism's parameters are given among ``params`` (``eps`` serves both).
-    Returns a :class:`SimulationResult`; raises :class:`InputError` on bad
-    input before compiling anything.
+    Parameters
+    ----------
+    policy : str
+        A registered policy (``dpbench list policies``).
+    env : str or Instance
+        An environment name (its parameters, e.g. ``means``, may be passed among
+        ``params`` or in ``env_params``) or a built :class:`Instance`.
+    horizon : int
+        Pulls per repetition, >= 2.
+    reps : int
+        Repetitions, >= 1.
+    seed : int
+        Master seed: repetition r is seeded from (seed, r) only, so results do not depend
+        on the thread count.
+    env_params : dict, optional
+        The environment's parameters.
+    checkpoints : array_like of int, optional
+        Pull counts at which regret is recorded (default: a log grid ending at horizon).
+    threads : int, optional
+        Worker threads (default: numba's).
+    progress : bool
+        Show a progress bar.
+    trace : bool
+        Also record every repetition's arm sequence.
+    first_rep : int
+        Index of the first repetition (to extend a run).
+    check : bool
+        First run repetition ``first_rep`` as plain Python with every component call checked
+        against its contract (:mod:`dpbench.engine.contracts`; about 1e5 pulls per second),
+        then rerun it compiled, which must reproduce it; a violation raises
+        :class:`~dpbench.extend.ComponentError` naming the function.
+    mechanism : str or Mechanism, optional
+        Replaces the privatiser of a policy that takes one (``dpbench list policies``;
+        :mod:`.composition`); a named mechanism's parameters are given among ``params``
+        (``eps`` serves both).
+    **params
+        The policy's parameters (``dpbench list`` names them).
 
-    ``check=True`` first runs repetition ``first_rep`` as plain Python with every
-    component call checked against its contract (:mod:`dpbench.engine.contracts`;
-    plain Python runs about 1e5 pulls per second), and afterwards reruns it compiled,
-    which must reproduce it; a violation raises :class:`~dpbench.extend.ComponentError`
-    naming the function.
+    Returns
+    -------
+    SimulationResult
+        Regret at the checkpoints (reps x checkpoints), pulls per arm, timing, metadata.
 
-    >>> r = simulate("ldp_ucb_b", "bernoulli", horizon=10_000, reps=4, seed=1, eps=2.0)
+    Raises
+    ------
+    InputError
+        On bad input, before compiling anything.
+
+    Examples
+    --------
+    >>> r = simulate("ldp_ucb_b", "bernoulli", horizon=10_000, reps=4, seed=1, eps=2.0)   # doctest: +SKIP
+    >>> r.regret.shape[0]                                                                # doctest: +SKIP
+    4
+    >>> simulate("ldp_ucb_l", "bernoulli", 10_000, 4, eps=1.0, mechanism="ctb")        # doctest: +SKIP
     """
     if reps is None:
         raise InputError(f"reps must be an integer in [1, {MAX_COUNT}] (got None)")

@@ -1,7 +1,7 @@
 """Code stamps: which code a run's compiled kernel and stored results depend on.
 
 Built-in code (classes and functions of ``dpbench`` and ``verify``) is covered by
-:func:`~dpbench.engine.caching.compiled_sources_hash`, a hash of every compiled
+:func:`compiled_sources_hash`, a hash of every compiled
 source file.  A *user* component -- a component class defined anywhere else --
 is fingerprinted from the code loaded in this process: its fields, the
 functions registered for it, and, recursively, every function, numba
@@ -17,6 +17,7 @@ by the result store (a cell's ``code_stamp``, :func:`plan_stamp`).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import site
 import sys
@@ -26,10 +27,29 @@ from pathlib import Path
 
 import numpy as np
 
-from .caching import compiled_sources_hash
+from .registry import implementations
 
 _BUILTIN = ("dpbench", "verify")
 _LIBRARIES = set(sys.stdlib_module_names) | {"numpy", "numba", "llvmlite", "scipy", "builtins"}
+
+
+_ROOTS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2] / "verify")
+_MARKERS = (b"import numba", b"from numba", b"cached_njit", b"@implements")
+
+
+@functools.lru_cache(maxsize=1)
+def compiled_sources_hash() -> str:
+    """sha256 over the compiled-code source files of dpbench and verify."""
+    digest = hashlib.sha256()
+    for root in _ROOTS:
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*.py")):
+            data = path.read_bytes()
+            if any(marker in data for marker in _MARKERS):
+                digest.update(str(path.relative_to(root.parent)).encode())
+                digest.update(data)
+    return digest.hexdigest()
 
 
 def _install_dirs() -> tuple[str, ...]:
@@ -166,7 +186,6 @@ class _Fingerprint:
         return names
 
     def component_class(self, cls):
-        from .components import implementations
         self.add("class", qualified_name(cls), getattr(cls, "_fields", ()),
                  sorted((k, repr(v)) for k, v in getattr(cls, "__annotations__", {}).items()))
         self.visit(tuple(sorted(getattr(cls, "_field_defaults", {}).items())))
@@ -206,7 +225,8 @@ def classes_stamp(classes) -> str:
 
 def plan_stamp(plan) -> str:
     """16-hex stamp of the code that computes ``plan``: the package hash, plus the fingerprint of
-    every user component and user ``build`` in it (policy, environment and a ``mechanism=``).  A plan of built-in parts only has the
+    every user component and user ``build`` in it (policy, environment and a ``mechanism=``).
+    A plan of built-in parts only has the
     package stamp (so stores written before user stamps existed stay valid)."""
     package = compiled_sources_hash()
     parts = [type(plan.built.policy), type(plan.built.mechanism), type(plan.instance.env)]

@@ -26,8 +26,7 @@ from scipy import integrate, special
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import (EnvironmentSpec, Instance, Param, choice, real, register_environment,
-                              vector)
+from ..engine.catalog import EnvironmentSpec, Instance, Param, choice, real, register_environment, vector
 from ..engine.components import draw, implements
 from ..validation import InputError, check_real
 from . import stochastic_arms as sa
@@ -145,7 +144,7 @@ def raw_moments(instance: Instance, p: float) -> np.ndarray:
     elif isinstance(env, sa.GaussianArms):
         vals = [gaussian_raw_moment(m, s, p) for m, s in zip(env.means, env.sigmas)]
     elif isinstance(env, sa.MixedArms):
-        vals = [_mixed_raw_moment(int(l), a, b, c, p) for l, a, b, c in zip(env.laws, env.p1, env.p2, env.p3)]
+        vals = [_mixed_raw_moment(int(law), a, b, c, p) for law, a, b, c in zip(env.laws, env.p1, env.p2, env.p3)]
     elif isinstance(env, ReplayArms):      # a fixed reward table (policy audits): its rows' moments
         vals = np.mean(np.abs(env.table) ** p, axis=1)
     else:

@@ -23,6 +23,11 @@ eq. 1).  Catalog names:
   the exact circle net for d = 2, a greedy net of a random pool otherwise.  Regret is
   measured against the best net action; the continuous optimum is ||theta*||, and
   ``info["discretization_gap"]`` is the extra per-round regret to it (<= zeta).
+
+Nets (Lemma 1; the paper gives no construction): :func:`net_sphere_2d` (the unit
+circle, M = ceil(pi / arcsin(zeta/2)) equally spaced points) and :func:`greedy_net`
+(maximal zeta-separated subset of a finite pool, plus up to d points completing a
+basis).  A finite action set whose points are > zeta apart is its own net.
 """
 from __future__ import annotations
 
@@ -32,14 +37,113 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
+from ..engine.caching import cached_njit
 from ..engine.catalog import EnvironmentSpec, Instance, Param, choice, integer, real, register_environment
 from ..engine.components import draw, draw_sum, implements
-from ..policies.optimal_design import check_actions, greedy_net, net_sphere_2d
 from ..validation import InputError, check_real
 
 RADEMACHER, GAUSSIAN = 0, 1
 NOISES = {"rademacher": RADEMACHER, "gaussian": GAUSSIAN}
 _NORM_SLACK = 1e-9
+
+
+# ------------------------------------------------------------ action sets and their nets (Lemma 1)
+# ------------------------------------------------------------ nets (Lemma 1)
+@cached_njit
+def _greedy_net(pool, zeta, keep_out):
+    """Maximal zeta-separated subset (scan order), then up to d pool points that complete
+    a basis.  keep_out[i] = 1 for kept points; returns their number."""
+    n, d = pool.shape
+    kept = np.empty(n, dtype=np.int64)
+    count = 0
+    z2 = zeta * zeta
+    for a in range(n):
+        far = True
+        for j in range(count):
+            s = 0.0
+            b = kept[j]
+            for k in range(d):
+                diff = pool[a, k] - pool[b, k]
+                s += diff * diff
+            if s <= z2:
+                far = False
+                break
+        if far:
+            kept[count] = a
+            count += 1
+    for a in range(n):
+        keep_out[a] = 0
+    for j in range(count):
+        keep_out[kept[j]] = 1
+    # completion: Gram–Schmidt of the kept points, then add pool points with new directions
+    q = np.zeros((d, d))
+    rank = 0
+    for pass_ in range(2):
+        for a in range(n):
+            if rank >= d:
+                break
+            if (pass_ == 0) != (keep_out[a] == 1):
+                continue
+            r = pool[a].copy()
+            for j in range(rank):
+                s = 0.0
+                for k in range(d):
+                    s += r[k] * q[j, k]
+                for k in range(d):
+                    r[k] -= s * q[j, k]
+            s = 0.0
+            for k in range(d):
+                s += r[k] * r[k]
+            norm = math.sqrt(s)
+            if norm > 1e-10:
+                for k in range(d):
+                    q[rank, k] = r[k] / norm
+                rank += 1
+                if pass_ == 1:
+                    keep_out[a] = 1
+                    count += 1
+    return count
+
+
+def net_sphere_2d(zeta: float, max_points: int = 10_000_000) -> np.ndarray:
+    """Unit-circle zeta-net: angles 2 pi k / M, M = ceil(pi / arcsin(zeta / 2)) (spec §2.1)."""
+    zeta = check_real("zeta", zeta, low=0.0, high=2.0, low_open=True)
+    n = int(math.ceil(math.pi / math.asin(zeta / 2.0)))
+    if n > max_points:
+        raise InputError(f"zeta = {zeta:g} needs a net of {n} points (more than {max_points}); "
+                         "use a larger zeta (the extra regret is at most T * zeta)")
+    angles = 2.0 * math.pi * np.arange(n) / n
+    return np.ascontiguousarray(np.column_stack([np.cos(angles), np.sin(angles)]))
+
+
+def greedy_net(pool, zeta: float) -> np.ndarray:
+    """Indices of a zeta-net of the finite set ``pool`` (rows) that spans span(pool)
+    whenever pool spans R^d: a maximal zeta-separated subset, size <= (1 + 2/zeta)^d,
+    plus at most d points (Lemma 1's "+ d")."""
+    pool = check_actions(pool, "pool")
+    zeta = check_real("zeta", zeta, low=0.0, low_open=True)
+    keep = np.zeros(pool.shape[0], dtype=np.int64)
+    _greedy_net(pool, zeta, keep)
+    return np.flatnonzero(keep)
+
+
+def check_actions(actions, name: str = "actions") -> np.ndarray:
+    """A C-contiguous float64 (K, d) array of finite entries with K >= 1 and d >= 1."""
+    try:
+        arr = np.asarray(actions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a K x d array of real numbers (got {actions!r})") from None
+    if arr.ndim != 2:
+        raise InputError(f"{name} must be a 2-d array (K actions x d coordinates); got shape {arr.shape}")
+    if arr.shape[1] < 1:
+        raise InputError(f"{name}: the dimension d must be >= 1 (got d = {arr.shape[1]})")
+    if arr.shape[0] < 1:
+        raise InputError(f"{name} must hold at least 1 action (got 0)")
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name} must contain only finite numbers (found "
+                         f"{float(arr[~np.isfinite(arr)][0])!r})")
+    return np.ascontiguousarray(arr)
+
 
 
 class LinearArms(NamedTuple):

@@ -15,10 +15,6 @@ heterogeneous curators, which skip the draw of a user with eps_t = 0).  Zero
 ``cursor`` before a run (:func:`reset`); after it every counter is back at zero
 (:func:`check_consumed` verifies that, which catches a mismatched draw count).
 Drawing beyond the end of a row is reported by :func:`check_consumed`.
-
-``PointMass``: every pull of every arm returns the same reward; a mechanism's
-``respond`` on it is the sum of m reports of one input (the batched form that
-``Mechanism.sample_sum`` draws and the law tests compare with m single reports).
 """
 from __future__ import annotations
 
@@ -63,21 +59,6 @@ def _replay_draw_sum(env, arm, m):
     for _ in range(m):
         total += draw(env, arm)
     return total
-
-
-class PointMass(NamedTuple):
-    """Every pull returns ``value``."""
-    value: float
-
-
-@implements(draw, PointMass)
-def _point_draw(env, arm):
-    return env.value
-
-
-@implements(draw_sum, PointMass)
-def _point_draw_sum(env, arm, m):
-    return m * env.value
 
 
 def replay(table, horizon: int) -> Instance:

@@ -23,8 +23,8 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, integer, real, register_mechanism
 from ..engine.components import implements, privatize
+from ..engine.mechanism import Mechanism
 from ..validation import check_eps, check_int, check_real
-from .base import Mechanism
 
 
 @cached_njit

@@ -25,8 +25,8 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
 from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
+from ..engine.mechanism import Mechanism
 from ..validation import InputError, check_eps
-from .base import Mechanism
 from .privacy_levels import PrivacyLevels, draw_level
 
 

@@ -50,8 +50,8 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, flag, integer, real, register_mechanism
 from ..engine.components import implements, privatize
+from ..engine.mechanism import Mechanism
 from ..validation import InputError, check_delta, check_int, check_real
-from .base import Mechanism
 
 #: Default Gaussian variance factor v in N(R/N, v/N): the privacy proof of Theorem 11
 #: needs v = 2 (density sqrt(N/(4 pi)) exp(-N (x - mu)^2 / 4)); its regret proof uses

@@ -118,7 +118,7 @@ def level_statistics(levels: PrivacyLevels, eps_min: float) -> dict:
         cond = {}
         for k, f in funcs.items():
             # in u = log(eps): the 1/eps^2 factors near a small eps_min become smooth exponentials
-            val = integrate.quad(lambda u: f(math.exp(u)) * dist.pdf(math.exp(u)) * math.exp(u),
+            val = integrate.quad(lambda u, f=f: f(math.exp(u)) * dist.pdf(math.exp(u)) * math.exp(u),
                                  math.log(a), math.log(hi), limit=200)[0] if a < hi else 0.0
             val += f(hi) * p_hi + (f(lo) * p_lo_atom if p_lo_atom else 0.0)
             cond[k] = val / p0 if p0 > 0 else math.inf

@@ -39,8 +39,8 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, choice, real, register_mechanism
 from ..engine.components import broadcast_or, draw_sum, implements, privatize, respond_broadcast
+from ..engine.mechanism import Mechanism
 from ..validation import InputError, check_delta, check_eps, check_int, check_real
-from .base import Mechanism
 
 REWARD_RANGE = 2.0           # rewards in [-1, 1] (Assumption 1): Delta_r
 NOISE_SCALES = ("calibrated", "paper")

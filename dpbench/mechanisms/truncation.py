@@ -30,8 +30,8 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
 from ..engine.components import broadcast_or, draw, implements, privatize, respond_broadcast
+from ..engine.mechanism import Mechanism
 from ..validation import check_eps, check_real
-from .base import Mechanism
 
 
 @cached_njit

@@ -35,14 +35,23 @@ from typing import NamedTuple
 import numpy as np
 
 from ..engine.caching import cached_njit
-from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, flag, integer, real,
-                              register_algorithm)
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, flag, integer, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
-from ..mechanisms.perturbations import (BETA_START_RULES, GAUSS_START_RULES, GAUSS_VARIANCE,
-                                        beta_perturbation, beta_start_phase, gauss_perturbation,
-                                        gauss_sd, gauss_start_phase, lemma15_c, lemma15_from_uniform,
-                                        lemma15_tail_radius, open_uniform)
+from ..mechanisms.perturbations import (
+    BETA_START_RULES,
+    GAUSS_START_RULES,
+    GAUSS_VARIANCE,
+    beta_perturbation,
+    beta_start_phase,
+    gauss_perturbation,
+    gauss_sd,
+    gauss_start_phase,
+    lemma15_c,
+    lemma15_from_uniform,
+    lemma15_tail_radius,
+    open_uniform,
+)
 from ..validation import InputError
 
 
@@ -52,22 +61,27 @@ class FTPLGauss(NamedTuple):
     v: float          # theta_i ~ N(R_i/N_i, v/N_i)
 
 
+class GaussState(NamedTuple):
+    ones: np.ndarray     # R_i, the reward sum of arm i
+    pulls: np.ndarray    # N_i
+    mean: np.ndarray     # R_i / N_i
+    sd: np.ndarray       # sqrt(v / N_i)
+
+
 @implements(init_state, FTPLGauss)
 def _gauss_init(policy, k, horizon):
-    # R_i (ones), N_i (pulls), R_i/N_i, sqrt(v/N_i)
-    return np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k)
+    return GaussState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k))
 
 
 @implements(select, FTPLGauss)
 def _gauss_select(policy, state, t):
-    ones, pulls, mean, sd = state
-    k = pulls.shape[0]
+    k = state.pulls.shape[0]
     if t < k * policy.start:                       # start phase: arm by arm
         return t // policy.start, policy.start - t % policy.start
     best = -math.inf
     arm = 0
     for a in range(k):
-        theta = gauss_perturbation(mean[a], sd[a])
+        theta = gauss_perturbation(state.mean[a], state.sd[a])
         if theta > best:
             best = theta
             arm = a
@@ -76,11 +90,10 @@ def _gauss_select(policy, state, t):
 
 @implements(update, FTPLGauss)
 def _gauss_update(policy, state, arm, m, value, level, t):
-    ones, pulls, mean, sd = state
-    ones[arm] += value
-    pulls[arm] += m
-    mean[arm] = ones[arm] / pulls[arm]
-    sd[arm] = gauss_sd(pulls[arm], policy.v)
+    state.ones[arm] += value
+    state.pulls[arm] += m
+    state.mean[arm] = state.ones[arm] / state.pulls[arm]
+    state.sd[arm] = gauss_sd(state.pulls[arm], policy.v)
 
 
 # ============================================================= DP-FTPL-Beta
@@ -89,21 +102,25 @@ class FTPLBeta(NamedTuple):
     extra_k: bool     # add k_i = floor(N_i/8) + 1 pseudo-ones and pseudo-zeros (Alg. 2)
 
 
+class CountState(NamedTuple):
+    ones: np.ndarray     # R_i, the reward sum of arm i
+    pulls: np.ndarray    # N_i
+
+
 @implements(init_state, FTPLBeta)
 def _beta_init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k)                # R_i, N_i
+    return CountState(np.zeros(k), np.zeros(k))
 
 
 @implements(select, FTPLBeta)
 def _beta_select(policy, state, t):
-    ones, pulls = state
-    k = pulls.shape[0]
+    k = state.pulls.shape[0]
     if t < k * policy.start:
         return t // policy.start, policy.start - t % policy.start
     best = -math.inf
     arm = 0
     for a in range(k):
-        theta = beta_perturbation(ones[a], pulls[a], policy.extra_k)
+        theta = beta_perturbation(state.ones[a], state.pulls[a], policy.extra_k)
         if theta > best:
             best = theta
             arm = a
@@ -112,9 +129,8 @@ def _beta_select(policy, state, t):
 
 @implements(update, FTPLBeta)
 def _beta_update(policy, state, arm, m, value, level, t):
-    ones, pulls = state
-    ones[arm] += value
-    pulls[arm] += m
+    state.ones[arm] += value
+    state.pulls[arm] += m
 
 
 # ============================================================== DP-FTPL-New

@@ -45,54 +45,62 @@ class DPSE(NamedTuple):
     beta: float
 
 
+class DPSEState(NamedTuple):
+    """Reward sums and the active set, and one-element arrays for the counters that change
+    (numba tuples are immutable; the arrays are changed in place)."""
+    sums: np.ndarray         # (k,) this epoch's reward sums (then the noisy means)
+    active: np.ndarray       # (k,) S, its first n_active entries
+    epoch: np.ndarray        # [e, 1-based]
+    n_active: np.ndarray     # [|S|]
+    per_arm: np.ndarray      # [pulls per arm this epoch]
+    done: np.ndarray         # [pulls done this epoch]
+
+
 @implements(init_state, DPSE)
 def _init(policy, k, horizon):
-    active = np.arange(k)                       # S, its first n_active entries
-    # [epoch, n_active, pulls per arm this epoch, pulls done this epoch]
-    phase = np.array([1, k, epoch_pulls(1, k, policy.eps, policy.beta), 0], dtype=np.int64)
-    return np.zeros(k), active, phase
+    return DPSEState(np.zeros(k), np.arange(k), np.full(1, 1, dtype=np.int64), np.full(1, k, dtype=np.int64),
+                     np.full(1, epoch_pulls(1, k, policy.eps, policy.beta), dtype=np.int64),
+                     np.zeros(1, dtype=np.int64))
 
 
 @implements(select, DPSE)
 def _select(policy, state, t):
-    sums, active, phase = state
-    if phase[1] == 1:
-        return active[0], _REST_OF_HORIZON
-    return active[phase[3] % phase[1]], 1
+    if state.n_active[0] == 1:
+        return state.active[0], _REST_OF_HORIZON
+    return state.active[state.done[0] % state.n_active[0]], 1
 
 
 @implements(update, DPSE)
 def _update(policy, state, arm, m, value, level, t):
-    sums, active, phase = state
-    n_active = phase[1]
+    n_active = state.n_active[0]
     if n_active == 1:
         return
-    sums[arm] += value
-    phase[3] += m
-    n_e = phase[2]
-    if phase[3] < n_active * n_e:
+    state.sums[arm] += value
+    state.done[0] += m
+    n_e = state.per_arm[0]
+    if state.done[0] < n_active * n_e:
         return
-    e2 = float(phase[0]) * float(phase[0])
+    e2 = float(state.epoch[0]) * float(state.epoch[0])
     h = math.sqrt(math.log(8.0 * n_active * e2 / policy.beta) / (2.0 * n_e))
     c = math.log(4.0 * n_active * e2 / policy.beta) / (policy.eps * n_e)
     best = -math.inf
     for j in range(n_active):                    # noisy means, in S's order, stored in sums
-        a = active[j]
-        sums[a] = laplace_release(sums[a], n_e, 1.0, policy.eps)     # + Lap(1/(eps n_e))
-        if sums[a] > best:
-            best = sums[a]
+        a = state.active[j]
+        state.sums[a] = laplace_release(state.sums[a], n_e, 1.0, policy.eps)     # + Lap(1/(eps n_e))
+        if state.sums[a] > best:
+            best = state.sums[a]
     kept = 0
     for j in range(n_active):
-        a = active[j]
-        if best - sums[a] <= 2.0 * (h + c):
-            active[kept] = a
+        a = state.active[j]
+        if best - state.sums[a] <= 2.0 * (h + c):
+            state.active[kept] = a
             kept += 1
-    for j in range(sums.shape[0]):
-        sums[j] = 0.0
-    phase[0] += 1
-    phase[1] = kept
-    phase[2] = epoch_pulls(phase[0], kept, policy.eps, policy.beta)
-    phase[3] = 0
+    for j in range(state.sums.shape[0]):
+        state.sums[j] = 0.0
+    state.epoch[0] += 1
+    state.n_active[0] = kept
+    state.per_arm[0] = epoch_pulls(state.epoch[0], kept, policy.eps, policy.beta)
+    state.done[0] = 0
 
 
 def _build(instance, horizon, eps, beta=None):

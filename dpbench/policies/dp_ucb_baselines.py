@@ -44,16 +44,23 @@ class HybridUCB(NamedTuple):
     all_streams: bool    # every arm's counter gets an item each step, 0 if not pulled (DP-UCB)
 
 
+class HybridState(NamedTuple):
+    psum: np.ndarray       # the hybrid counters of every arm (mechanisms.tree_counter.hybrid_new)
+    noisy: np.ndarray
+    logm: np.ndarray
+    pulls: np.ndarray      # N_a
+    estimate: np.ndarray   # S_hat_a / N_a
+
+
 @implements(init_state, HybridUCB)
 def _hybrid_init(policy, k, horizon):
     psum, noisy, logm = hybrid_new(k, horizon)
-    return psum, noisy, logm, np.zeros(k), np.zeros(k)     # ..., N_a, S_hat_a / N_a
+    return HybridState(psum, noisy, logm, np.zeros(k), np.zeros(k))
 
 
 @implements(select, HybridUCB)
 def _hybrid_select(policy, state, t):
-    psum, noisy, logm, pulls, estimate = state
-    k = pulls.shape[0]
+    k = state.pulls.shape[0]
     if t < k:
         return t, 1
     log_t = math.log(t)
@@ -61,8 +68,8 @@ def _hybrid_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        n = pulls[a]
-        index = estimate[a] + math.sqrt(2.0 * log_t / n)
+        n = state.pulls[a]
+        index = state.estimate[a] + math.sqrt(2.0 * log_t / n)
         if policy.bound:
             n_int = int(n)
             if n_int & (n_int - 1) == 0:
@@ -77,16 +84,15 @@ def _hybrid_select(policy, state, t):
 
 @implements(update, HybridUCB)
 def _hybrid_update(policy, state, arm, m, value, level, t):
-    psum, noisy, logm, pulls, estimate = state
-    pulls[arm] += 1.0
+    state.pulls[arm] += 1.0
     if not policy.all_streams:
-        s_hat = hybrid_add(psum, noisy, logm, arm, int(pulls[arm]), value, policy.eps)
-        estimate[arm] = s_hat / pulls[arm]
+        s_hat = hybrid_add(state.psum, state.noisy, state.logm, arm, int(state.pulls[arm]), value, policy.eps)
+        state.estimate[arm] = s_hat / state.pulls[arm]
         return
-    for a in range(pulls.shape[0]):
-        s_hat = hybrid_add(psum, noisy, logm, a, t + 1, value if a == arm else 0.0, policy.eps)
-        if pulls[a] > 0:
-            estimate[a] = s_hat / pulls[a]
+    for a in range(state.pulls.shape[0]):
+        s_hat = hybrid_add(state.psum, state.noisy, state.logm, a, t + 1, value if a == arm else 0.0, policy.eps)
+        if state.pulls[a] > 0:
+            state.estimate[a] = s_hat / state.pulls[a]
 
 
 # ================================================================ DP-UCB-INT
@@ -95,15 +101,20 @@ class IntervalUCB(NamedTuple):
     rate: float          # v: the index noise is Lap(1/N_a^(1 - v/2))
 
 
+class IntervalState(NamedTuple):
+    ones: np.ndarray       # R_a, the reward sum of arm a
+    pulls: np.ndarray      # N_a
+    indices: np.ndarray    # the noisy index of arm a, refreshed every f pulls
+
+
 @implements(init_state, IntervalUCB)
 def _int_init(policy, k, horizon):
-    return np.zeros(k), np.zeros(k), np.zeros(k)             # R_a, N_a, index_a
+    return IntervalState(np.zeros(k), np.zeros(k), np.zeros(k))
 
 
 @implements(select, IntervalUCB)
 def _int_select(policy, state, t):
-    ones, pulls, index = state
-    k = pulls.shape[0]
+    k = state.pulls.shape[0]
     if t < k * policy.interval:
         return t % k, 1
     log_t = math.log(t)
@@ -112,20 +123,19 @@ def _int_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        n = pulls[a]
+        n = state.pulls[a]
         if n % f == 0.0:
-            index[a] = ones[a] / n + rng.laplace(n ** -exponent) + math.sqrt(2.0 * log_t / n)
-        if index[a] > best:
-            best = index[a]
+            state.indices[a] = state.ones[a] / n + rng.laplace(n ** -exponent) + math.sqrt(2.0 * log_t / n)
+        if state.indices[a] > best:
+            best = state.indices[a]
             arm = a
     return arm, 1
 
 
 @implements(update, IntervalUCB)
 def _int_update(policy, state, arm, m, value, level, t):
-    ones, pulls, index = state
-    ones[arm] += value
-    pulls[arm] += m
+    state.ones[arm] += value
+    state.pulls[arm] += m
 
 
 # ================================================================== catalog

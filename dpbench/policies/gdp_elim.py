@@ -46,36 +46,40 @@ class GDPElimNew(NamedTuple):
     blocks: bool               # pull order inside a phase (False: round robin)
 
 
+class GDPElimState(NamedTuple):
+    """This phase's reward sums, and one-element arrays for the counters that change."""
+    sums: np.ndarray         # (k,) this phase's reward sums
+    phase: np.ndarray        # [phase index, 0-based]
+    done: np.ndarray         # [pulls done in the phase]
+    exploit: np.ndarray      # [the exploited arm, -1 before]
+
+
 @implements(init_state, GDPElimNew)
 def _init(policy, k, horizon):
-    # this phase's reward sums; [phase index (0-based), pulls done in the phase, exploited arm or -1]
-    phase = np.zeros(3, dtype=np.int64)
-    phase[2] = -1
-    return np.zeros(k), phase
+    return GDPElimState(np.zeros(k), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                        np.full(1, -1, dtype=np.int64))
 
 
 @implements(select, GDPElimNew)
 def _select(policy, state, t):
-    sums, phase = state
-    if phase[2] >= 0:
-        return phase[2], _REST_OF_HORIZON
-    n_k = policy.phase_pulls[phase[0]]
-    done = phase[1]
+    if state.exploit[0] >= 0:
+        return state.exploit[0], _REST_OF_HORIZON
+    n_k = policy.phase_pulls[state.phase[0]]
+    done = state.done[0]
     if policy.blocks:
         return done // n_k, n_k - done % n_k
-    return done % sums.shape[0], 1
+    return done % state.sums.shape[0], 1
 
 
 @implements(update, GDPElimNew)
 def _update(policy, state, arm, m, value, level, t):
-    sums, phase = state
-    if phase[2] >= 0:
+    if state.exploit[0] >= 0:
         return
-    sums[arm] += value
-    phase[1] += m
-    k = sums.shape[0]
-    n_k = policy.phase_pulls[phase[0]]
-    if phase[1] < k * n_k:
+    state.sums[arm] += value
+    state.done[0] += m
+    k = state.sums.shape[0]
+    n_k = policy.phase_pulls[state.phase[0]]
+    if state.done[0] < k * n_k:
         return
     # end of phase: one Lemma 15 draw per arm (in arm order) from this phase's means
     n = float(n_k)
@@ -83,20 +87,20 @@ def _update(policy, state, arm, m, value, level, t):
     second = -math.inf
     leader = 0
     for a in range(k):
-        theta = lemma15_draw(sums[a] / n, n, policy.eps, policy.half_delta, policy.c)
+        theta = lemma15_draw(state.sums[a] / n, n, policy.eps, policy.half_delta, policy.c)
         if theta > best:
             second = best
             best = theta
             leader = a
         elif theta > second:
             second = theta
-    if best > second + policy.phase_gaps[phase[0]]:
-        phase[2] = leader
+    if best > second + policy.phase_gaps[state.phase[0]]:
+        state.exploit[0] = leader
         return
-    phase[0] += 1
-    phase[1] = 0
+    state.phase[0] += 1
+    state.done[0] = 0
     for a in range(k):
-        sums[a] = 0.0
+        state.sums[a] = 0.0
 
 
 # ================================================================== schedule

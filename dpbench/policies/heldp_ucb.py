@@ -28,14 +28,20 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import (AlgorithmSpec, Built, Param, choice, real, register_algorithm,
-                              vector)
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm, vector
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
-from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, forget_leader,
-                           new_leader_cache, raise_bound)
+from .index_search import (
+    LEADER_TOLERANCE,
+    MAX_ABS_MEAN,
+    MIN_COUNT,
+    clear_leader,
+    forget_leader,
+    new_leader_cache,
+    raise_bound,
+)
 
 
 class HeteroState(NamedTuple):

@@ -129,3 +129,14 @@ def add_response(state, arm, m, value):
     state.means[arm] = state.sums[arm] / state.counts[arm]
     state.inv_sqrt_counts[arm] = 1.0 / math.sqrt(state.counts[arm])
     raise_bound(state.bounds, MAX_ABS_MEAN, state.means[arm])
+
+
+# the init_state and update of every mean-based index (registered by ucb.py and ldp_ucb.py)
+def init_mean_state(policy, k, horizon):
+    """A fresh :class:`MeanState` for ``k`` arms."""
+    return new_mean_state(k)
+
+
+def update_mean_state(policy, state, arm, m, value, level, t):
+    """Add the ``m`` responses of ``arm`` (summing to ``value``) to the state."""
+    add_response(state, arm, m, value)

@@ -21,12 +21,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import CTB, CTL
-from .index_search import (LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, add_response, clear_leader,
-                           new_mean_state)
+from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, init_mean_state, update_mean_state
 from .ucb import UCB1Index
 
 
@@ -34,9 +32,8 @@ class LaplaceUCB(NamedTuple):
     eps: float
 
 
-@implements(init_state, LaplaceUCB)
-def _init(policy, k, horizon):
-    return new_mean_state(k)
+implements(init_state, LaplaceUCB)(init_mean_state)
+implements(update, LaplaceUCB)(update_mean_state)
 
 
 @implements(select, LaplaceUCB)
@@ -72,11 +69,6 @@ def _select(policy, state, t):
             best = u
             arm = a
     return arm, 1
-
-
-@implements(update, LaplaceUCB)
-def _update(policy, state, arm, m, value, level, t):
-    add_response(state, arm, m, value)
 
 
 _EPS = (Param("eps", "privacy level of every user (eps-LDP)", real(0.0, low_open=True)),)

@@ -33,18 +33,24 @@ class LinUCB(NamedTuple):
     l_bound: float           # L = max ||a||
 
 
+class LinUCBState(NamedTuple):
+    v_inv: np.ndarray        # (d, d) V^-1, V = lam I + sum of x x^T
+    b: np.ndarray            # (d,) sum of reward x
+    theta: np.ndarray        # (d,) V^-1 b
+    z: np.ndarray            # (d,) scratch: V^-1 x
+
+
 @implements(init_state, LinUCB)
 def _init(policy, k, horizon):
     d = policy.actions.shape[1]
     v_inv = np.zeros((d, d))
     for i in range(d):
         v_inv[i, i] = 1.0 / policy.lam
-    return v_inv, np.zeros(d), np.zeros(d), np.zeros(d)      # V^-1, b, theta, scratch
+    return LinUCBState(v_inv, np.zeros(d), np.zeros(d), np.zeros(d))
 
 
 @implements(select, LinUCB)
 def _select(policy, state, t):
-    v_inv, b, theta, z = state
     n_actions, d = policy.actions.shape
     beta = math.sqrt(policy.lam) * policy.s_bound + policy.sigma * math.sqrt(
         2.0 * policy.log_inv_delta
@@ -55,10 +61,10 @@ def _select(policy, state, t):
         mean = 0.0
         quad = 0.0
         for i in range(d):
-            mean += policy.actions[a, i] * theta[i]
+            mean += policy.actions[a, i] * state.theta[i]
             row = 0.0
             for j in range(d):
-                row += v_inv[i, j] * policy.actions[a, j]
+                row += state.v_inv[i, j] * policy.actions[a, j]
             quad += policy.actions[a, i] * row
         u = mean + beta * math.sqrt(max(quad, 0.0))
         if u > best:
@@ -69,26 +75,25 @@ def _select(policy, state, t):
 
 @implements(update, LinUCB)
 def _update(policy, state, arm, m, value, level, t):
-    v_inv, b, theta, z = state
     d = policy.actions.shape[1]
     x = policy.actions[arm]
     quad = 0.0
     for i in range(d):
         s = 0.0
         for j in range(d):
-            s += v_inv[i, j] * x[j]
-        z[i] = s
+            s += state.v_inv[i, j] * x[j]
+        state.z[i] = s
         quad += x[i] * s
     f = m / (1.0 + m * quad)                     # (V + m x x^T)^-1 by Sherman–Morrison
     for i in range(d):
         for j in range(d):
-            v_inv[i, j] -= f * z[i] * z[j]
-        b[i] += value * x[i]
+            state.v_inv[i, j] -= f * state.z[i] * state.z[j]
+        state.b[i] += value * x[i]
     for i in range(d):
         s = 0.0
         for j in range(d):
-            s += v_inv[i, j] * b[j]
-        theta[i] = s
+            s += state.v_inv[i, j] * state.b[j]
+        state.theta[i] = s
 
 
 def _build(instance, horizon, lam, S, sigma, delta):

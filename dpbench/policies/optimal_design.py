@@ -27,10 +27,8 @@ g <= 2m on a core set of size O(m).  :func:`g_optimal_design` computes:
 "no-core-set" ablation of Fig. 3(b)) or FULL_FW (steps 3 only, from the uniform
 start: full support, ablation (b) of spec §4.3).
 
-Nets (Lemma 1; the paper gives no construction): :func:`net_sphere_2d` (the unit
-circle, M = ceil(pi / arcsin(zeta/2)) equally spaced points) and :func:`greedy_net`
-(maximal zeta-separated subset of a finite pool, plus up to d points completing a
-basis).  A finite action set whose points are > zeta apart is its own net.
+The action sets and their nets (Lemma 1) are built by the environment,
+:mod:`dpbench.environments.linear`.
 
 All linear algebra here is hand-written (Cholesky of m x m matrices): compiled and
 plain-Python runs agree bit for bit, which keeps the reference tests exact.
@@ -43,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine.caching import cached_njit
+from ..environments.linear import check_actions
 from ..validation import InputError, check_int, check_real
 
 CORE_SET, UNIFORM, FULL_FW = 0, 1, 2
@@ -406,104 +405,7 @@ def design_kernel(x, kind, tol, max_iter, weights_out, basis_out):
     return m, g, steps
 
 
-# ------------------------------------------------------------ nets (Lemma 1)
-@cached_njit
-def _greedy_net(pool, zeta, keep_out):
-    """Maximal zeta-separated subset (scan order), then up to d pool points that complete
-    a basis.  keep_out[i] = 1 for kept points; returns their number."""
-    n, d = pool.shape
-    kept = np.empty(n, dtype=np.int64)
-    count = 0
-    z2 = zeta * zeta
-    for a in range(n):
-        far = True
-        for j in range(count):
-            s = 0.0
-            b = kept[j]
-            for k in range(d):
-                diff = pool[a, k] - pool[b, k]
-                s += diff * diff
-            if s <= z2:
-                far = False
-                break
-        if far:
-            kept[count] = a
-            count += 1
-    for a in range(n):
-        keep_out[a] = 0
-    for j in range(count):
-        keep_out[kept[j]] = 1
-    # completion: Gram–Schmidt of the kept points, then add pool points with new directions
-    q = np.zeros((d, d))
-    rank = 0
-    for pass_ in range(2):
-        for a in range(n):
-            if rank >= d:
-                break
-            if (pass_ == 0) != (keep_out[a] == 1):
-                continue
-            r = pool[a].copy()
-            for j in range(rank):
-                s = 0.0
-                for k in range(d):
-                    s += r[k] * q[j, k]
-                for k in range(d):
-                    r[k] -= s * q[j, k]
-            s = 0.0
-            for k in range(d):
-                s += r[k] * r[k]
-            norm = math.sqrt(s)
-            if norm > 1e-10:
-                for k in range(d):
-                    q[rank, k] = r[k] / norm
-                rank += 1
-                if pass_ == 1:
-                    keep_out[a] = 1
-                    count += 1
-    return count
-
-
-def net_sphere_2d(zeta: float, max_points: int = 10_000_000) -> np.ndarray:
-    """Unit-circle zeta-net: angles 2 pi k / M, M = ceil(pi / arcsin(zeta / 2)) (spec §2.1)."""
-    zeta = check_real("zeta", zeta, low=0.0, high=2.0, low_open=True)
-    n = int(math.ceil(math.pi / math.asin(zeta / 2.0)))
-    if n > max_points:
-        raise InputError(f"zeta = {zeta:g} needs a net of {n} points (more than {max_points}); "
-                         "use a larger zeta (the extra regret is at most T * zeta)")
-    angles = 2.0 * math.pi * np.arange(n) / n
-    return np.ascontiguousarray(np.column_stack([np.cos(angles), np.sin(angles)]))
-
-
-def greedy_net(pool, zeta: float) -> np.ndarray:
-    """Indices of a zeta-net of the finite set ``pool`` (rows) that spans span(pool)
-    whenever pool spans R^d: a maximal zeta-separated subset, size <= (1 + 2/zeta)^d,
-    plus at most d points (Lemma 1's "+ d")."""
-    pool = check_actions(pool, "pool")
-    zeta = check_real("zeta", zeta, low=0.0, low_open=True)
-    keep = np.zeros(pool.shape[0], dtype=np.int64)
-    _greedy_net(pool, zeta, keep)
-    return np.flatnonzero(keep)
-
-
 # ------------------------------------------------------------ public API
-def check_actions(actions, name: str = "actions") -> np.ndarray:
-    """A C-contiguous float64 (K, d) array of finite entries with K >= 1 and d >= 1."""
-    try:
-        arr = np.asarray(actions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a K x d array of real numbers (got {actions!r})") from None
-    if arr.ndim != 2:
-        raise InputError(f"{name} must be a 2-d array (K actions x d coordinates); got shape {arr.shape}")
-    if arr.shape[1] < 1:
-        raise InputError(f"{name}: the dimension d must be >= 1 (got d = {arr.shape[1]})")
-    if arr.shape[0] < 1:
-        raise InputError(f"{name} must hold at least 1 action (got 0)")
-    if not np.isfinite(arr).all():
-        raise InputError(f"{name} must contain only finite numbers (found "
-                         f"{float(arr[~np.isfinite(arr)][0])!r})")
-    return np.ascontiguousarray(arr)
-
-
 @dataclass(frozen=True)
 class Design:
     """A design pi over the rows of ``actions`` (see module docstring)."""

@@ -101,112 +101,122 @@ def epoch_parameters(local, sqrt_err, u, v, eps, beta, c, base, tau, n_active, h
     return r, bound, err, big_l
 
 
-# state: ints  = [T, tau, R, n_active, chunk, sweep_cap, cursor, pending, max_chunk]
-#        reals = [B, err]
-_T, _TAU, _R, _NACT, _CHUNK, _CAP, _CUR, _PEND, _CMAX = 0, 1, 2, 3, 4, 5, 6, 7, 8
+class RobustSEState(NamedTuple):
+    """Per-arm arrays, and one-element arrays for the counters that change (numba tuples are
+    immutable; the arrays are changed in place)."""
+    horizon: int             # T
+    active: np.ndarray       # (k,) int64: 1 while arm a is active
+    target: np.ndarray       # (k,) int64: pulls of arm a in this epoch
+    done: np.ndarray         # (k,) int64: pulls of arm a done in this epoch
+    sums: np.ndarray         # (k,) this epoch's (truncated) reward sums, then the private means
+    tau: np.ndarray          # [the epoch, 1-based]
+    r: np.ndarray            # [R_tau, pulls per active arm]
+    n_active: np.ndarray     # [active arms]
+    chunk: np.ndarray        # [pulls per arm added to the cap by the next sweep]
+    cap: np.ndarray          # [this sweep's cap on every arm's pulls]
+    cursor: np.ndarray       # [the next arm of the sweep]
+    pending: np.ndarray      # [pulls left in this epoch]
+    max_chunk: np.ndarray    # [the largest chunk]
+    bound: np.ndarray        # [B_tau, the truncation threshold]
+    err: np.ndarray          # [err_tau, the elimination width's factor]
 
 
 @cached_njit
-def _start_epoch(policy, ints, reals, active, target, done, sums, t):
-    k = active.shape[0]
-    ints[_TAU] += 1
-    n_act = ints[_NACT]
+def _start_epoch(policy, state, t):
+    k = state.active.shape[0]
+    state.tau[0] += 1
+    n_act = state.n_active[0]
     r, bound, err, _ = epoch_parameters(policy.local, policy.sqrt_err, policy.u, policy.v, policy.eps,
-                                        policy.beta, policy.c, policy.base, ints[_TAU], n_act, ints[_T])
-    ints[_R] = r
-    reals[0] = bound
-    reals[1] = err
-    remaining = ints[_T] - t
+                                        policy.beta, policy.c, policy.base, state.tau[0], n_act, state.horizon)
+    state.r[0] = r
+    state.bound[0] = bound
+    state.err[0] = err
+    remaining = state.horizon - t
     full = r <= remaining // n_act
     q = remaining // n_act
     extra = remaining - q * n_act
     rank = 0
     most = 0
     for a in range(k):
-        done[a] = 0
-        sums[a] = 0.0
-        if active[a] == 1:
+        state.done[a] = 0
+        state.sums[a] = 0.0
+        if state.active[a] == 1:
             if full:
-                target[a] = r
+                state.target[a] = r
             else:                           # T ends this epoch: round-robin's split of the rest
-                target[a] = q + (1 if rank < extra else 0)
+                state.target[a] = q + (1 if rank < extra else 0)
             rank += 1
-            most = max(most, target[a])
+            most = max(most, state.target[a])
         else:
-            target[a] = 0
-    ints[_PEND] = r * n_act if full else remaining
-    ints[_CMAX] = max(1, -(-most // SWEEPS))
-    ints[_CHUNK] = 1
-    ints[_CAP] = 1
-    ints[_CUR] = 0
+            state.target[a] = 0
+    state.pending[0] = r * n_act if full else remaining
+    state.max_chunk[0] = max(1, -(-most // SWEEPS))
+    state.chunk[0] = 1
+    state.cap[0] = 1
+    state.cursor[0] = 0
 
 
 @implements(init_state, RobustSE)
 def _init(policy, k, horizon):
-    ints = np.zeros(9, dtype=np.int64)
-    ints[_T] = horizon
-    ints[_NACT] = k
-    reals = np.zeros(2)
-    active = np.ones(k, dtype=np.int64)
-    target = np.zeros(k, dtype=np.int64)
-    done = np.zeros(k, dtype=np.int64)
-    sums = np.zeros(k)
-    _start_epoch(policy, ints, reals, active, target, done, sums, 0)
-    return ints, reals, active, target, done, sums
+    state = RobustSEState(horizon, np.ones(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
+                          np.zeros(k, dtype=np.int64), np.zeros(k),
+                          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.full(1, k, dtype=np.int64),
+                          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                          np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1))
+    _start_epoch(policy, state, 0)
+    return state
 
 
 @implements(select, RobustSE)
 def _select(policy, state, t):
-    ints, reals, active, target, done, sums = state
-    k = active.shape[0]
-    if ints[_NACT] == 1:
+    k = state.active.shape[0]
+    if state.n_active[0] == 1:
         for a in range(k):
-            if active[a] == 1:
-                return a, ints[_T] - t
+            if state.active[a] == 1:
+                return a, state.horizon - t
     while True:
-        for a in range(ints[_CUR], k):
-            stop = min(target[a], ints[_CAP])
-            if done[a] < stop:
-                ints[_CUR] = a + 1
-                return a, stop - done[a]
-        ints[_CHUNK] = min(ints[_CMAX], ints[_CHUNK] + max(1, ints[_CHUNK] // 10))   # next sweep
-        ints[_CAP] += ints[_CHUNK]
-        ints[_CUR] = 0
+        for a in range(state.cursor[0], k):
+            stop = min(state.target[a], state.cap[0])
+            if state.done[a] < stop:
+                state.cursor[0] = a + 1
+                return a, stop - state.done[a]
+        state.chunk[0] = min(state.max_chunk[0], state.chunk[0] + max(1, state.chunk[0] // 10))   # next sweep
+        state.cap[0] += state.chunk[0]
+        state.cursor[0] = 0
 
 
 @implements(broadcast, RobustSE)
 def _broadcast(policy, state):
-    return state[1][0]                      # B_tau: the users' truncation threshold
+    return state.bound[0]                   # B_tau: the users' truncation threshold
 
 
 @implements(update, RobustSE)
 def _update(policy, state, arm, m, value, level, t):
-    ints, reals, active, target, done, sums = state
-    if ints[_NACT] == 1:
+    if state.n_active[0] == 1:
         return
-    sums[arm] += value
-    done[arm] += m
-    ints[_PEND] -= m
-    if ints[_PEND] > 0 or t + m >= ints[_T]:
+    state.sums[arm] += value
+    state.done[arm] += m
+    state.pending[0] -= m
+    if state.pending[0] > 0 or t + m >= state.horizon:
         return                              # epoch running, or cut by T (no release)
-    k = active.shape[0]
-    r = float(ints[_R])
+    k = state.active.shape[0]
+    r = float(state.r[0])
     best = -math.inf
     for a in range(k):                      # private means, kept in sums[]
-        if active[a] == 1:
+        if state.active[a] == 1:
             if policy.local:
-                mean = sums[a] / r
+                mean = state.sums[a] / r
             else:                           # R rewards truncated to [-B, B]: Lap(2B/(R eps))
-                mean = laplace_release(sums[a], r, 2.0 * reals[0], policy.eps)
-            sums[a] = mean
+                mean = laplace_release(state.sums[a], r, 2.0 * state.bound[0], policy.eps)
+            state.sums[a] = mean
             best = max(best, mean)
-    threshold = policy.c * reals[1]
+    threshold = policy.c * state.err[0]
     for a in range(k):
-        if active[a] == 1 and best - sums[a] > threshold:
-            active[a] = 0
-            ints[_NACT] -= 1
-    if ints[_NACT] > 1:
-        _start_epoch(policy, ints, reals, active, target, done, sums, t + m)
+        if state.active[a] == 1 and best - state.sums[a] > threshold:
+            state.active[a] = 0
+            state.n_active[0] -= 1
+    if state.n_active[0] > 1:
+        _start_epoch(policy, state, t + m)
 
 
 # ---------------------------------------------------------------- catalog

@@ -65,17 +65,23 @@ class DPRobustUCB(NamedTuple):
     eps_level: float        # eps' of one tree p-sum
 
 
+class DPRobustUCBState(NamedTuple):
+    pulls: np.ndarray        # n_a
+    mean: np.ndarray         # S_hat_a / n_a
+    inv_n_pow: np.ndarray    # n_a^(-v/(1+v))
+    psum: np.ndarray         # the tree counters of every arm (mechanisms.tree_counter.tree_new)
+    noisy: np.ndarray
+
+
 @implements(init_state, DPRobustUCB)
 def _dprucb_init(policy, k, horizon):
     psum, noisy = tree_new(k, horizon)
-    # n_a, S_hat_a / n_a, n_a^(-v/(1+v)), trees
-    return np.zeros(k), np.zeros(k), np.zeros(k), psum, noisy
+    return DPRobustUCBState(np.zeros(k), np.zeros(k), np.zeros(k), psum, noisy)
 
 
 @implements(select, DPRobustUCB)
 def _dprucb_select(policy, state, t):
-    n, mean, inv_n_pow, psum, noisy = state
-    k = n.shape[0]
+    k = state.pulls.shape[0]
     if t < k:
         return t, 1
     log_term = (math.log(2.0) + 4.0 * math.log(t + 1.0)) * policy.log_t_factor   # ln(2 tau^4) ln^(1.5+1/v) T / eps
@@ -83,7 +89,7 @@ def _dprucb_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        index = mean[a] + width * inv_n_pow[a]
+        index = state.mean[a] + width * state.inv_n_pow[a]
         if index > best:
             best = index
             arm = a
@@ -92,13 +98,12 @@ def _dprucb_select(policy, state, t):
 
 @implements(update, DPRobustUCB)
 def _dprucb_update(policy, state, arm, m, value, level, t):
-    n, mean, inv_n_pow, psum, noisy = state
-    n[arm] += 1.0
-    bound = (policy.trunc_coef * n[arm]) ** policy.inv_one_plus_v
-    s_hat = tree_add(psum, noisy, arm, int(n[arm]), truncate(value, bound),
+    state.pulls[arm] += 1.0
+    bound = (policy.trunc_coef * state.pulls[arm]) ** policy.inv_one_plus_v
+    s_hat = tree_add(state.psum, state.noisy, arm, int(state.pulls[arm]), truncate(value, bound),
                      tree_noise_scale(bound, policy.eps_level))
-    mean[arm] = s_hat / n[arm]
-    inv_n_pow[arm] = n[arm] ** -policy.exponent
+    state.mean[arm] = s_hat / state.pulls[arm]
+    state.inv_n_pow[arm] = state.pulls[arm] ** -policy.exponent
 
 
 # ================================================================ Robust UCB (non-private)
@@ -107,6 +112,16 @@ class RobustUCB(NamedTuple):
     one_plus_v: float
     exponent: float         # v / (1 + v)
     width_coef: float       # c u^(1/(1+v))
+
+
+class RobustUCBState(NamedTuple):
+    pulls: np.ndarray        # n_a
+    inv_n_pow: np.ndarray    # n_a^(-v/(1+v))
+    kept: np.ndarray         # sum of the samples kept at the current round
+    drop: np.ndarray         # (k, cap) heap keys u j / |x_j|^(1+v) (dropped when 2 ln tau > key)
+    vals: np.ndarray         # (k, cap) the heaps' samples
+    size: np.ndarray         # (k,) int64 heap sizes
+    limit: np.ndarray        # [2 ln T]: keys above this never drop before T
 
 
 @implements(init_state, RobustUCB)
@@ -120,7 +135,7 @@ def _rucb_init(policy, k, horizon):
     vals = np.zeros((k, cap))
     size = np.zeros(k, dtype=np.int64)
     limit = np.array([2.0 * math.log(max(horizon, 2))])  # keys above this never drop before T
-    return n, inv_n_pow, kept, drop, vals, size, limit
+    return RobustUCBState(n, inv_n_pow, kept, drop, vals, size, limit)
 
 
 @cached_njit
@@ -168,8 +183,7 @@ def _heap_pop(keys, vals, size, row):
 
 @implements(select, RobustUCB)
 def _rucb_select(policy, state, t):
-    n, inv_n_pow, kept, drop, vals, size, limit = state
-    k = n.shape[0]
+    k = state.pulls.shape[0]
     if t < k:
         return t, 1
     log_delta = 2.0 * math.log(t + 1.0)                  # ln(tau^2)
@@ -177,9 +191,9 @@ def _rucb_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        while size[a] > 0 and drop[a, 0] < log_delta:   # |x_j| > (u j / ln tau^2)^(1/(1+v)) from now on
-            kept[a] -= _heap_pop(drop, vals, size, a)
-        index = kept[a] / n[a] + width * inv_n_pow[a]
+        while state.size[a] > 0 and state.drop[a, 0] < log_delta:   # |x_j| > (u j / ln tau^2)^(1/(1+v)) from now on
+            state.kept[a] -= _heap_pop(state.drop, state.vals, state.size, a)
+        index = state.kept[a] / state.pulls[a] + width * state.inv_n_pow[a]
         if index > best:
             best = index
             arm = a
@@ -188,17 +202,16 @@ def _rucb_select(policy, state, t):
 
 @implements(update, RobustUCB)
 def _rucb_update(policy, state, arm, m, value, level, t):
-    n, inv_n_pow, kept, drop, vals, size, limit = state
-    n[arm] += 1.0
-    inv_n_pow[arm] = n[arm] ** -policy.exponent
+    state.pulls[arm] += 1.0
+    state.inv_n_pow[arm] = state.pulls[arm] ** -policy.exponent
     if value == 0.0:
         return
-    key = policy.u * n[arm] / abs(value) ** policy.one_plus_v
+    key = policy.u * state.pulls[arm] / abs(value) ** policy.one_plus_v
     if key < 2.0 * math.log(t + 2.0):                    # already beyond the next round's threshold
         return
-    kept[arm] += value
-    if key < limit[0]:
-        _heap_push(drop, vals, size, arm, key, value)
+    state.kept[arm] += value
+    if key < state.limit[0]:
+        _heap_push(state.drop, state.vals, state.size, arm, key, value)
 
 
 # ================================================================ catalog

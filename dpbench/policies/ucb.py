@@ -13,20 +13,18 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-
 from ..engine.catalog import AlgorithmSpec, Built, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct
-from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, add_response, clear_leader, new_mean_state
+from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, clear_leader, init_mean_state, update_mean_state
 
 
 class UCB1Index(NamedTuple):
     c: float          # exploration constant: radius sqrt(c log t / N); 2 in every paper here
 
 
-@implements(init_state, UCB1Index)
-def _init(policy, k, horizon):
-    return new_mean_state(k)
+implements(init_state, UCB1Index)(init_mean_state)
+implements(update, UCB1Index)(update_mean_state)
 
 
 @implements(select, UCB1Index)
@@ -47,11 +45,6 @@ def _select(policy, state, t):
             best = u
             arm = a
     return arm, 1
-
-
-@implements(update, UCB1Index)
-def _update(policy, state, arm, m, value, level, t):
-    add_response(state, arm, m, value)
 
 
 register_algorithm(AlgorithmSpec(

@@ -1,17 +1,20 @@
 """Bound-validation reports: ``dpbench report SEED|all [--quick]`` writes ``reports/seed<NNN>.md``.
 
-One module per paper (``seed000`` ... ``seed004``) builds its report from the
-experiments that exist (run through the experiments runner, reusing saved
-results), the regret fits and bound checks of ``verify``, the audits and CDF
-feasibility checks when installed, and the specs' errata.  Shared helpers live
-in ``common``.
+One module per paper (``seed000`` ... ``seed004``) builds its report from its
+experiments (run through the experiments runner, reusing saved results), the
+claims tables (``claims``, tested by ``measures``), the regret fits and bound
+checks of ``verify``, and the specs' errata.  Shared parts, by concern:
+``context`` (sizes, folders, the shared result store), ``markdown`` (the report
+and number formats), ``runs`` (results of a run by label, checkpoint, sweep),
+``bound_checks`` (fits against the registered bounds), ``figures`` and
+``provenance`` (versions, commit, command, build times).
 """
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
 
-from .common import ReportContext, discard_store, require_seed
+from .context import discard_store, ReportContext, require_seed
 
 SEEDS = ("000", "001", "002", "003", "004")
 

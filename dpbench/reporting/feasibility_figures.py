@@ -289,7 +289,8 @@ def write_report(out_dir="reports", progress=print) -> list[Path]:
         f"* Fig. 3, Lemma 15 law at (0.1, 0) (the caption's Laplace case) and (1, 0.01), N = 10 / 50: "
         f"![fig3]({paths['fig3'].name})",
         "",
-        "Reconstruction choices: mu_hat = 0.5 and the x-range mu ± 4 sqrt(v/N) in Fig. 1; R = 0 (a_i(t) = 1) in Fig. 2. "
+        "Reconstruction choices: mu_hat = 0.5 and the x-range mu ± 4 sqrt(v/N) in Fig. 1; "
+        "R = 0 (a_i(t) = 1) in Fig. 2. "
         "The band is the symmetric version built from all four inequalities (spec §3.3). "
         "Fig. 2(a) uses N = 20, because N <= 30 is where Algorithm 2's law leaves the band at (1, 0.01): "
         "the required delta is 0.019 at N = 20 and 0.0103 at N = 31.",

@@ -70,7 +70,7 @@ def sigmoid_gaps(means) -> dict:
     gaps = means.max() - means
     sg = np.array([best - es[float(m)] for m in means])
     mask = gaps > 0
-    var = {m: integrate.quad(lambda z: stats.norm.pdf(z) / (1 + math.exp(-(m + z))) ** 2, -40, 40)[0] - e * e
+    var = {m: integrate.quad(lambda z, m=m: stats.norm.pdf(z) / (1 + math.exp(-(m + z))) ** 2, -40, 40)[0] - e * e
            for m, e in es.items()}
     return {"E_s": es, "ratio": sorted({round(float(d / g), 12) for g, d in zip(gaps[mask], sg[mask])}),
             "gap": sorted({round(float(d), 12) for d in sg[mask]}), "var": var,
@@ -232,7 +232,8 @@ def ctb_law(claim, ev) -> Outcome:
         shown.append(f"eps={eps:g}: 5 inputs, min binomial p = {min(h.p_value for h in hyps[-5:]):.2g}")
     gen = np.random.default_rng(7)
     m = 100_000
-    laws = {"Beta(4,1)": gen.beta(4, 1, m), "U{0.4,1}": np.where(gen.random(m) < 0.5, 0.4, 1.0), "U[0,1]": gen.random(m)}
+    laws = {"Beta(4,1)": gen.beta(4, 1, m), "U{0.4,1}": np.where(gen.random(m) < 0.5, 0.4, 1.0),
+            "U[0,1]": gen.random(m)}
     for name, r in laws.items():
         eps = 1.0
         probs = np.array([ctb_probability(float(v), eps) for v in r])
@@ -247,8 +248,9 @@ def ctb_law(claim, ev) -> Outcome:
 def g_ctb_moments(claim, ev) -> Outcome:
     """g(CTB(r; eps); eps) is unbiased for r with variance (beta(eps) - (2r - 1)^2)/4 (spec M6),
     at eps in {0.2, 1, 5} and r in {0, 0.4, 1}."""
-    from ..mechanisms.ldp_curators import debias
     from verify.bounds.seed000_001 import beta
+
+    from ..mechanisms.ldp_curators import debias
     hyps, shown = [], []
     for k, eps in enumerate((0.2, 1.0, 5.0)):
         g1, g0 = debias(1.0, eps), debias(0.0, eps)
@@ -334,8 +336,9 @@ def laplace_tail_hetero(claim, ev) -> Outcome:
 def hoeffding_g(claim, ev) -> Outcome:
     """v001's Hoeffding bound for g-values: P{mu >= mean of t g-values + b} <= t^-4 with
     b = sqrt(sum beta(eps_r) log t^4 / (2 t^2)), at small t (measurable), fixed eps."""
-    from ..mechanisms.ldp_curators import debias
     from verify.bounds.seed000_001 import beta
+
+    from ..mechanisms.ldp_curators import debias
     hyps, shown = [], []
     n = samples(ev)
     for i, (t, eps, mu) in enumerate(((2, 1.0, 0.5), (3, 2.0, 0.3), (3, 0.5, 0.9))):
@@ -373,7 +376,9 @@ def kl_lemma12(claim, ev) -> Outcome:
     worst = {"CTB": 0.0, "CTL": 0.0, "Fact 13": 0.0}
     bad = []
     for eps in (0.1, 0.5, 1.0, 2.0, 5.0):
-        lemma = lambda p, q: (math.exp(eps) - math.exp(-eps)) ** 2 * (p - q) ** 2       # noqa: E731
+        def lemma(p, q, eps=eps):
+            return (math.exp(eps) - math.exp(-eps)) ** 2 * (p - q) ** 2
+
         for p in grid_p:
             for q in grid_p:
                 if p == q:
@@ -434,7 +439,8 @@ def audit(claim, ev) -> Outcome:
         ok = bool(res.violated)
     else:
         ok = not res.violated and res.eps_lower_bound >= args.get("tight", 0.0) * mech.claimed_eps
-    return Outcome(statistic, Verdict.REPRODUCED if ok else Verdict.REFUTED, reason="as claimed" if ok else "not as claimed")
+    return Outcome(statistic, Verdict.REPRODUCED if ok else Verdict.REFUTED,
+                   reason="as claimed" if ok else "not as claimed")
 
 
 # ----------------------------------------------------------------- errata

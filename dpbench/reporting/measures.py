@@ -19,15 +19,25 @@ point estimates of slopes from statsmodels OLS.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import statsmodels.api as sm
 from scipy import stats
 
-from .claims import (Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, provenance_of,
-                     round_robin, uniform_share)
-from .common import fmt, fmt_t, panel_sweep
+from .claims import (
+    Evidence,
+    Hypothesis,
+    NotChecked,
+    Outcome,
+    Unobservable,
+    Verdict,
+    provenance_of,
+    round_robin,
+    uniform_share,
+)
+from .markdown import fmt, fmt_t
+from .runs import panel_sweep
 
 #: bootstrap resamples of the measurements (BCa); enough for the 1 - alpha = 99% intervals
 N_BOOT = 4000
@@ -52,7 +62,7 @@ def alpha_of(claim, ev: Evidence) -> float:
 
 def result_of(ev: Evidence, ref: dict):
     """The SimulationResult of ``{experiment, run}``."""
-    from .common import run_results
+    from .runs import run_results
     res = run_results(ev.run(ref["experiment"]), ref["run"])
     if res is None:
         raise NotChecked(f"run {ref['run']!r} not in {ref['experiment']!r}")
@@ -175,7 +185,8 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     means = np.array([s.mean() for s in samples[1:]])
     ols = sm.OLS(np.log(means - (level_mean if subtract else 0.0)), sm.add_constant(lx)).fit()
     ci = interval(samples if subtract else samples[1:],
-                  statistic if subtract else (lambda *rs, axis=-1: level_slope(lx, 0.0, [r.mean(axis=axis) for r in rs])),
+                  statistic if subtract else
+                  (lambda *rs, axis=-1: level_slope(lx, 0.0, [r.mean(axis=axis) for r in rs])),
                   alpha)
     pred = a["predicted"]
     if isinstance(pred, str):
@@ -188,7 +199,8 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     tol = float(a.get("tolerance", 0.3))
     what = "R - A" if subtract else "R"
     against = f"ln({transform.replace('x', variable)})" if transform else f"ln {variable}"
-    statistic_text = (f"slope of ln({what}) on {against} = {ols.params[1]:.3g} [{ci.low:.3g}, {ci.high:.3g}] over {variable} = "
+    statistic_text = (f"slope of ln({what}) on {against} = {ols.params[1]:.3g} [{ci.low:.3g}, {ci.high:.3g}] "
+                      f"over {variable} = "
                       f"{', '.join(f'{x:g}' for x in xs)} (R^2 = {ols.rsquared:.3f})"
                       + (f"; level A = {fmt(level_mean)}" if "level" in a else "") + shown_drop
                       + f"; predicted {value:.3g} ({source})")
@@ -255,7 +267,8 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
             limits = [lim for r in rs if (lim := regime_limit(r)) is not None]
             if limits:
                 known = [lim.horizon for lim in limits if lim.horizon is not None]
-                why = Unobservable("not yet in the instance-dependent regime: " + "; ".join(lim.reason for lim in limits),
+                why = Unobservable("not yet in the instance-dependent regime: "
+                                   + "; ".join(lim.reason for lim in limits),
                                    max(known) if len(known) == len(limits) else None)
         hyps.append(Hypothesis(test.p_value, True, f"{names[0]} < {names[1]}: {test}", why))
         for n, r in zip(names, rs):
@@ -570,7 +583,9 @@ def spec_tolerance(text) -> float:
     return 0.5 * 10.0 ** (-digits + (int(exponent) if exponent else 0))
 
 
-__all__ = ["evidence_of", "measure_level_exponent", "measure_sweep_dominance", "measure_growth_share", "measure_crossing",
-           "measure_pairs", "measure_monotone", "measure_ratio_over", "measure_gain_growth", "measure_differ", "measure_worst_case", "measure_mechanism_audit", "policy_audit_outcome", "audit_outcome", "measure_extra_per_arm", "measure_plateau_level",
-           "crossing_time", "growth", "level_slope", "local_slope", "decided", "spec_tolerance", "args",
-           "alpha_of", "result_of", "sweep_of", "final", "interval", "N_BOOT"]
+__all__ = ["evidence_of", "measure_level_exponent", "measure_sweep_dominance", "measure_growth_share",
+           "measure_crossing", "measure_pairs", "measure_monotone", "measure_ratio_over", "measure_gain_growth",
+           "measure_differ", "measure_worst_case", "measure_mechanism_audit", "policy_audit_outcome",
+           "audit_outcome", "measure_extra_per_arm", "measure_plateau_level", "crossing_time", "growth",
+           "level_slope", "local_slope", "decided", "spec_tolerance", "args", "alpha_of", "result_of", "sweep_of",
+           "final", "interval", "N_BOOT"]

@@ -6,7 +6,7 @@ successive-elimination algorithms (K R_1 pulls), DP-UCB-INT's round-robin phase 
 DP Robust UCB's index width can exceed every gap, so its allocation stays near-uniform; and
 GDP-Elim-New only has to start exploiting after its phase k* (2 Delta(k*) < Delta_min).  Until
 that phase ends, the run's regret is its schedule's, not what the policy learned: a claim about
-how the policy ranks cannot be observed at that horizon (issue 15).
+how the policy ranks cannot be observed at that horizon.
 
 :func:`schedule_limit` reads the phase from the policy's own build information (the policy's
 formulas, not a copy) at the run's horizon and, because every such phase grows with ln T,

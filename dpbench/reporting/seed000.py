@@ -12,9 +12,13 @@ import math
 
 import numpy as np
 
+from .bound_checks import bound_checks_section, late_log_fit
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, round_robin
-from .common import (Report, ReportContext, bound_checks_section, bound_curve, finish, fmt, fmt_t, late_log_fit,
-                     new_figure, plot_curves, quick_banner, ratio_figure, run_results, setup_lines)
+from .context import ReportContext
+from .figures import bound_curve, new_figure, plot_curves, ratio_figure
+from .markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from .provenance import finish
+from .runs import run_results
 
 ALPHA = 0.01
 
@@ -88,6 +92,7 @@ def distribution_free(t_runs: list, eps_run, agents=FREE_AGENTS, eps0: float = F
     T may not exceed that slope; the exponent in eps may not fall below ``args.limit``)."""
     def measure(claim, ev) -> Outcome:
         from verify.inference import power_law
+
         from .claims.kinds import FACTORS
         args = claim.require("args")
         agent, variable, side = args["agent"], args["variable"], args.get("side", "predicted")
@@ -118,7 +123,8 @@ def distribution_free(t_runs: list, eps_run, agents=FREE_AGENTS, eps0: float = F
         statistic = (f"worst mean regret {shown}; exponent {fit.slope:.3g} [{lo:.3g}, {hi:.3g}] "
                      f"(WLS, R^2 = {fit.r_squared:.4f}); sqrt-law slope {pred:.3g}; the maximum over c is taken on "
                      "the fitted repetitions (a small upward bias)"
-                     + (f"; the worst c is at the grid's edge at {', '.join(f'{e:g}' for e in edges)}" if edges else ""))
+                     + (f"; the worst c is at the grid's edge at {', '.join(f'{e:g}' for e in edges)}"
+                        if edges else ""))
         last = t_runs[-1] if variable == "T" else eps_run
         return Outcome(statistic, Verdict.REPRODUCED if ok else Verdict.REFUTED,
                        reason=f"interval {text}" if ok else f"interval not {text.split(' ', 1)[1]}",
@@ -144,6 +150,7 @@ def factor_values(ev: Evidence):
 def tightness_ratio(claim, ev) -> Outcome:
     """Thm 1's tightness for eps <= 1: 8 beta(eps) (e^eps - e^-eps)^2 = 128 cosh^4(eps/2)."""
     from verify.bounds.seed000_001 import ratio_upper_to_lower
+
     from .ldp_checks import tolerance_of
     args = claim.require("args")
     values = [ratio_upper_to_lower(e, "B") for e in args["eps"]]
@@ -202,7 +209,8 @@ def difference_shrinks(claim, ev) -> Outcome:
         z = (d1 - d2) / math.sqrt(v1 + v2)
         hyps.append(Hypothesis(float(stats.norm.sf(z)), True,
                                f"L - B shrinks from eps = {args['eps'][i]:g} to {args['eps'][i + 1]:g} (z = {z:.3g})"))
-    return Outcome(f"L - B at T = {fmt_t(t)}: " + ", ".join(f"eps={e:g}: {fmt(d)}" for e, (d, _) in zip(args["eps"], diffs)),
+    return Outcome(f"L - B at T = {fmt_t(t)}: "
+                   + ", ".join(f"eps={e:g}: {fmt(d)}" for e, (d, _) in zip(args["eps"], diffs)),
                    hypotheses=tuple(hyps), horizon=t, reps=min(r.reps for r in b + lres))
 
 
@@ -270,6 +278,7 @@ def joint_horizon(claim, ev) -> Outcome:
     """Is there one checkpoint in [1e5, T] at which every ratio's interval meets the paper's value
     (+- its rounding)?  The paper states no T; this asks whether any single T explains its numbers."""
     from verify.inference import bootstrap_ci, mean_ratio
+
     from .claims.kinds import rounding
     args = claim.require("args")
     base = ev.result(claim, {"experiment": args["experiment"], "run": args["baseline"]})
@@ -287,7 +296,8 @@ def joint_horizon(claim, ev) -> Outcome:
 
     def span(ts):
         return f"{fmt_t(min(ts))} to {fmt_t(max(ts))} ({len(ts)} checkpoints)" if ts else "no checkpoint"
-    statistic = "; ".join(f"{run} = {v:g} matched at {span(matched[run])}" for run, v in zip(args["runs"], args["values"]))
+    statistic = "; ".join(f"{run} = {v:g} matched at {span(matched[run])}"
+                          for run, v in zip(args["runs"], args["values"]))
     return Outcome(statistic + f"; both at {span(common)}", Verdict.REPRODUCED if common else Verdict.REFUTED,
                    reason=f"common horizon {fmt_t(common[0])}" if common else "no common horizon in [1e5, T]",
                    horizon=int(base.horizon), reps=min(r.reps for r in nums + [base]), seed=int(base.seed))
@@ -339,7 +349,8 @@ def build(ctx: ReportContext) -> Report:
     report.section("Supporting evidence")
     ratio_figure(report, runs, [("seed000_fig1a", "LDP-UCB-B", "UCB1"), ("seed000_fig1a", "LDP-UCB-L", "UCB1"),
                                 ("seed000_fig1b", "LDP-UCB-B", "UCB1"), ("seed000_fig1b", "LDP-UCB-L", "UCB1"),
-                                ("seed000_appB_fig2a", "LDP-UCB-BS", "UCB1"), ("seed000_appB_fig2a", "LDP-UCB-LS", "UCB1")],
+                                ("seed000_appB_fig2a", "LDP-UCB-BS", "UCB1"),
+                                ("seed000_appB_fig2a", "LDP-UCB-LS", "UCB1")],
                  "ratios", "Privacy-cost ratios against T with 95% bootstrap intervals; dotted: the paper's values "
                            "(1.6, 8.5, 10, 15).", {"B": 1.6, "L": 8.5, "BS": 10.0, "LS": 15.0})
     bounds_figure(report, runs.get("seed000_fig1a"))

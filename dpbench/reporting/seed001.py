@@ -15,9 +15,13 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import seed000
+from .bound_checks import bound_checks_section, late_log_fit
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, learning_horizon
-from .common import (Report, ReportContext, bound_checks_section, finish, fmt, fmt_t, late_log_fit, new_figure,
-                     quick_banner, ratio_figure, run_results, setup_lines)
+from .context import ReportContext
+from .figures import new_figure, ratio_figure
+from .markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from .provenance import finish
+from .runs import run_results
 
 ALPHA = seed000.ALPHA
 
@@ -109,7 +113,8 @@ def v_fit(claim, ev) -> Outcome:
     ok = fit.ci[0] - rounding(paper) <= paper <= fit.ci[1] + rounding(paper)
     per = fit.details["per_policy_r_squared"]
     statistic = (f"pooled R^2 = {fit.estimate:.4f} [{fit.ci[0]:.4f}, {fit.ci[1]:.4f}] (bootstrap over repetitions); "
-                 f"with V_L' {alt.estimate:.4f}; L only {fmt(per.get('heldp_ucb_l'))}, B only {fmt(per.get('heldp_ucb_b'))}; "
+                 f"with V_L' {alt.estimate:.4f}; L only {fmt(per.get('heldp_ucb_l'))}, "
+                 f"B only {fmt(per.get('heldp_ucb_b'))}; "
                  f"slope {fit.details['slope']:.4g} per unit V")
     return Outcome(statistic, Verdict.REPRODUCED if ok else Verdict.REFUTED,
                    reason=f"interval {'meets' if ok else 'excludes'} {paper:g}", horizon=t,
@@ -144,7 +149,7 @@ def minimisers_at(claim, ev) -> Outcome:
             raise NotChecked(f"needs T = {fmt_t(t)}")
         for (agent, pool), (best, worst) in PREDICTED.items():
             grid = POOLS[pool][1]
-            for role, target, alt in (("best", best, "less"), ("worst", worst, "greater")):
+            for target, alt in ((best, "less"), (worst, "greater")):
                 x = runs[(agent, pool, target)].regret_at(t)
                 for other in grid:
                     if other == target:
@@ -234,7 +239,8 @@ def kl_looser(claim, ev) -> Outcome:
     lows = (0.45, 0.2, 0.05, 0.01, 0.001)
     ratios = [(gap / kl(m, m + gap)) / (1 / gap) for m in lows]
     ok = all(np.diff(ratios) < 0) and ratios[-1] < 0.2
-    return Outcome("(Delta/KL) / (1/Delta) with Delta = 0.1 at mu_a = " + ", ".join(f"{m:g}: {r:.3g}" for m, r in zip(lows, ratios)),
+    return Outcome("(Delta/KL) / (1/Delta) with Delta = 0.1 at mu_a = "
+                   + ", ".join(f"{m:g}: {r:.3g}" for m, r in zip(lows, ratios)),
                    Verdict.REPRODUCED if ok else Verdict.REFUTED,
                    reason="shrinks towards 0 as the means approach 0" if ok else "does not shrink")
 
@@ -295,12 +301,14 @@ def r13_g_on_reward(claim, ev) -> Outcome:
     on_bit = p * debias(1.0, eps) + (1 - p) * debias(0.0, eps)
     ok = abs(on_bit - mu) < 1e-12 and abs(on_reward - mu) > 0.1
     return Outcome(f"mu = {mu}, eps = {eps:g}: E[g(R)] = {on_reward:.4f}, E[g(CTB(R))] = {on_bit:.4f}",
-                   Verdict.REPRODUCED if ok else Verdict.REFUTED, reason="only g of the bit is unbiased" if ok else "no")
+                   Verdict.REPRODUCED if ok else Verdict.REFUTED,
+                   reason="only g of the bit is unbiased" if ok else "no")
 
 
 def r15_reduction(claim, ev) -> Outcome:
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
     from verify import bounds
+
+    from ..mechanisms.privacy_levels import level_statistics, make_levels
     shown, ok = [], True
     for eps in (0.5, 2.0):
         st = level_statistics(make_levels("fixed", eps=eps), eps)
@@ -339,6 +347,7 @@ def r17_alternative(claim, ev) -> Outcome:
 
 def r18_threshold(claim, ev) -> Outcome:
     from verify.bounds.seed000_001 import forced_term_threshold
+
     from .ldp_checks import tolerance_of
     text = claim.require("args")["threshold"]
     got = forced_term_threshold(1.0)
@@ -374,7 +383,8 @@ def v_figure(report: Report, run):
         idx = [i for i, k in enumerate(keys) if k[0] == agent]
         ax.scatter(v[idx], m[idx], marker=marker, label=f"HeLDP-UCB-{agent}")
     xs = np.linspace(0, v.max() * 1.05, 50)
-    ax.plot(xs, fit.details["intercept"] + fit.details["slope"] * xs, "k--", lw=1, label=f"OLS, R^2 = {fit.estimate:.4f}")
+    ax.plot(xs, fit.details["intercept"] + fit.details["slope"] * xs, "k--", lw=1,
+            label=f"OLS, R^2 = {fit.estimate:.4f}")
     ax.set_xlabel("V (V_L for L, V_B for B)")
     ax.set_ylabel(f"mean regret at T = {fmt_t(next(iter(runs.values())).horizon)}")
     ax.grid(True, alpha=0.3)
@@ -384,7 +394,8 @@ def v_figure(report: Report, run):
 
 
 def build(ctx: ReportContext) -> Report:
-    report = Report(ctx, "Seed 001: Multi-armed bandits with heterogeneous local differential privacy (Ren et al.; v001)")
+    report = Report(ctx, "Seed 001: Multi-armed bandits with heterogeneous local differential privacy "
+                         "(Ren et al.; v001)")
     quick_banner(report)
     report.text("Paper: `../shared/seeds/001_*.txt`; spec: `seed_000_001.md` (sections 2, 5 F7, 6.3). The HoLDP "
                 "panels run HeLDP-UCB-L/B with eps_t = eps = eps_min. Every claim of the paper and every check "
@@ -399,7 +410,8 @@ def build(ctx: ReportContext) -> Report:
 
     report.section("Supporting evidence")
     ratio_figure(report, runs, [("seed001_fig1c", "HeLDP-UCB-B", "UCB1"), ("seed001_fig1c", "HeLDP-UCB-L", "UCB1"),
-                                        ("seed001_fig1d", "HeLDP-UCB-B", "UCB1"), ("seed001_fig1d", "HeLDP-UCB-L", "UCB1")],
+                                        ("seed001_fig1d", "HeLDP-UCB-B", "UCB1"),
+                                        ("seed001_fig1d", "HeLDP-UCB-L", "UCB1")],
                          "ratios", "HoLDP ratios on mixed arms against T (95% bootstrap intervals); dotted: the "
                                    "paper's 1.6, 8.6, 74, 210.", {"B2": 1.6, "L2": 8.6, "B02": 74.0, "L02": 210.0})
     v_figure(report, runs.get("seed001_fig2"))

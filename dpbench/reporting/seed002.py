@@ -21,8 +21,11 @@ import math
 import numpy as np
 
 from . import measures as M
+from .bound_checks import bound_checks_section
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, claims_section, provenance_of
-from .common import (Report, ReportContext, bound_checks_section, finish, fmt, quick_banner, setup_lines)
+from .context import ReportContext
+from .markdown import Report, fmt, quick_banner, setup_lines
+from .provenance import finish
 
 #: (evidence key, experiment, horizon, repetitions); None: the experiment file's size
 PLAN = [
@@ -252,11 +255,12 @@ def build(ctx: ReportContext) -> Report:
     claims_section(report, ev)
 
     bound_checks_section(report, "Bound checks (Figs. 4-5 and the GDP-Elim-New check)",
-                         "Every registered bound against every run of these experiments (the claims table's bound rows "
-                         "cover every run of the report). Theorems 16 and 18 are explicit and their algorithms use T, so "
-                         "they are checked at the horizon; Theorems 11 and 13 hide an O(N/lambda^4) term, so only their "
-                         "ln T coefficients are checked.",
-                         {runs[k].experiment.name: runs[k] for k in ("seed002_fig4", "seed002_fig5", "gdp_elim") if runs.get(k)})
+                         "Every registered bound against every run of these experiments (the claims table's "
+                         "bound rows cover every run of the report). Theorems 16 and 18 are explicit and their "
+                         "algorithms use T, so they are checked at the horizon; Theorems 11 and 13 hide an "
+                         "O(N/lambda^4) term, so only their ln T coefficients are checked.",
+                         {runs[k].experiment.name: runs[k]
+                          for k in ("seed002_fig4", "seed002_fig5", "gdp_elim") if runs.get(k)})
     return report
 
 

@@ -20,8 +20,11 @@ import math
 import numpy as np
 
 from . import measures as M
+from .bound_checks import bound_checks_section
 from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, provenance_of
-from .common import (Report, ReportContext, bound_checks_section, finish, fmt, quick_banner, setup_lines)
+from .context import ReportContext
+from .markdown import Report, fmt, quick_banner, setup_lines
+from .provenance import finish
 
 MODES = ("paper", "scaled")
 SETTINGS = {"fig1": "S1", "fig3": "S2", "fig4": "S3"}
@@ -51,7 +54,8 @@ def worst_case_experiment(horizon: int) -> dict:
             gap = c * base
             if gap < 0.9:
                 runs.append({"label": f"v={v}, c={c:g}", "panel": f"v = {v}", "policy": "dp_robust_se", "v": v,
-                             "eps": 1.0, "constants": "scaled", "environment": _pareto((0.5 + gap / 2, 0.5 - gap / 2), v)})
+                             "eps": 1.0, "constants": "scaled",
+                             "environment": _pareto((0.5 + gap / 2, 0.5 - gap / 2), v)})
     return {"name": f"seed003_check_worst_case_T{horizon:.0e}".replace("+", ""), "horizon": horizon, "reps": 10,
             "seed": 3003070, "environment": _pareto((0.6, 0.4), 0.9), "runs": runs,
             "title": f"Seed 003 check: DPRSE on the worst-case-over-gaps family at T = {horizon:.0e}",
@@ -115,7 +119,7 @@ def literal_round_robin(claim, ev: Evidence) -> Outcome:
     shares, used = [], []
     for fig in ("fig1", "fig3", "fig4"):
         run = ev.run(f"seed003_{fig}_paper")
-        for key, res in run.results.items():
+        for res in run.results.values():
             if res.policy in ("dp_robust_se", "dp_robust_ucb"):
                 shares.append(uniform_share(res, int(res.checkpoints[-1])))
                 used.append(res)
@@ -151,7 +155,8 @@ def derived_constants(claim, ev: Evidence) -> Outcome:
               ("S3", 0.5): "431.5", ("S3", 0.9): "37.59"}
     ok, shown = True, []
     for v, want in spec_u.items():
-        us = [moment_bound(build_environment("pareto", {"setting": s, "tail_v": v}), v, None)[0] for s in ("S1", "S2", "S3")]
+        us = [moment_bound(build_environment("pareto", {"setting": s, "tail_v": v}), v, None)[0]
+              for s in ("S1", "S2", "S3")]
         ok &= all(abs(u - float(want)) <= M.spec_tolerance(want) for u in us)
         shown.append(f"u(v = {v}) = {us[0]:.5g}")
     h = {}
@@ -187,13 +192,15 @@ def lower_bound(claim, ev: Evidence) -> Outcome:
         if other:
             raise NotChecked(f"{a['bound']} not applicable: {'; '.join(other)}")
         value = b.slope(ctx) * math.log(res.horizon)
-        text = f"R(T) = {fmt(float(r.mean()))}; bound at T would be {value:.4g}, but T^0.13 > 4K/Delta needs T > {need:.3g}"
+        text = (f"R(T) = {fmt(float(r.mean()))}; bound at T would be {value:.4g}, "
+                f"but T^0.13 > 4K/Delta needs T > {need:.3g}")
         return Outcome(text, Verdict.UNOBSERVABLE, reason=str(Unobservable(
             "the theorem's horizon condition T^0.13 > 4K/Delta fails", need)), **size)
     value = ev_b.slope * math.log(res.horizon)
     test = stats.ttest_1samp(r, value, alternative="greater")
     return Outcome(f"R(T) = {fmt(float(r.mean()))} vs bound {value:.4g}",
-                   hypotheses=(Hypothesis(float(test.pvalue), True, f"R(T) > bound: t = {test.statistic:.3g}"),), **size)
+                   hypotheses=(Hypothesis(float(test.pvalue), True, f"R(T) > bound: t = {test.statistic:.3g}"),),
+                   **size)
 
 
 def best_arm_eliminated(claim, ev: Evidence) -> Outcome:
@@ -342,7 +349,8 @@ def ldp_kl_scaling(claim, ev: Evidence) -> Outcome:
         def density(y, p, s=s, b=b):                 # mass p at 1/s, 1 - p at 0, Laplace(b) noise
             return ((1 - p) * np.exp(-np.abs(y) / b) + p * np.exp(-np.abs(y - 1 / s) / b)) / (2 * b)
         p, q = s ** (1 + v) / 2, s ** (1 + v) / 2 + 2 * d * s
-        f = lambda y, p=p, q=q: density(y, p) * math.log(density(y, p) / density(y, q))
+        def f(y, p=p, q=q):
+            return density(y, p) * math.log(density(y, p) / density(y, q))
         kls.append(integrate.quad(f, -60 * b, 60 * b + 1 / s, limit=400, points=[0, 1 / s])[0])
     slope = M.local_slope(gaps, dict(zip(gaps, kls)).__getitem__)
     tv2, paper = 2 * (1 + v) / v, (1 + v) / v
@@ -423,7 +431,8 @@ def build(ctx: ReportContext) -> Report:
     bound_checks_section(report, "Bound checks (explicit bounds on the central runs)",
                          "Theorem 2 (DPRUCB) and Lemma 4 (DPRSE) need eps <= 1 and the literal constants: scaled-mode "
                          "runs and the LDP runs at eps in {5, 10, 20} are *not applicable*, with the reason.",
-                         {runs[k].experiment.name: runs[k] for k in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds") if runs.get(k)})
+                         {runs[k].experiment.name: runs[k]
+                          for k in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds") if runs.get(k)})
     return report
 
 

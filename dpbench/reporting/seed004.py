@@ -18,8 +18,11 @@ import math
 import numpy as np
 
 from . import measures as M
+from .bound_checks import registry_table
 from .claims import Evidence, Outcome, claims_section
-from .common import Report, ReportContext, finish, quick_banner, registry_table, setup_lines
+from .context import ReportContext
+from .markdown import Report, quick_banner, setup_lines
+from .provenance import finish
 
 PLAN = [("seed004_fig2", "seed004_fig2", None, None), ("seed004_fig4", "seed004_fig4", None, None),
         ("seed004_fig3b", "seed004_fig3b", None, None), ("coreset_k", "seed004_check_coreset_k", None, None),
@@ -101,7 +104,8 @@ def laplace_mgf(claim, ev: Evidence) -> Outcome:
     claimed = np.exp(x ** 2 / 2)
     corrected_ok = bool(np.all(true[x <= 1 / math.sqrt(2)] <= np.exp(2 * x[x <= 1 / math.sqrt(2)] ** 2)))
     at_half = (1 / (1 - 0.25), math.exp(0.125))
-    ok = bool(np.all(true > claimed)) and corrected_ok and abs(at_half[0] - 1.333) < 5e-4 and abs(at_half[1] - 1.133) < 5e-4
+    ok = (bool(np.all(true > claimed)) and corrected_ok
+          and abs(at_half[0] - 1.333) < 5e-4 and abs(at_half[1] - 1.133) < 5e-4)
     return M.decided(ok, f"true MGF > claimed at all {x.size} points of (0, 1); at lambda l/b = 0.5: {at_half[0]:.4f} "
                          f"vs {at_half[1]:.4f}; corrected bound holds on (0, 1/sqrt 2]: {corrected_ok}",
                      "the claimed bound is false, the corrected one holds", "differs from the spec")

@@ -18,27 +18,22 @@ built the same thing.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.catalog import ALGORITHMS, ENVIRONMENTS, validate_params
-from ..engine.composition import mechanism_param_names
-from ..engine.result import _jsonable
-from ..validation import InputError, check_count, check_int
+from ..engine.catalog import ENVIRONMENTS, validate_params
+from ..engine.result import to_json
+from ..validation import InputError, check_int
 
 #: cells hold this many repetitions unless the experiment or the command line says otherwise
 DEFAULT_CELL_REPS = 10
 
 
 def canonical_json(obj) -> str:
-    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr.
-    (Two ``_jsonable`` passes: the first makes numpy scalars Python ones, the second maps
-    their NaN/inf to JSON-safe values.)"""
-    return json.dumps(_jsonable(_jsonable(obj)), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """Key-sorted, whitespace-free JSON; floats keep their exact (shortest round-trip) repr."""
+    return json.dumps(to_json(obj), sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 @dataclass(frozen=True)
@@ -53,7 +48,7 @@ class Config:
     checkpoints: tuple
 
     @classmethod
-    def from_plan(cls, plan, environment: str, env_params: dict) -> "Config":
+    def from_plan(cls, plan, environment: str, env_params: dict) -> Config:
         """The config of a plan built from environment ``environment`` with the (unvalidated)
         parameters ``env_params``; they are recorded validated and defaulted, i.e. as the
         user gave them, not as the built instance expanded them."""
@@ -62,11 +57,11 @@ class Config:
         if plan.composition is not None and plan.composition.spec is None:
             raise InputError(f"a stored run needs a registered mechanism name, not the object "
                              f"{plan.composition.name!r} (dpbench.register_mechanism)")
-        return cls(plan.spec.name, environment, _jsonable(plan.run_params), _jsonable(env),
+        return cls(plan.spec.name, environment, to_json(plan.run_params), to_json(env),
                    int(plan.horizon), int(plan.seed), tuple(int(c) for c in plan.checkpoints))
 
     @classmethod
-    def from_run(cls, run, plan) -> "Config":
+    def from_run(cls, run, plan) -> Config:
         """The config of experiment run ``run`` (a RunSpec) and its plan."""
         env = dict(run.environment)
         name = env.pop("name")
@@ -80,7 +75,7 @@ class Config:
                 "checkpoints": list(self.checkpoints)}
 
     @classmethod
-    def from_description(cls, desc: dict) -> "Config":
+    def from_description(cls, desc: dict) -> Config:
         return cls(desc["policy"], desc["environment"], desc["params"], desc["env_params"],
                    int(desc["horizon"]), int(desc["seed"]), tuple(int(c) for c in desc["checkpoints"]))
 
@@ -128,10 +123,7 @@ def missing_ranges(have: np.ndarray, cell_reps: int) -> list[tuple[int, int]]:
     return out
 
 
-# ------------------------------------------------------------ command-line grids
-_NAME = re.compile(r"^[A-Za-z0-9_.=-]+$")
-
-
+# ------------------------------------------------------------ command-line values
 def parse_value(text: str):
     """A command-line value: int, then float, else the string (lists stay strings: the
     catalog's vector checker parses ``0.9,0.8``)."""
@@ -141,97 +133,3 @@ def parse_value(text: str):
         except ValueError:
             pass
     return text
-
-
-def _policy_param_names(policy: str, mechanisms=()) -> set:
-    """The parameters ``policy`` takes; with ``mechanisms`` (names) also ``mechanism`` and
-    theirs, if the policy takes a mechanism (:mod:`dpbench.engine.composition`)."""
-    spec = ALGORITHMS.get_spec(policy)
-    names = {p.name for p in spec.params}
-    if spec.reports is not None and mechanisms:
-        names |= {"mechanism"}.union(*(mechanism_param_names(m) for m in mechanisms))
-    return names
-
-
-def grid_experiment(name: str, policies, *, environment="bernoulli", instances=None, grid=None,
-                    fixed=None, horizon=None, reps=None, seed=0, baseline=None, cell_reps=None):
-    """An :class:`~dpbench.experiments.runner.Experiment` for the grid
-    policies x instances x grid values, as built by ``dpbench sweep --policy ...``.
-
-    ``instances`` is a list of environment-parameter dicts (one instance each);
-    ``grid`` maps a parameter name to the values to sweep and ``fixed`` a
-    parameter name to one value.  A policy parameter applies to every policy
-    that has it (``--grid eps=0.5,1`` runs UCB1 once; ``mechanism`` and the mechanisms'
-    parameters apply to the policies that take a mechanism); an environment parameter
-    multiplies the instances (a name both have goes to the environment, as in
-    :func:`~dpbench.engine.simulate.prepare`).  A name that no policy and not the environment
-    has is an error.
-    """
-    from ..experiments.spec import Experiment, RunSpec
-
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise InputError(f"sweep name must be letters, digits, '_', '.', '=' or '-' (got {name!r})")
-    policies = list(policies or [])
-    if not policies:
-        raise InputError("a sweep needs at least one --policy")
-    for p in policies:
-        ALGORITHMS.get_spec(p)
-    if len(set(policies)) != len(policies):
-        raise InputError(f"policies listed twice: {policies}")
-    env_spec = ENVIRONMENTS.get_spec(environment)
-    env_names = {p.name for p in env_spec.params}
-    grid = dict(grid or {})
-    fixed = dict(fixed or {})
-    for key, values in grid.items():
-        if not isinstance(values, (list, tuple)) or not values:
-            raise InputError(f"grid {key!r} needs a non-empty list of values (got {values!r})")
-    mechanisms = grid.get("mechanism", [fixed["mechanism"]] if "mechanism" in fixed else [])
-    for key in list(grid) + list(fixed):
-        if key in grid and key in fixed:
-            raise InputError(f"parameter {key!r} is both fixed (--set) and swept (--grid)")
-        if key not in env_names and not any(key in _policy_param_names(p, mechanisms) for p in policies):
-            allowed = sorted(env_names.union(*(_policy_param_names(p, mechanisms) for p in policies)))
-            raise InputError(f"parameter {key!r} belongs to no listed policy and not to environment "
-                             f"{environment!r}; allowed parameters: {', '.join(allowed) or 'none'}")
-    instances = [dict(i) for i in (instances or [{}])]
-    env_grid = {k: v for k, v in grid.items() if k in env_names}
-    env_fixed = {k: v for k, v in fixed.items() if k in env_names}
-    points = [dict(zip(env_grid, vals)) for vals in itertools.product(*env_grid.values())]
-    envs = [{**inst, **env_fixed, **pt} for inst in instances for pt in points]
-    show_panel = len(envs) > 1
-    runs = []
-    for env in envs:
-        panel = ", ".join(f"{k}={_show(v)}" for k, v in env.items()) if show_panel else ""
-        for policy in policies:
-            spec = ALGORITHMS.get_spec(policy)
-            own = _policy_param_names(policy, mechanisms) - env_names   # prepare() routes env names to the env
-            pgrid = {k: v for k, v in grid.items() if k in own}
-            pfixed = {k: v for k, v in fixed.items() if k in own}
-            for vals in itertools.product(*pgrid.values()):
-                point = dict(zip(pgrid, vals))
-                if "mechanism" in {**pfixed, **point}:      # only the parameters of this run's mechanism
-                    takes = _policy_param_names(policy, [{**pfixed, **point}["mechanism"]])
-                    point = {k: v for k, v in point.items() if k in takes}
-                    pfixed_run = {k: v for k, v in pfixed.items() if k in takes}
-                else:
-                    pfixed_run = pfixed
-                label = spec.label + (" (" + ", ".join(f"{k}={_show(v)}" for k, v in point.items()) + ")"
-                                      if point else "")
-                runs.append(RunSpec(label, policy, {**pfixed_run, **point},
-                                    {"name": environment, **env}, panel))
-    raw = {"name": name, "sweep": {"policies": policies, "environment": environment,
-                                   "instances": instances, "grid": grid, "fixed": fixed},
-           "horizon": horizon, "reps": reps, "seed": seed}
-    if cell_reps is not None:
-        raw["cell_reps"] = cell_reps
-    return Experiment(
-        name=name, title=f"Sweep {name}: {', '.join(policies)} on {environment}",
-        source="dpbench sweep (command-line grid)",
-        horizon=check_count("horizon", horizon, low=2), reps=check_count("reps", reps),
-        seed=check_int("seed", seed, low=0), runs=runs, baseline=baseline, raw=raw)
-
-
-def _show(value) -> str:
-    if isinstance(value, (list, tuple)):
-        return ",".join(_show(v) for v in value)
-    return f"{value:g}" if isinstance(value, float) else str(value)

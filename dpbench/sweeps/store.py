@@ -42,8 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..engine.caching import compiled_sources_hash
 from ..engine.result import SimulationResult, now_iso, package_versions, to_json
+from ..engine.stamps import compiled_sources_hash
 from ..validation import InputError
 from .grid import canonical_json
 

@@ -137,7 +137,7 @@ def test_ratio_to_c_loop(benchmark, ucb_ref, policy):
     c_regrets = []
 
     def c_run(i):
-        cpu0, wall0 = _children_cpu(), time.perf_counter()
+        cpu0 = _children_cpu()
         out = subprocess.run([str(binary), code, str(T), str(REPS), str(EPS), str(i + 1)],
                              capture_output=True, text=True, check=True).stdout.split()
         c_regrets.append([float(v) for v in out[:2]])

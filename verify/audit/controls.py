@@ -115,7 +115,7 @@ def negative_controls() -> list[Control]:
     ]
 
 
-# ------------------------------------------------------------------ planted bugs (issue 13)
+# ------------------------------------------------------------------ planted bugs
 # Mechanisms written the way users write them (NumPy, textbook formulas), each with one bug
 # of a class that black-box audits are known to miss, and the same mechanism fixed.  The
 # default audit must catch every bug and pass every fixed version (tests/test_audit.py,
@@ -335,7 +335,7 @@ class PlantedBug:
 
 
 def planted_bugs() -> list[PlantedBug]:
-    """The cases of each bug class of issue 13 (several samplers, input pairs and masses)."""
+    """The cases of each planted bug class (several samplers, input pairs and masses)."""
     d5, one5 = np.zeros(5), np.array([1.0, 0, 0, 0, 0])
     fp = "floating point"
     cases = [
@@ -375,7 +375,8 @@ def planted_bugs() -> list[PlantedBug]:
                    generator_laplace(1.0, True), np.zeros(3), np.array([1.0, 0, 0]), 1.0, 0.0,
                    "3-d Laplace releasing its input with probability 3e-4"),
         PlantedBug("thresholded_count_T10", "rare output", thresholded_count(1.0, 10), thresholded_count(1.0, 13),
-                   0.0, 1.0, 1.0, 1e-5, f"threshold 10 releases mass {release_mass(1.0, 10):.2g} > delta (bottom = -1)"),
+                   0.0, 1.0, 1.0, 1e-5,
+                   f"threshold 10 releases mass {release_mass(1.0, 10):.2g} > delta (bottom = -1)"),
         PlantedBug("thresholded_count_T9_bottom0", "rare output", thresholded_count(1.0, 9, bottom=0.0),
                    thresholded_count(1.0, 13, bottom=0.0), 0.0, 1.0, 1.0, 1e-5,
                    f"threshold 9 releases mass {release_mass(1.0, 9):.2g} (bottom = 0)"),

@@ -48,14 +48,24 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from dpbench.engine.result import to_json
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
-from . import fast, statistics as st, tradeoff
-from .events import (Event, Statistic, candidate_statistics, histogram, rare_event, search, search_counts,
-                     validate, validate_counts)
-from .inputs import (Domain, as_input, describe_input, describe_pair, neighbour_pair, numeric_input,
-                     pattern_pairs)
+from . import fast, tradeoff
+from . import statistics as st
+from .events import (
+    Event,
+    Statistic,
+    candidate_statistics,
+    histogram,
+    rare_event,
+    search,
+    search_counts,
+    validate,
+    validate_counts,
+)
+from .inputs import Domain, as_input, describe_input, describe_pair, neighbour_pair, numeric_input, pattern_pairs
 
 #: outputs per call of a plain (non-compiled) mechanism during certification
 CHUNK = 1 << 18
@@ -81,6 +91,7 @@ class AuditResult:
     gdp_mu_lower_bound           the largest mu the points certify: M is not mu'-GDP
                                  for any mu' < gdp_mu_lower_bound (0: nothing certified)
     """
+
     mechanism: str
     eps: float
     delta: float
@@ -107,12 +118,15 @@ class AuditResult:
     info: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return _jsonable(asdict(self))
+        """Return the result as strict-JSON data (other inputs, e.g. sets, as their repr)."""
+        return to_json(asdict(self), default=repr)   # other inputs (sets, user objects): readable
 
     def to_json(self, **kw) -> str:
+        """Return the result as a JSON text (``kw`` go to :func:`json.dumps`)."""
         return json.dumps(self.to_dict(), **kw)
 
     def __str__(self) -> str:
+        """Verdict, bound and witness event, in a few lines."""
         w = self.witness
         verdict = "VIOLATED" if self.violated else "not rejected"
         return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {verdict}\n"
@@ -128,7 +142,7 @@ class AuditResult:
 
 
 def _describe_points(fpr, fnr, show: int = 3) -> str:
-    """A few certified (FPR, FNR) points, spread over the curve."""
+    """Describe a few certified (FPR, FNR) points, spread over the curve."""
     if not fpr:
         return "no certified point"
     idx = sorted({round(i * (len(fpr) - 1) / max(1, show - 1)) for i in range(show)})
@@ -149,8 +163,11 @@ MAX_LABELS_KEPT = 4096
 
 
 def label_value(text: str) -> float:
-    """The fixed number of one output label, the same in every run and process: the number
-    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash."""
+    """Return the fixed number of one output label.
+
+    The fixed number of one output label, the same in every run and process: the number
+    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash.
+    """
     try:
         value = float(text)
         if math.isfinite(value):
@@ -162,8 +179,11 @@ def label_value(text: str) -> float:
 
 
 def _label_text(v) -> str:
-    """The text of one output label: strings as they are, numbers as str() writes them (as
-    NumPy does when numbers and strings share an array), anything else by its repr."""
+    """Return the text of one output label.
+
+    The text of one output label: strings as they are, numbers as str() writes them (as
+    NumPy does when numbers and strings share an array), anything else by its repr.
+    """
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     if isinstance(v, str):
@@ -172,8 +192,11 @@ def _label_text(v) -> str:
 
 
 def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
-    """Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
-    of them are labels proper (not numbers); ``labels`` collects number -> label text."""
+    """Map the labels of an output array to numbers.
+
+    Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
+    of them are labels proper (not numbers); ``labels`` collects number -> label text.
+    """
     flat = arr.reshape(-1)
     texts = flat.astype(str) if arr.dtype.kind in "US" else np.array([_label_text(v) for v in flat], dtype=str)
     uniq, inverse = np.unique(texts, return_inverse=True)
@@ -185,7 +208,7 @@ def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
 
 
 def _as_array(out, name: str, x) -> np.ndarray:
-    """A mechanism's outputs as an array (ragged sequences: one label per output)."""
+    """Return a mechanism's outputs as an array (ragged sequences: one label per output)."""
     try:
         return np.asarray(out)
     except ValueError:
@@ -205,9 +228,11 @@ def _as_array(out, name: str, x) -> np.ndarray:
 
 
 def _as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.ndarray, int]:
-    """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries
-    that are labels).  Labels (strings, tuples, None, ...) become categories, each one fixed
-    number (:func:`label_value`), recorded in ``labels``."""
+    """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries that are labels).
+
+    Labels (strings, tuples, None, ...) become categories, each one fixed number
+    (:func:`label_value`), recorded in ``labels``.
+    """
     arr = _as_array(out, name, x)
     n_labels = 0
     if arr.dtype == bool:
@@ -238,7 +263,8 @@ class _Source:
     Checks what the mechanism returns: a clear InputError naming the mechanism and the
     input when it raises, returns the wrong number of outputs or non-finite numbers, changes
     the output width between inputs, or returns only labels on one input and only numbers
-    on another.  ``labels``: number -> label text of every label seen."""
+    on another.  ``labels``: number -> label text of every label seen.
+    """
 
     def __init__(self, mechanism, seed: int):
         if not callable(mechanism):
@@ -275,8 +301,11 @@ class _Source:
         return rows
 
     def _check_kinds(self, x, kind: str):
-        """InputError if x gave only labels so far and another input only numbers (or the
-        reverse); a mix (numbers and a "bottom" symbol) is fine."""
+        """Refuse inputs whose outputs mix labels and numbers.
+
+        InputError if x gave only labels so far and another input only numbers (or the
+        reverse); a mix (numbers and a "bottom" symbol) is fine.
+        """
         seen = self._kinds.setdefault(id(x), (x, set()))[1]
         seen.add(kind)
         opposite = {"labels": "numbers", "numbers": "labels"}.get(kind)
@@ -302,12 +331,15 @@ class _Source:
         return out
 
     def histogram(self, x, n: int, stat: Statistic, edges: np.ndarray, key: tuple, bar) -> np.ndarray:
-        """Counts of the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
+        """Count the statistic of n fresh outputs of M(x) in the bins of ``edges``."""
         return self.histograms(x, n, [(stat, edges)], key, bar)[0]
 
     def histograms(self, x, n: int, binnings: list, key: tuple, bar) -> list[np.ndarray]:
-        """Counts of several statistics, each (stat, edges) of ``binnings``, on the same n fresh
-        outputs of M(x) (drawn once on the block path, once per statistic on the compiled one)."""
+        """Count several statistics on the same n fresh outputs of M(x).
+
+        Counts of several statistics, each (stat, edges) of ``binnings``, on the same n fresh
+        outputs of M(x) (drawn once on the block path, once per statistic on the compiled one).
+        """
         totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
         if self.fast_path(x):
             xs = numeric_input(x)
@@ -355,12 +387,15 @@ def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[fl
         raise InputError(
             f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
             f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
-            f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; use n >= {need} (or a larger alpha)")
+            f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; "
+            f"use n >= {need} (or a larger alpha)")
     return ceiling, st.certification_floor(n, alpha, eps, delta)
 
 
 def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: float, delta: float) -> float:
-    """The smallest mass p of a violating event (P[M(x) in S] = p, P[M(x') in S] = 0) that
+    """Return the smallest violating mass the audit can see.
+
+    The smallest mass p of a violating event (P[M(x) in S] = p, P[M(x') in S] = 0) that
     the audit finds *and* certifies with probability at least 1/2, when the mechanism's other
     events sit at the claim.  Each stage needs enough occurrences of S among its outputs:
 
@@ -372,13 +407,14 @@ def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: fl
     * certification (n): enough that the bound exceeds eps.
 
     Counts are Poisson (:func:`statistics.stage_floor`); the slow test plants events of
-    twice this mass and finds them in at least 95% of seeds."""
+    twice this mass and finds them in at least 95% of seeds.
+    """
     from .events import ATOM_MIN_COUNT, RARE_MIN_COUNT, VALIDATION_MARGIN, _proxy, zero_projection
     z = st.one_sided_z(alpha)
     fit = n_select // 2
 
     def needed(score, m):
-        """The smallest count among m outputs at which score(count, m) exceeds eps."""
+        """Return the smallest count among m outputs at which score(count, m) exceeds eps."""
         return st.min_count(lambda a: score(a, m) > eps, max(m, 1))
 
     def validated(a, m):
@@ -424,6 +460,7 @@ def _pairs(mechanism, x, x_prime, domain):
 @dataclass
 class Candidate:
     """An event of one statistic on one input pair, and what selection thinks of it."""
+
     proxy: float             # projected certified bound (pessimistic; see events._proxy)
     se: float                # selection uncertainty of the proxy, in eps units
     event: Event
@@ -431,11 +468,13 @@ class Candidate:
 
 
 def _select(source, pairs, which, n_select, stream, n, alpha, delta, log_density, features):
-    """Candidate events of every statistic of every pair in ``which``.  The n_select outputs
-    per input are split: fit the statistics (1/2) | screen a shortlist of events (1/8) |
-    validate it (3/8).  Returns (validated, rare): per statistic, the best validated event,
-    and the most promising event never seen under one input on the screening and validation
-    outputs together (events.rare_event), with its zero projection as proxy."""
+    """Candidate events of every statistic of every pair in ``which``.
+
+    The n_select outputs per input are split: fit the statistics (1/2) | screen a shortlist of
+    events (1/8) | validate it (3/8).  Returns (validated, rare): per statistic, the best validated
+    event, and the most promising event never seen under one input on the screening and validation
+    outputs together (events.rare_event), with its zero projection as proxy.
+    """
     fit, screen = n_select // 2, (5 * n_select) // 8
     found, rare = [], []
     for p in which:
@@ -469,7 +508,8 @@ def _refine(source, pairs, chosen: Candidate, nominee: Candidate | None, n_refin
     selection's event competes, and is replaced only by one clearly better).  A rare nominee
     (an event never seen under one input at selection) is counted on all n_refine outputs of
     its pair and replaces the refined event if its validated proxy is larger.  Returns (event,
-    proxy, the eps(delta) curve's events, chosen from the same refinement counts)."""
+    proxy, the eps(delta) curve's events, chosen from the same refinement counts).
+    """
     event, p = chosen.event, chosen.pair
     half = max(1, n_refine // 2)
     sizes = (half, n_refine - half)
@@ -511,33 +551,71 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
           keep_pairs=None, n_refine=None, progress=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
-    mechanism    callable ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d)
-    x, x_prime   a neighbouring input pair: numbers or numeric arrays of one shape (passed
-                 as a float or a flat float array), or any objects the mechanism accepts,
-                 passed as given (datasets of different sizes for add/remove one record,
-                 dicts, strings); or give ``domain`` (a :class:`Domain`) to search the
-                 standard patterns, or neither for a mechanism with ``input_range``
-    eps, delta   the claim; alpha: 1 - confidence of every certified statement
-    n            certification outputs per input (selection draws ``n_select`` more per input
-                 and pair, default n // 8 within [SELECT_MIN, SELECT_MAX] and at most n)
-    log_density  optional ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs):
-                 the exact log-likelihood ratio becomes a candidate statistic
-    features     statistics to try: "auto" (all that apply, the default), or any of
-                 "value", "category" (categories and atoms), "score" (learned scores of
-                 vectors), "grain" (floating-point granularity), "bitsK" (low K mantissa
-                 bits); ``controls.LAW_FEATURES`` audits the law of a mechanism as if its
-                 arithmetic were exact (all but "grain")
-    delta_grid   deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5)
-    keep_pairs   with a domain: give every pair a quick selection pass (n_select / 4) and
-                 the full one only to the ``keep_pairs`` most promising (faster, noisier);
-                 default None: the full selection on every pair
-    n_refine     fresh outputs per input on which the event of the chosen statistic and
-                 pair is chosen again and a rare nominee is judged (bins counted, never
-                 certified; default n // 4): rare strong events need more data to tell
-                 apart than the selection has
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d).
+    x, x_prime : object, optional
+        A neighbouring input pair: numbers or numeric arrays of one shape (passed as a float
+        or a flat float array), or any objects the mechanism accepts, passed as given
+        (datasets of different sizes for add/remove one record, dicts, strings).  Or give
+        ``domain`` (a :class:`Domain`) to search the standard patterns, or neither for a
+        mechanism with ``input_range``.
+    eps, delta : float
+        The claim, keyword-only (``delta`` default 0).
+    alpha : float
+        1 - confidence of every certified statement (default 0.05).
+    n : int
+        Certification outputs per input (default 1e6).  Selection draws ``n_select`` more
+        per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at most n).
+    seed : int
+        Seed of every sample: the same seed gives the same result.
+    n_select : int, optional
+        Selection outputs per input and pair.
+    domain : Domain, optional
+        Input patterns to search instead of one pair.
+    log_density : callable, optional
+        ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs): the exact
+        log-likelihood ratio becomes a candidate statistic.
+    features : sequence of str
+        Statistics to try: "auto" (all that apply, the default), or any of "value",
+        "category" (categories and atoms), "score" (learned scores of vectors), "grain"
+        (floating-point granularity), "bitsK" (low K mantissa bits);
+        ``controls.LAW_FEATURES`` audits the law of a mechanism as if its arithmetic were
+        exact (all but "grain").
+    delta_grid : array_like, optional
+        Deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5).
+    keep_pairs : int, optional
+        With a domain: give every pair a quick selection pass (n_select / 4) and the full
+        one only to the ``keep_pairs`` most promising (faster, noisier); default None: the
+        full selection on every pair.
+    n_refine : int, optional
+        Fresh outputs per input on which the event of the chosen statistic and pair is
+        chosen again and a rare nominee is judged (bins counted, never certified; default
+        n // 4): rare strong events need more data to tell apart than the selection has.
+    progress : bool
+        Show a progress bar.
 
-    Raises :class:`dpbench.InputError` on bad input (before sampling anything) and when
-    the mechanism raises or returns outputs it cannot compare (see :class:`_Source`).
+    Returns
+    -------
+    AuditResult
+        ``violated`` (the claim is rejected at level alpha), ``eps_lower_bound`` (certified:
+        the mechanism is not (eps', delta)-DP for any eps' below it), the witness pair and
+        event, the eps(delta) curve and the certified trade-off points.
+
+    Raises
+    ------
+    dpbench.InputError
+        On bad input (before sampling anything) and when the mechanism raises or returns
+        outputs it cannot compare (see :class:`_Source`).
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> from verify.audit import audit
+    >>> res = audit(dpbench.sampler("ctl", eps=1.0), eps=1.0, n=200_000)   # doctest: +SKIP
+    >>> res.violated, res.eps_lower_bound <= 1.0                          # doctest: +SKIP
+    (False, True)
     """
     eps, delta, alpha = _check_claim(eps, delta, alpha)
     n = check_int("n", n, low=1)
@@ -656,14 +734,16 @@ RELIABLE_FRACTION = 1.0 / 3.0
 
 
 def _reliable(proxy: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """Candidates estimated precisely enough to trust: standard error at most a third of the
-    best proxy (a rare event that was lucky in validation is not)."""
+    """Select the candidates estimated precisely enough to trust.
+
+    Candidates estimated precisely enough to trust: standard error at most a third of the
+    best proxy (a rare event that was lucky in validation is not).
+    """
     return se <= max(float(proxy.max()), 0.0) * RELIABLE_FRACTION
 
 
 def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
-    """Index of the best validated proxy among the reliable candidates (or the plain best
-    if none is reliable)."""
+    """Index of the best validated proxy among the reliable candidates (or the plain best if none is reliable)."""
     reliable = _reliable(proxy, se)
     if reliable.any():
         return int(np.flatnonzero(reliable)[np.argmax(proxy[reliable])])
@@ -671,10 +751,13 @@ def _most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
 
 
 def _choose(found: list[Candidate]) -> Candidate:
-    """The event to certify: the most promising validated proxy (:func:`_most_promising`),
+    """Choose the event to certify.
+
+    The event to certify: the most promising validated proxy (:func:`_most_promising`),
     except that a learned score (naive-Bayes, logistic, sign) is passed over for a direct
     statistic (value, category, pattern, exact likelihood ratio) whose proxy is within one
-    standard error of the difference: a fitted score adds noise the validation cannot see."""
+    standard error of the difference: a fitted score adds noise the validation cannot see.
+    """
     proxy, se = np.array([f.proxy for f in found]), np.array([f.se for f in found])
     top = found[_most_promising(proxy, se)]
     reliable = _reliable(proxy, se)
@@ -688,10 +771,42 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
     """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP.
 
     For use inside any test: passes silently (returning the result) unless the
-    audit rejects the claim at level ``alpha`` (default 1e-6, so a correct
-    mechanism fails with probability at most 1e-6).  ``n`` defaults to
-    the smallest power of two that can certify eps + 0.5 at this alpha, and at
-    least 200,000.  Other keywords go to :func:`audit`.
+    audit rejects the claim at level ``alpha``.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed)``, as for :func:`audit`.
+    eps, delta : float
+        The claim.
+    x, x_prime : object, optional
+        The input pair, as for :func:`audit`.
+    alpha : float
+        Level of the test (default 1e-6: a correct mechanism fails with probability at
+        most 1e-6).
+    n : int, optional
+        Outputs per input; default the smallest power of two that can certify eps + 0.5 at
+        this alpha, and at least 200,000.
+    seed : int
+        Seed of the audit.
+    **kwargs
+        Other keywords of :func:`audit`.
+
+    Returns
+    -------
+    AuditResult
+        The audit's result, when it does not reject the claim.
+
+    Raises
+    ------
+    AssertionError
+        The audit certifies a violation; the message names the witness pair and event.
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> from verify.audit import assert_dp
+    >>> assert_dp(dpbench.sampler("ctl", eps=1.0), eps=1.0)    # doctest: +SKIP
     """
     __tracebackhide__ = True
     if n is None:
@@ -712,21 +827,5 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
 
 
 def _shown_labels(labels: dict, limit: int = 64) -> dict:
-    """The first ``limit`` output labels, number -> label (for the result's info)."""
+    """Return the first ``limit`` output labels, number -> label (for the result's info)."""
     return {repr(k): v for k, v in list(labels.items())[:limit]}
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, (np.floating, np.integer, np.bool_)):
-        return _jsonable(obj.item())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    if obj is None or isinstance(obj, (str, int, float, bool)):
-        return obj
-    return repr(obj)              # inputs of any other type (sets, user objects): readable, not lost

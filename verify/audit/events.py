@@ -35,14 +35,14 @@ Selection data never certify anything.  Events are described in output space
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 from scipy import optimize
 
 from . import fast
-from .fast import ADDITIVE, CODE, FEATURE_DIFF, FEATURE_GRAIN, FEATURE_VALUE, LINEAR, VALUE, StatSpec
+from .fast import ADDITIVE, CODE, FEATURE_DIFF, FEATURE_GRAIN, FEATURE_VALUE, LINEAR, VALUE, StatSpec, make_spec
 from .statistics import approx_eps_bound
 
 #: at most this many categories are ranked (rarer ones fall in no event)
@@ -60,20 +60,6 @@ VALIDATION_MARGIN = 1.0
 
 
 # ------------------------------------------------------------------ statistics
-def make_spec(kind: int, **fields) -> StatSpec:
-    """A StatSpec with every unused field filled by an empty array of the right type."""
-    base = dict(kind=kind, column=0, bias=0.0, weights=np.zeros(1),
-                feat_col=np.zeros(1, np.int64), feat_kind=np.zeros(1, np.int64),
-                feat_nedges=np.zeros(1, np.int64), feat_edges=np.zeros((1, 1)),
-                feat_w=np.zeros((1, 2)), specials=np.zeros(0), keep_all=True, low_bits=0,
-                bit_mask=np.uint64(0), grain=False, keys=np.zeros(0, np.uint64), ranks=np.zeros(0))
-    base.update(fields)
-    spec = StatSpec(**base)
-    if kind != ADDITIVE:
-        spec = spec._replace(feat_col=np.zeros(0, np.int64))
-    return spec
-
-
 @dataclass
 class Statistic:
     """A scalar function of an output row; ``spec`` (compiled) or ``func`` (Python)."""
@@ -671,22 +657,22 @@ def search_counts(stat: Statistic, edges: np.ndarray, c1, c2, m1: int, m2: int, 
     z_full = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))   # largest noise among the candidates
     margins = [z_full] if top == 1 else [1.0, z_full]
     events = []
+
+    def pick(picked, indices, score, complement, forward):
+        for idx in indices:
+            if not np.isfinite(score[idx]) and picked:
+                continue
+            key = (int(idx), complement, forward)
+            if key not in picked or score[idx] > picked[key]:
+                picked[key] = float(score[idx])
+
     for delta in np.atleast_1d(deltas):
         picked = {}
-
-        def pick(indices, score, complement, forward):
-            for idx in indices:
-                if not np.isfinite(score[idx]) and picked:
-                    continue
-                key = (int(idx), complement, forward)
-                if key not in picked or score[idx] > picked[key]:
-                    picked[key] = float(score[idx])
-
         for a, b, ma, mb, complement, forward in families:
             for z_sel in margins:
                 score = _proxy(a, b, ma, mb, n_cert, z, z_sel, float(delta))
                 best = np.argpartition(-score, top - 1)[:top] if score.size > top else np.arange(score.size)
-                pick(best[np.argsort(-score[best], kind="stable")], score, complement, forward)
+                pick(picked, best[np.argsort(-score[best], kind="stable")], score, complement, forward)
             if top > 1:
                 # and the best of every decade of mass, so that a rare event (an atom, a
                 # bottom symbol) reaches validation even when common events score higher here
@@ -695,7 +681,7 @@ def search_counts(stat: Statistic, edges: np.ndarray, c1, c2, m1: int, m2: int, 
                 band = np.floor(np.log10(np.maximum(a, 0.5) / max(ma, 1)))
                 for value in np.unique(band[ok]):
                     members = np.flatnonzero(ok & (band == value))
-                    pick([members[np.argmax(score[members])]], score, complement, forward)
+                    pick(picked, [members[np.argmax(score[members])]], score, complement, forward)
         ranked = sorted(picked.items(), key=lambda kv: -kv[1])[:top if top == 1 else None]
         for (idx, complement, forward), proxy in ranked:
             events.append(_event(stat, edges, int(ii[idx]), int(jj[idx]), complement, forward, proxy, delta))
@@ -725,7 +711,7 @@ def rare_event(stat: Statistic, s1: np.ndarray, s2: np.ndarray, n_cert: int, alp
     edges = _edges_for(f1, f2, stat.discrete)
     ii, jj, families = _families(histogram(f1, edges), histogram(f2, edges), s1.size, s2.size)
     best = None
-    for a, b, ma, mb, complement, forward in families:
+    for a, b, ma, _mb, complement, forward in families:
         ok = np.flatnonzero((b == 0) & (a >= RARE_MIN_COUNT))
         if ok.size == 0:
             continue

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from numba import prange
+
 from dpbench.engine.caching import cached_njit
 from dpbench.engine.components import emit, implementation, registered
 from dpbench.randomness import stream_seed
@@ -84,6 +85,20 @@ class StatSpec(NamedTuple):
     grain: bool
     keys: np.ndarray
     ranks: np.ndarray
+
+
+def make_spec(kind: int, **fields) -> StatSpec:
+    """A StatSpec with every unused field filled by an empty array of the right type."""
+    base = dict(kind=kind, column=0, bias=0.0, weights=np.zeros(1),
+                feat_col=np.zeros(1, np.int64), feat_kind=np.zeros(1, np.int64),
+                feat_nedges=np.zeros(1, np.int64), feat_edges=np.zeros((1, 1)),
+                feat_w=np.zeros((1, 2)), specials=np.zeros(0), keep_all=True, low_bits=0,
+                bit_mask=np.uint64(0), grain=False, keys=np.zeros(0, np.uint64), ranks=np.zeros(0))
+    base.update(fields)
+    spec = StatSpec(**base)
+    if kind != ADDITIVE:
+        spec = spec._replace(feat_col=np.zeros(0, np.int64))
+    return spec
 
 
 @cached_njit
@@ -300,7 +315,7 @@ def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, sta
             for i in range(lo_i, hi):
                 emit(mech, x, rows[i])
         else:
-            for i in range(lo_i, hi):
+            for _ in range(lo_i, hi):
                 emit(mech, x, row)
                 if kind == VALUE:
                     s = row[column]
@@ -324,7 +339,6 @@ _NO_SPEC = None
 def _no_spec():
     global _NO_SPEC
     if _NO_SPEC is None:
-        from .events import make_spec
         _NO_SPEC = make_spec(VALUE)
     return _NO_SPEC
 

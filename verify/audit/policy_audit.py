@@ -84,8 +84,11 @@ def _exploit(traces: np.ndarray) -> np.ndarray:
 
 def policy_mechanism(policy, *, arms: int, pulls: int, horizon: int, output: str = "next_arm",
                      step: int | None = None, **params):
-    """``mechanism(table, n, seed)``: outputs of ``policy`` replaying the (arms x pulls) table
-    (given flattened or 2-d).  See the module docstring for ``output`` and ``step``."""
+    """Wrap a policy replaying a reward table as an auditable mechanism.
+
+    ``mechanism(table, n, seed)``: outputs of ``policy`` replaying the (arms x pulls) table
+    (given flattened or 2-d).  See the module docstring for ``output`` and ``step``.
+    """
     if output not in OUTPUTS:
         raise InputError(f"unknown output {output!r}; allowed values: {', '.join(OUTPUTS)}")
     arms = check_int("arms", arms, low=2)
@@ -112,10 +115,13 @@ def policy_mechanism(policy, *, arms: int, pulls: int, horizon: int, output: str
 
 
 def first_random_step(build, tables, horizon: int, probe: int = 512, seed: int = 0) -> int:
-    """The first step (< horizon) whose arm is not the same in every probe run, under every
+    """Return the first step whose arm is random.
+
+    The first step (< horizon) whose arm is not the same in every probe run, under every
     table; InputError if the arm sequences before it differ between the tables.  The probe
     pads the rows (repeating their last reward) so that no arm runs out: rewards past the
-    end of a row are read only after the decision that matters, or the audit itself fails."""
+    end of a row are read only after the decision that matters, or the audit itself fails.
+    """
     pad = max(0, horizon - tables[0].shape[1])
     runs = [run_traces(build, np.pad(t, ((0, 0), (0, pad)), mode="edge"), horizon, probe, seed)
             for t in tables]
@@ -134,7 +140,7 @@ def first_random_step(build, tables, horizon: int, probe: int = 512, seed: int =
 
 
 def flip_one(table, arm: int = 0, pull: int = 0) -> np.ndarray:
-    """The neighbouring table: reward (arm, pull) replaced by 1 - reward (rewards in [0, 1])."""
+    """Return the neighbouring table: reward (arm, pull) replaced by 1 - reward (rewards in [0, 1])."""
     out = np.array(table, dtype=np.float64, copy=True)
     out[arm, pull] = 1.0 - out[arm, pull]
     return out
@@ -146,11 +152,45 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
                  **audit_kwargs) -> AuditResult:
     """Audit ``policy`` (catalog name, ``Built`` or build function) on a reward table.
 
-    ``table_prime`` defaults to ``table`` with the reward at ``flip = (arm, pull)``
-    replaced by 1 - reward.  For ``output="next_arm"`` the step defaults to the first
-    random decision (found by probe runs, with ``horizon`` = that step + 1); for the
-    other outputs ``horizon`` is required.  Returns the :class:`AuditResult` of
-    :func:`verify.audit` with the policy, step and flip recorded in ``info``.
+    Parameters
+    ----------
+    policy : str, Built or callable
+        A catalog policy name, a built policy, or ``build(instance, horizon, **params)``.
+    table, table_prime : array_like
+        Neighbouring (arms x pulls) reward tables: arm a's j-th pull returns ``table[a, j]``.
+        ``table_prime`` defaults to ``table`` with the reward at ``flip`` replaced by
+        1 - reward.
+    eps, delta : float
+        The claim, keyword-only (``delta`` default 0).
+    output : {"next_arm", "actions", "exploit"}
+        What the audit observes (see the module docstring).
+    step : int, optional
+        With ``output="next_arm"``: the step observed; default the first random decision
+        (found by probe runs, with ``horizon`` = that step + 1).
+    horizon : int, optional
+        Pulls per run; required for the other outputs.
+    flip : (int, int)
+        (arm, pull) of the reward that differs, when ``table_prime`` is not given.
+    n, alpha, seed : int, float, int
+        As for :func:`verify.audit.audit`.
+    policy_params : dict, optional
+        The policy's parameters (with a catalog name).
+    **audit_kwargs
+        Other keywords of :func:`verify.audit.audit`.
+
+    Returns
+    -------
+    AuditResult
+        The audit's result, with the policy, step and flip recorded in ``info``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from verify.audit import audit_policy
+    >>> table = np.tile([[1.0], [0.0]], (1, 50))
+    >>> res = audit_policy("ldp_ucb_b", table, eps=1.0, policy_params={"eps": 1.0})  # doctest: +SKIP
+    >>> res.violated                                                               # doctest: +SKIP
+    False
     """
     table = np.asarray(table, dtype=np.float64)
     if table.ndim != 2:
@@ -183,9 +223,12 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
 
 
 def gdp_elim_short_phases(eps: float, delta: float, pulls=(2, 4, 8, 16, 32)):
-    """A GDP-Elim-New builder with short phases N(k) (spec check C13's test variant: the
+    """Build GDP-Elim-New with short phases (spec check C13).
+
+    A GDP-Elim-New builder with short phases N(k) (spec check C13's test variant: the
     privacy argument does not depend on the N(k) formula), so that the exploitation decision
-    comes within a few dozen pulls; ``eps`` sets the Lemma 15 perturbation's level."""
+    comes within a few dozen pulls; ``eps`` sets the Lemma 15 perturbation's level.
+    """
     from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
     from dpbench.mechanisms.perturbations import lemma15_c
     from dpbench.policies.gdp_elim import GDPElimNew

@@ -7,11 +7,11 @@ here as compiled components (``fast.compiled_mechanism``) so that the audit
 counts events inside compiled code.  Published figures (DD-Search with logistic
 regression / MLP, two StatDP runs) are in ``verify/data/dpsniper_reference_results.csv``.
 
-``python -m verify.audit.sniper_benchmark`` regenerates ``reports/audit_benchmark.md``.
+``dpbench audit-suite`` regenerates ``reports/audit_benchmark.md`` and ``dpbench audit-suite
+--planted-only`` ``reports/audit_planted.md``.
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import time
@@ -22,9 +22,8 @@ from typing import NamedTuple
 import numpy as np
 
 from dpbench import randomness as rng
-from dpbench.engine.components import implements
-
 from dpbench.engine.caching import cached_njit
+from dpbench.engine.components import implements
 
 from .controls import LATTICE
 from .core import SELECT_MAX, SELECT_MIN
@@ -532,60 +531,49 @@ def _shortfall_reason(case, res, best) -> str:
             f"({hi / n:.1f} times the suite's budget).")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply the suite's sample budget SUITE_N")
-    parser.add_argument("--only", nargs="*", help="run only these mechanisms")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-controls", action="store_true",
-                        help="skip the dpbench catalog/controls and planted-bug tables")
-    parser.add_argument("--planted-only", action="store_true",
-                        help="only the planted-bug table (default --out reports/audit_planted.md)")
-    parser.add_argument("--out", default=None, help="default reports/audit_benchmark.md")
-    args = parser.parse_args(argv)
-    if args.planted_only:
-        t0 = time.perf_counter(), time.process_time()
-        planted = audit_planted(seed=args.seed)
-        wall, cpu = time.perf_counter() - t0[0], time.process_time() - t0[1]
-        out = Path(args.out or "reports/audit_planted.md")
-        head = ["# Planted bugs: the default audit by bug class", "",
-                f"Regenerate with `python -m verify.audit.sniper_benchmark --planted-only"
-                f"{'' if args.seed == 0 else f' --seed {args.seed}'}`.", ""]
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("\n".join(head + planted_section(planted, wall, cpu)) + "\n")
-        print(f"wrote {out}: {wall:.0f} s wall / {cpu:.0f} s cpu")
-        return 0
-    args.out = args.out or "reports/audit_benchmark.md"
+def command(scale: float = 1.0, seed: int = 0, planted_only: bool = False) -> str:
+    """The ``dpbench audit-suite`` command line that regenerates a report of these settings."""
+    return ("dpbench audit-suite" + (" --planted-only" if planted_only else "")
+            + (f" --scale {scale:g}" if scale != 1 else "") + (f" --seed {seed}" if seed else ""))
+
+
+def write_planted(out, seed: int = 0) -> tuple[float, float]:
+    """Audit every planted bug and its fix and write the table to ``out``; (wall, CPU) seconds."""
+    t0 = time.perf_counter(), time.process_time()
+    planted = audit_planted(seed=seed)
+    wall, cpu = time.perf_counter() - t0[0], time.process_time() - t0[1]
+    head = ["# Planted bugs: the default audit by bug class", "",
+            f"Regenerate with `{command(seed=seed, planted_only=True)}`.", ""]
+    Path(out).write_text("\n".join(head + planted_section(planted, wall, cpu)) + "\n")
+    return wall, cpu
+
+
+def write_suite(out, scale: float = 1.0, only=None, seed: int = 0, controls: bool = True) -> tuple:
+    """Run the suite (the ``only`` mechanisms, or all with the catalog/controls and planted-bug
+    tables unless ``controls`` is false) and write the report to ``out``; the seconds of each part
+    (suite wall, suite CPU, controls wall, controls CPU, planted wall, planted CPU)."""
     rows = []
-    n = max(10_000, int(SUITE_N * args.scale))
+    n = max(10_000, int(SUITE_N * scale))
 
     def clock():
         return time.perf_counter(), time.process_time()
 
     t0 = clock()
     for case in cases():
-        if args.only and case.name not in args.only:
+        if only and case.name not in only:
             continue
-        res, secs, cpu = run_case(case, n, args.seed)
+        res, secs, cpu = run_case(case, n, seed)
         print(f"{case.name:30s} eps_LB={res.eps_lower_bound:9.5f}  {secs:6.1f}s wall {cpu:6.1f}s cpu  "
               f"{res.witness['statistic']}", flush=True)
         rows.append((case, res, secs, cpu))
     t1 = clock()
-    extra = not (args.no_controls or args.only)
-    controls = audit_controls(seed=args.seed) if extra else None
+    extra = controls and not only
+    control_rows = audit_controls(seed=seed) if extra else None
     t2 = clock()
     planted = audit_planted() if extra else None
     t3 = clock()
     seconds = tuple(b[i] - a[i] for a, b in ((t0, t1), (t1, t2), (t2, t3)) for i in (0, 1))
-    cmd = "python -m verify.audit.sniper_benchmark" + (f" --scale {args.scale:g}" if args.scale != 1 else "")
-    text = report(rows, n, seconds, cmd, controls, planted)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text + "\n")
-    print(f"wrote {args.out}: suite {seconds[0]:.0f} s wall / {seconds[1]:.0f} s cpu"
-          + (f", controls {seconds[2]:.0f} / {seconds[3]:.0f}, planted {seconds[4]:.0f} / {seconds[5]:.0f}"
-             if extra else ""))
-    return 0
+    text = report(rows, n, seconds, command(scale, seed), control_rows, planted)
+    Path(out).write_text(text + "\n")
+    return seconds
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class Exponent:
     quantity: str = "R_T"
     note: str = ""
 
-    def at(self, ctx: Mapping) -> "Exponent":
+    def at(self, ctx: Mapping) -> Exponent:
         """This exponent with a context-dependent value resolved."""
         if callable(self.value):
             return Exponent(self.variable, float(self.value(dict(ctx))), self.limit, self.quantity, self.note)
@@ -75,7 +75,7 @@ class Exponent:
 @dataclass(frozen=True)
 class Evaluation:
     """A bound evaluated on one context."""
-    bound: "Bound" = field(repr=False)
+    bound: Bound = field(repr=False)
     applicable: bool
     reason: str = ""
     value: float | None = None        # explicit bounds: R(T) bound

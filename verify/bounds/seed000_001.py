@@ -19,9 +19,21 @@ import numpy as np
 
 from dpbench.mechanisms.ldp_curators import bernoulli_factor, contraction, laplace_factor
 
-from .registry import (ASYMPTOTIC, EXPLICIT, LOWER, ORDER, UPPER, Bound, Condition,
-                       is_bounded_environment, minimise, positive_gaps, register, scaling,
-                       sum_inverse_gaps)
+from .registry import (
+    ASYMPTOTIC,
+    EXPLICIT,
+    LOWER,
+    ORDER,
+    UPPER,
+    Bound,
+    Condition,
+    is_bounded_environment,
+    minimise,
+    positive_gaps,
+    register,
+    scaling,
+    sum_inverse_gaps,
+)
 
 PI2 = math.pi ** 2
 
@@ -72,7 +84,7 @@ SHIFT_NOISE = Condition(
     "rewards mu_a + Z, Z i.i.d. across arms, sub-Gaussian with variance <= 1, means in [0, 1]",
     lambda c: None if c.get("environment") is None else (
         c["environment"] == "gaussian" and float(c.get("sigma", 1.0)) <= 1.0
-        and bool(np.all((np.max(c["gaps"]) <= 1.0)))))
+        and bool(np.all(np.max(c["gaps"]) <= 1.0))))
 ACCEPTS_SOME = Condition("p0 = P(eps_t >= eps_min) > 0", lambda c: c["p0"] > 0)
 
 

@@ -42,7 +42,7 @@ import tomllib
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -56,7 +56,7 @@ DEFAULT_ALPHA = 0.01
 ROUND_ROBIN_SHARE = 0.95
 
 
-class Verdict(str, Enum):
+class Verdict(str, Enum):  # noqa: UP042  (StrEnum would change str() of the members)
     REPRODUCED = "reproduced"
     REFUTED = "refuted"
     UNOBSERVABLE = "unobservable at this horizon"
@@ -75,7 +75,7 @@ class Hypothesis:
     p_value: float
     supports: bool
     label: str = ""
-    unobservable: "Unobservable | None" = None     # why this comparison cannot decide at this T
+    unobservable: Unobservable | None = None     # why this comparison cannot decide at this T
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class ClaimResult:
 @dataclass(frozen=True)
 class ClaimTest:
     name: str
-    function: Callable[[Claim, "Evidence"], Outcome]
+    function: Callable[[Claim, Evidence], Outcome]
     keys: tuple[str, ...]                  # required
     optional: tuple[str, ...]
     quantity: Callable[[Claim], str]
@@ -241,7 +241,7 @@ class Evidence:
     def result(self, claim: Claim, ref):
         """The SimulationResult named by ``ref`` (a label of the claim's experiment, or a table
         ``{experiment, run}``)."""
-        from ..common import run_results
+        from ..runs import run_results
         if isinstance(ref, Mapping):
             experiment, label = ref["experiment"], ref["run"]
         else:
@@ -296,7 +296,7 @@ def learning_horizon(result) -> float | None:
     uniform = float(np.mean(gaps))
     best = None
     for b in bounds.bounds_for(result.policy, side=bounds.UPPER, form=bounds.EXPLICIT):
-        def below(log_t):
+        def below(log_t, b=b):
             ev = b.evaluate(ctx, T=float(10 ** log_t))
             return ev.applicable and ev.value < 10 ** log_t * uniform
         lo, hi = math.log10(max(2, gaps.size)), 15.0
@@ -401,7 +401,7 @@ CLAIM_HEADER = ["id", "paper", "claim", "quantity", "expected", "test", "T, reps
 
 def render(report, results: Sequence[ClaimResult], *, title: str = "Claims of the paper and their verdicts"):
     """The claims table of a report, with a count per verdict and the notes."""
-    from ..common import fmt_t
+    from ..markdown import fmt_t
     report.section(title)
     c = counts(results)
     alphas = sorted({r.alpha for r in results})
@@ -455,7 +455,7 @@ def claims_section(report, evidence: Evidence, *, alpha: float = DEFAULT_ALPHA, 
 
 
 def _fmt_t(t) -> str:
-    from ..common import fmt_t
+    from ..markdown import fmt_t
     if t is None:
         return "?"
     t = float(t)

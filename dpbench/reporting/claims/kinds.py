@@ -34,14 +34,29 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy import stats
 
-from ..common import fmt, fmt_t, horizons_of, late_log_fit, panel_sweep
-from . import (Claim, Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claim_test,
-               common_checkpoint, learning_horizon, provenance_of, round_robin, run_name)
+from ..bound_checks import late_log_fit
+from ..markdown import fmt, fmt_t
+from ..runs import horizons_of, panel_sweep
+from . import (
+    Claim,
+    Evidence,
+    Hypothesis,
+    NotChecked,
+    Outcome,
+    Unobservable,
+    Verdict,
+    claim_test,
+    common_checkpoint,
+    learning_horizon,
+    provenance_of,
+    round_robin,
+    run_name,
+)
 
 #: named theory factors f(x) whose local log-log slope a claim may predict ("factor:NAME")
 FACTORS: dict[str, Callable[[float], float]] = {}

@@ -30,24 +30,37 @@ attribute           meaning
 
 Methods: ``sample(x, n, seed)`` (n i.i.d. reports of x), ``mechanism(x, n, seed)``
 (the same: the form every audit calls), ``sample_sum(x, m, n, seed)`` (n draws of the
-engine's batched form for m users whose rewards are all x; its law is the sum of m
-reports) and ``check_input(x)``.  ``dpbench.sampler(name, **params)`` returns the
+engine's batched form for m users whose rewards are all x -- the engine's ``respond`` on the
+environment :class:`PointMass`; its law is the sum of m reports) and ``check_input(x)``.
+``dpbench.sampler(name, **params)`` returns the
 catalog mechanism ``name``; the classes (``CTLMechanism(eps=1.0)``, ...) are in the
 mechanism modules, built in the style of diffprivlib: keyword-only privacy
 parameters, validated in the constructor, papers cited in the docstrings.
+
+This is engine code (the engine composes a policy with a ``Mechanism``,
+:mod:`.composition`); the mechanisms themselves live in :mod:`dpbench.mechanisms`.
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import randomness as rng
-from ..engine.caching import cached_njit
-from ..engine.components import ComponentError, privatize, registered, respond_broadcast
-from ..environments.replay import PointMass
 from ..validation import InputError, check_delta, check_int, check_real
-
+from .caching import cached_njit
+from .catalog import MECHANISMS, validate_params
+from .components import (
+    ComponentError,
+    describe_function,
+    draw,
+    draw_sum,
+    implements,
+    privatize,
+    registered,
+    respond_broadcast,
+)
 
 #: what a mechanism's reports are, narrowest first: each kind is also every later one
 OUTPUT_KINDS = ("bits", "real")
@@ -69,8 +82,11 @@ def _responses_kernel(mech, env, arm, m, seed, out):
 
 
 def engine_responses(component, env, arm: int, m: int, n: int, seed: int) -> np.ndarray:
-    """n responses (values) of the engine mechanism ``component`` to m pulls of ``arm`` in the
-    environment component ``env``, exactly as the simulation loop makes them (no broadcast)."""
+    """Draw the engine mechanism's responses to m pulls of one arm, n times.
+
+    n responses (values) of the engine mechanism ``component`` to m pulls of ``arm`` in the
+    environment component ``env``, exactly as the simulation loop makes them (no broadcast).
+    """
     out = np.empty(check_int("n", n, low=1))
     _responses_kernel(component, env, check_int("arm", arm, low=0), check_int("m", m, low=1),
                       rng.stream_seed(seed), out)
@@ -138,13 +154,75 @@ class Mechanism:
         return self.sample(x, n, seed)
 
     def sample_sum(self, x, m: int, n: int, seed: int) -> np.ndarray:
-        """n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
+        """Draw the engine's batched form for m users, n times.
+
+        n draws of the engine's batched form: ``respond`` for m users whose rewards are all x
         (O(1) draws for the Laplace mechanisms; m reports in turn for a mechanism that
-        registers no ``respond``); in law the sum of m ``sample`` reports."""
+        registers no ``respond``); in law the sum of m ``sample`` reports.
+        """
         x = self.check_input(x)
         m = check_int("m", m, low=1, high=self.max_batch)
         return engine_responses(self.component, PointMass(x), 0, m, n, seed)
 
     def __repr__(self) -> str:
+        """Name, claim, input range and component."""
         claim = f"eps={self.claimed_eps:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
         return f"<{type(self).__name__} {self.name} ({claim}) on {list(self.input_range)}: {self.component!r}>"
+
+
+class PointMass(NamedTuple):
+    """Every pull returns ``value``."""
+
+    value: float
+
+
+@implements(draw, PointMass)
+def _point_draw(env, arm):
+    return env.value
+
+
+@implements(draw_sum, PointMass)
+def _point_draw_sum(env, arm, m):
+    return m * env.value
+
+
+def sampler(name: str, **params) -> Mechanism:
+    """Build the catalog mechanism ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered mechanism (``dpbench list mechanisms``).
+    **params
+        Its parameters, validated (``dpbench list mechanisms -v`` names them).
+
+    Returns
+    -------
+    Mechanism
+        With ``name``, ``claimed_eps``, ``claimed_delta``, ``input_range``, ``component``,
+        ``params``, ``sample(x, n, seed)`` and ``__call__(x, n, seed)`` (the same),
+        ``sample_sum(x, m, n, seed)``: the very ``privatize`` that ``simulate`` runs.
+
+    Raises
+    ------
+    dpbench.InputError
+        An unknown name or a bad parameter (naming it and its allowed range).
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> ctl = dpbench.sampler("ctl", eps=1.0)
+    >>> ctl.claimed_eps, ctl.input_range
+    (1.0, (0.0, 1.0))
+    >>> ctl(0.3, 4, seed=0).shape
+    (4,)
+    """
+    spec = MECHANISMS.get_spec(name)
+    checked = validate_params(f"mechanism {name!r}", spec.params, params)
+    mechanism = spec.build(**checked)
+    if not isinstance(mechanism, Mechanism):
+        raise ComponentError(f"mechanism {name!r}: build ({describe_function(spec.build)}) must return a "
+                             f"dpbench.extend.Mechanism(component, eps=..., ...), got {type(mechanism).__name__}")
+    mechanism.name = spec.name
+    mechanism.params = checked
+    return mechanism

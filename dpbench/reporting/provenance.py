@@ -1,0 +1,141 @@
+"""Provenance of a report: versions, git commit, the command that rebuilds it, and the build
+times (``timings.json``, ``timings.md`` and the README block)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .context import ReportContext
+from .markdown import Report
+
+
+def command_line(ctx: ReportContext) -> str:
+    """The command that rebuilds this report (non-default options included)."""
+    parts = ["dpbench report", ctx.seed]
+    if ctx.quick:
+        parts.append("--quick")
+    if Path(ctx.results_dir) != Path("dpbench-results"):
+        parts.append(f"--results {ctx.results_dir}")
+    if Path(ctx.out_dir) != Path("reports"):
+        parts.append(f"--out {ctx.out_dir}")
+    return " ".join(parts)
+
+
+def git_commit() -> str:
+    """The git commit of the dpbench sources (marked if they differ from it), or 'not a git checkout'."""
+    import subprocess
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return "not a git checkout"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."],
+                               cwd=here.parent.parent, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    return head.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+
+
+def provenance_section(report: Report):
+    """Package versions, git commit, result store, cells computed or reused, and the command."""
+    from ..engine.result import now_iso, package_versions
+    ctx = report.ctx
+    v = package_versions()
+    report.section("Provenance")
+    report.bullets([
+        f"dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
+        f"scipy {v['scipy']}, Python {v['python']} on {v['platform']}",
+        f"built {now_iso()} by `{command_line(ctx)}`; result store `{ctx.store}` "
+        f"({ctx.cells['computed']} cells computed, {ctx.cells['stored']} reused)",
+        "seeds, horizons and repetitions: the setup table (per experiment) and the claims table (per row)",
+    ])
+
+
+TIMINGS = "timings.json"
+
+
+def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
+    """Add this build's wall and CPU seconds to ``<out>/timings.json`` and rewrite
+    ``<out>/timings.md`` (the per-report time table the README points to)."""
+    import json
+    import os
+
+    from ..engine.result import now_iso
+    path = Path(ctx.out_dir) / TIMINGS
+    data = json.loads(path.read_text()) if path.exists() else {}
+    name = f"seed{ctx.seed}{' --quick' if ctx.quick else ''}"
+    entry = data.get(name, {})
+    this = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
+            "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
+            "command": command_line(ctx)}
+    if ctx.cells["computed"] or not entry:
+        entry = this                     # a build that computed cells: the time to produce the report
+    else:
+        entry["rebuild_s"] = this["wall_s"]          # every cell reused: the time to rebuild it
+    data[name] = entry
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    write_timing_tables(ctx.out_dir, readme=not ctx.quick)
+    return path
+
+
+def write_timing_tables(out_dir, *, readme: bool = True) -> None:
+    """Render ``<out>/timings.json`` as ``<out>/timings.md`` and, if ``readme``, into the README
+    block (README_TIMINGS markers) of the folder above ``out``."""
+    import json
+    data = json.loads((Path(out_dir) / TIMINGS).read_text())
+    lines = ["# Report build times", "",
+             "Written by `dpbench report` after each build: wall and CPU seconds of the last build that "
+             "computed cells (from an empty result store: every cell), the cells it computed and reused, and "
+             "the wall seconds of the last rebuild from stored cells. CPU time counts every thread of the "
+             "process; on a shared machine wall time is inflated by other load.", ""]
+    (Path(out_dir) / "timings.md").write_text("\n".join(lines + timing_table(data)) + "\n")
+    path = Path(out_dir).resolve().parent / "README.md"
+    if readme and path.exists():
+        _replace_block(path, timing_table({k: e for k, e in data.items() if "--quick" not in k}))
+
+
+#: the README block :func:`record_timing` keeps equal to the timing table (full-size builds only)
+README_TIMINGS = ("<!-- report timings: written by dpbench report -->", "<!-- end of report timings -->")
+
+
+def timing_table(data: dict) -> list[str]:
+    """Markdown rows of the per-report build times in ``timings.json`` (and their total)."""
+    rows = ["| report | wall (s) | CPU (s) | cells computed | cells reused | rebuild from store (s) | cores | "
+            "date | command |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for key, e in sorted(data.items()):
+        rows.append(f"| {key} | {e['wall_s']:.0f} | {e['cpu_s']:.0f} | {e['cells_computed']} | "
+                    f"{e['cells_reused']} | {e.get('rebuild_s', '')} | {e['cores']} | {e['date']} | "
+                    f"`{e['command']}` |")
+    full = [e for key, e in data.items() if "--quick" not in key]
+    if len(full) > 1:
+        rows.append(f"| total (full size) | {sum(e['wall_s'] for e in full):.0f} | "
+                    f"{sum(e['cpu_s'] for e in full):.0f} | "
+                    f"{sum(e['cells_computed'] for e in full)} | | | | | |")
+    return rows
+
+
+def _replace_block(path: Path, rows: list[str]) -> None:
+    """Replace the lines between the README_TIMINGS markers of ``path`` (if it has them) by ``rows``."""
+    text = path.read_text()
+    start, end = README_TIMINGS
+    if start not in text or end not in text:
+        return
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1]
+    path.write_text(head + start + "\n" + "\n".join(rows) + "\n" + end + tail)
+
+
+def finish(report: Report) -> Path:
+    ctx = report.ctx
+    if ctx.missing:
+        report.section("Not yet available")
+        report.text("These experiments or checks are not in this installation yet; their sections are "
+                    "empty and will fill in when they land: " + ", ".join(sorted(set(ctx.missing))) + ".")
+    provenance_section(report)
+    wall, cpu = time.perf_counter() - ctx.started, time.process_time() - ctx.cpu_started
+    report.text(f"_Built in {wall:.0f} s wall, {cpu:.0f} s CPU by `{command_line(ctx)}`._")
+    path = report.write()
+    record_timing(ctx, wall, cpu)
+    return path
