@@ -422,19 +422,17 @@ def analytic_dp(claim, ev) -> Outcome:
 
 
 def audit(claim, ev) -> Outcome:
-    """A black-box audit of catalog mechanism ``args.mechanism`` (or the negative control
-    ``ctb_towards_reward``) at its claimed eps; ``args.expect`` = 'private' or 'violated'; with
-    ``args.tight``, also the certified lower bound >= tight x claimed eps."""
-    import verify
+    """A black-box audit (``measures.catalog_audit``) of catalog mechanism ``args.mechanism`` (or
+    the negative control ``ctb_towards_reward``) at its claimed eps; ``args.expect`` = 'private'
+    or 'violated'; with ``args.tight``, also the certified lower bound >= tight x claimed eps."""
     from verify.audit import controls
+
+    from .measures import catalog_audit
     args = claim.require("args")
     name = args["mechanism"]
     mech = controls.ctb_towards_reward(1.0) if name == "ctb_towards_reward" else _sampler(name, 1.0)
-    n = samples(ev)
     x, xp = args.get("x", [0.0, 1.0])
-    res = verify.audit(mech, x, xp, eps=mech.claimed_eps, delta=mech.claimed_delta, n=n, seed=1)
-    statistic = (f"claimed eps {mech.claimed_eps:g}; certified lower bound {res.eps_lower_bound:.4g} "
-                 f"(n = {n:,}, inputs ({x:g}, {xp:g})); violation: {bool(res.violated)}")
+    res, statistic = catalog_audit(mech, name, x, xp, eps=mech.claimed_eps, n=samples(ev))
     if args.get("expect", "private") == "violated":
         ok = bool(res.violated)
     else:
