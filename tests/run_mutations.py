@@ -61,7 +61,7 @@ def variants(spec: dict, only: str | None = None) -> list[Variant]:
     """Every entry of ``spec`` expanded over its factors (in file order)."""
     out = []
     for e in spec["mutation"]:
-        if only and only not in e["id"] and only not in e["name"]:
+        if only and not any(o in e["id"] or o in e["name"] for o in only.split(",")):
             continue
         tests = tuple(e.get("tests", spec["law_tests"]))
         if "{f}" in e["replace"]:
@@ -205,8 +205,8 @@ def run(only: str | None, scratch: Path, jobs: int = 1, full: bool = True, repor
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", help="run the entries whose id or name contains this "
-                                   "(their rows of the report are updated)")
+    ap.add_argument("--only", help="run the entries whose id or name contains this, or any of a "
+                                   "comma-separated list (their rows of the report are updated)")
     ap.add_argument("--jobs", type=int, default=1, help="scratch copies run in parallel (default 1)")
     ap.add_argument("--focused-only", action="store_true",
                     help="skip the whole-suite stage for mutations the focused tests miss")
