@@ -61,6 +61,11 @@ BASELINE_CASES = {
     "ldp_ucb_l": ("ldp_ucb_l", {"eps": EPS}, T, REPS, None),
     "heldp_ucb_l": ("heldp_ucb_l", {"eps_dist": "discrete", "eps_min": 0.2}, T, 2, 1.5),
     "dp_ftpl_new": ("dp_ftpl_new", {"eps": 1.0, "delta": 0.01, "means": INSTANCE_1}, 100_000, 8, 1.5),
+    # families whose state became named tuples (issue 18): must not be slower than before
+    "dp_ftpl_gauss": ("dp_ftpl_gauss", {"eps": 1.0, "delta": 0.01}, T, 2, None),
+    "gdp_elim_new": ("gdp_elim_new", {"eps": 1.0}, T, REPS, None),
+    "dp_robust_ucb": ("dp_robust_ucb", {"v": 1.0, "eps": 1.0, "constants": "scaled"}, T, 2, None),
+    "dp_se": ("dp_se", {"eps": 1.0}, T, REPS, None),
 }
 
 
