@@ -198,8 +198,9 @@ ORACLES = {   # catalog policy -> (params, environment, oracle builder)
                     lambda instance, horizon: Built(_HeteroB(0.5), HeteroCurator.ctb(make_levels("truncated_gaussian"),
                                                                            False))),
     "dp_ftpl_new": ({"eps": 1.0, "delta": 0.01}, "bernoulli",
-                    lambda instance, horizon: Built(_FTPLNew(1.0, 0.01, lemma15_c(1.0, 0.01), math.log(horizon), 1.0 / horizon),
-                                          bernoulli_observations(instance))),
+                    lambda instance, horizon: Built(
+                        _FTPLNew(1.0, 0.01, lemma15_c(1.0, 0.01), math.log(horizon), 1.0 / horizon),
+                        bernoulli_observations(instance))),
 }
 MEANS = {"bernoulli": [0.9] + [0.8] * 5 + [0.7] * 5 + [0.6] * 5 + [0.5] * 4,
          "gaussian": [0.9, 0.8, 0.7, 0.6, 0.5]}
