@@ -12,6 +12,7 @@ compiled) and record every release.
 """
 from __future__ import annotations
 
+import math
 import sys
 
 from dpbench.engine.contracts import run_checked
@@ -55,3 +56,20 @@ def test_linear_central_releases_batch_sums_with_width_of_the_reward_range(monke
     calls = _recorded_releases(monkeypatch, private_phased_elimination, "linear_central", "linear_sphere",
                                20_000, eps=1.0)
     assert {(width, eps) for width, eps, _ in calls} == {(2.0, 1.0)}
+
+
+def test_gdp_elim_new_draws_lemma15_at_eps_and_half_delta(monkeypatch):
+    """GDP-Elim-New (seed 002, Thm 17) spends delta/2 on its perturbations: every theta is drawn
+    from Lemma 15's law at (eps, delta/2) with edge constant c = (delta/2)/(e^eps - 1).  Like the
+    widths above, a level off by a factor barely moves its arm sequences."""
+    from dpbench.mechanisms import perturbations
+    from dpbench.policies import gdp_elim
+    calls = []
+
+    def recorder(x0, n, eps, delta, c):
+        calls.append((eps, delta, c))
+        return perturbations.lemma15_draw(x0, n, eps, delta, c)
+
+    monkeypatch.setattr(gdp_elim, "lemma15_draw", recorder)
+    run_checked(prepare("gdp_elim_new", "bernoulli", 3000, 3, eps=1.0, delta=0.1, means=[0.9, 0.5]), 0)
+    assert calls and set(calls) == {(1.0, 0.05, 0.05 / (math.e - 1.0))}, set(calls)
