@@ -17,23 +17,28 @@ import sys
 
 from dpbench.engine.contracts import run_checked
 from dpbench.engine.simulate import prepare
-from dpbench.mechanisms import central_laplace
 from dpbench.policies import dp_se, private_phased_elimination, robust_elimination
 
 
-def _recorded_releases(monkeypatch, module, policy, env, horizon, **params):
-    """(width, eps, the releasing frame's locals) of every release of ``policy``'s first
-    repetition, run as plain Python."""
-    calls = []
+def _recorded_calls(monkeypatch, module, name, policy, env, horizon, **params):
+    """(arguments, the calling frame's locals) of every call of ``module.name`` in ``policy``'s
+    first repetition, run as plain Python (nothing compiled, so the replaced name is seen)."""
+    original, calls = getattr(module, name), []
 
-    def recorder(total, count, width, eps):
-        calls.append((width, eps, sys._getframe(1).f_locals))
-        return central_laplace.laplace_release(total, count, width, eps)
+    def recorder(*args):
+        calls.append((args, sys._getframe(1).f_locals))
+        return original(*args)
 
-    monkeypatch.setattr(module, "laplace_release", recorder)
+    monkeypatch.setattr(module, name, recorder)
     run_checked(prepare(policy, env, horizon, 3, **params), 0)
-    assert calls, f"{policy} released nothing in {horizon} pulls"
+    assert calls, f"{policy} never called {name} in {horizon} pulls"
     return calls
+
+
+def _recorded_releases(monkeypatch, module, policy, env, horizon, **params):
+    """(width, eps, the releasing frame's locals) of every ``laplace_release`` of ``policy``."""
+    return [(width, eps, frame) for (_, _, width, eps), frame in
+            _recorded_calls(monkeypatch, module, "laplace_release", policy, env, horizon, **params)]
 
 
 def test_dp_se_releases_each_epoch_mean_of_unit_rewards_with_width_one(monkeypatch):
@@ -62,14 +67,8 @@ def test_gdp_elim_new_draws_lemma15_at_eps_and_half_delta(monkeypatch):
     """GDP-Elim-New (seed 002, Thm 17) spends delta/2 on its perturbations: every theta is drawn
     from Lemma 15's law at (eps, delta/2) with edge constant c = (delta/2)/(e^eps - 1).  Like the
     widths above, a level off by a factor barely moves its arm sequences."""
-    from dpbench.mechanisms import perturbations
     from dpbench.policies import gdp_elim
-    calls = []
-
-    def recorder(x0, n, eps, delta, c):
-        calls.append((eps, delta, c))
-        return perturbations.lemma15_draw(x0, n, eps, delta, c)
-
-    monkeypatch.setattr(gdp_elim, "lemma15_draw", recorder)
-    run_checked(prepare("gdp_elim_new", "bernoulli", 3000, 3, eps=1.0, delta=0.1, means=[0.9, 0.5]), 0)
-    assert calls and set(calls) == {(1.0, 0.05, 0.05 / (math.e - 1.0))}, set(calls)
+    calls = _recorded_calls(monkeypatch, gdp_elim, "lemma15_draw", "gdp_elim_new", "bernoulli", 3000,
+                            eps=1.0, delta=0.1, means=[0.9, 0.5])
+    levels = {(eps, delta, c) for (_, _, eps, delta, c), _ in calls}
+    assert levels == {(1.0, 0.05, 0.05 / (math.e - 1.0))}, levels
