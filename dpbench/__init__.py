@@ -4,12 +4,7 @@
 >>> result = dpbench.simulate("ldp_ucb_b", "bernoulli", horizon=100_000, reps=8, seed=1, eps=2.0)
 >>> result.mean[-1], result.ci95[:, -1]
 """
-from importlib import metadata as _metadata
-
-try:                                        # the one version number is pyproject.toml's
-    __version__ = _metadata.version("dpbench")
-except _metadata.PackageNotFoundError:      # a source tree that was never installed
-    __version__ = "0+unknown"
+from .version import __version__
 
 from . import environments, mechanisms, policies  # noqa: E402,F401  (registers components)
 from .engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS  # noqa: E402

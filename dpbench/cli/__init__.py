@@ -30,7 +30,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dpbench", description="Benchmark and verify differentially private bandits.")
-    from .. import __version__
+    from ..version import __version__
     parser.add_argument("--version", action="version", version=f"dpbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True

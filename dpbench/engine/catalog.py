@@ -44,11 +44,13 @@ REQUIRED = _Required()
 # ----------------------------------------------------- parameter checkers
 class Checker:
     """A parameter checker: ``checker(name, value)`` returns the validated value or raises
-    :class:`InputError`; ``describe`` says what is allowed (for listings and errors)."""
+    :class:`InputError`; ``describe`` says what is allowed (for listings and errors);
+    ``options`` are the allowed values of a choice (empty otherwise)."""
 
-    def __init__(self, check: Callable[[str, Any], Any], describe: str):
+    def __init__(self, check: Callable[[str, Any], Any], describe: str, options: tuple = ()):
         self._check = check
         self.describe = describe
+        self.options = tuple(options)
 
     def __call__(self, name: str, value):
         return self._check(name, value)
@@ -79,7 +81,7 @@ def vector(low=None, high=None, min_len=1):
 def choice(*options):
     def check(name, value):
         return check_choice(name, value, options)
-    return Checker(check, "one of " + ", ".join(options))
+    return Checker(check, "one of " + ", ".join(options), options)
 
 
 def flag():
@@ -185,13 +187,22 @@ class EnvironmentSpec:
 @dataclass(frozen=True)
 class MechanismSpec:
     """A catalog privacy mechanism: ``build(**params)`` returns its mechanism object
-    (:class:`dpbench.engine.mechanism.Mechanism`: claim, input range, engine component, sampler)."""
+    (:class:`dpbench.engine.mechanism.Mechanism`: claim, input range, engine component, sampler).
+    ``audit``: the parameters it is audited with at its claim (``verify.audit.controls``)."""
     name: str
     summary: str
     source: str
     params: tuple[Param, ...]
     build: Callable[..., Any]            # build(**params) -> Mechanism
     module: str = ""
+    audit: dict | None = None
+
+    def options(self, param: str) -> tuple:
+        """The allowed values of choice parameter ``param`` (empty if it has none)."""
+        for p in self.params:
+            if p.name == param:
+                return getattr(p.check, "options", ())
+        return ()
 
 
 def check_build_signature(what: str, build, positional: tuple, params) -> None:

@@ -24,6 +24,11 @@ attribute           meaning
 ``local``           True if ``privatize`` is one user's report (a local randomiser, usable as
                     ``simulate(..., mechanism=...)``); False for a policy's own draw
                     (perturbations, the central Laplace release)
+``arithmetic``      "lattice": input and noise on a power-of-two lattice, the sum exact (DP as
+                    implemented, :mod:`dpbench.mechanisms.lattice`); "float": input + noise in
+                    floating point, the paper-literal form, not DP as implemented (its
+                    ``float_unsafe`` is True); "none": no arithmetic on the input (bits, or a
+                    law whose parameters the input sets)
 ``params``          the parameters it was built with
 ``source``          paper, algorithm and lemma
 ==================  ====================================================================
@@ -35,7 +40,10 @@ environment :class:`PointMass`; its law is the sum of m reports) and ``check_inp
 ``dpbench.sampler(name, **params)`` returns the
 catalog mechanism ``name``; the classes (``CTLMechanism(eps=1.0)``, ...) are in the
 mechanism modules, built in the style of diffprivlib: keyword-only privacy
-parameters, validated in the constructor, papers cited in the docstrings.
+parameters, papers cited in the docstrings.  A catalog class (:class:`CatalogMechanism`)
+declares its parameters once (``PARAMS``, the catalog's ``Param`` entries) and the settings
+it is audited with (``AUDIT``); its parameters are validated once, against those
+declarations, whether it is built by ``sampler`` or by its constructor.
 
 This is engine code (the engine composes a policy with a ``Mechanism``,
 :mod:`.composition`); the mechanisms themselves live in :mod:`dpbench.mechanisms`.
@@ -50,7 +58,7 @@ import numpy as np
 from .. import randomness as rng
 from ..validation import InputError, check_delta, check_int, check_real
 from .caching import cached_njit
-from .catalog import MECHANISMS, validate_params
+from .catalog import MECHANISMS, MechanismSpec, Param, validate_params
 from .components import (
     ComponentError,
     describe_function,
@@ -64,6 +72,8 @@ from .components import (
 
 #: what a mechanism's reports are, narrowest first: each kind is also every later one
 OUTPUT_KINDS = ("bits", "real")
+#: how a mechanism computes its output from its input (the ``arithmetic`` attribute)
+ARITHMETIC_KINDS = ("lattice", "float", "none")
 
 
 @cached_njit
@@ -96,9 +106,10 @@ def engine_responses(component, env, arm: int, m: int, n: int, seed: int) -> np.
 class Mechanism:
     """A privacy mechanism (engine component + claim) as a callable ``mechanism(x, n, seed)``.
 
-    See the module docstring for the attributes.  Subclasses set the component, claim and
-    input range from their own keyword-only parameters; this base class can also be used
-    directly, e.g. to audit a component against a claim it does not make (a negative control).
+    See the module docstring for the attributes.  Catalog mechanisms subclass
+    :class:`CatalogMechanism`; this base class can also be used directly, e.g. to audit a
+    component against a claim it does not make (a negative control): its claim is validated
+    here (eps >= 0, possibly inf; delta in [0, 1)).
     """
 
     output_dim = 1
@@ -109,15 +120,22 @@ class Mechanism:
 
     def __init__(self, component, *, eps: float, delta: float = 0.0, name: str | None = None,
                  input_range=(0.0, 1.0), output_kind: str = "real", params: dict | None = None,
-                 source: str = ""):
+                 source: str = "", arithmetic: str = "none"):
+        self._bind(component, eps=check_real("eps", eps, low=0.0, allow_inf=True), delta=check_delta(delta),
+                   name=name, input_range=input_range, output_kind=output_kind, params=params, source=source,
+                   arithmetic=arithmetic)
+
+    def _bind(self, component, *, eps: float, delta: float, name, input_range, output_kind: str,
+              params, source: str, arithmetic: str) -> None:
+        """Attach the component and its (already validated) claim."""
         if not registered("privatize", type(component)):
             raise ComponentError(f"mechanism component {type(component).__name__} ({type(component).__module__}) "
                                  f"has no registered privatize; register one with "
                                  f"@dpbench.extend.implements(privatize, {type(component).__name__})")
         self.component = component
         self.name = str(name or type(component).__name__)
-        self.claimed_eps = check_real("eps", eps, low=0.0, allow_inf=True)
-        self.claimed_delta = check_delta(delta)
+        self.claimed_eps = float(eps)
+        self.claimed_delta = float(delta)
         low, high = (float(v) for v in input_range)
         if not low <= high:
             raise InputError(f"input_range must be (low, high) with low <= high (got {input_range!r})")
@@ -125,8 +143,19 @@ class Mechanism:
         if output_kind not in OUTPUT_KINDS:
             raise InputError(f"output_kind must be one of {', '.join(OUTPUT_KINDS)} (got {output_kind!r})")
         self.output_kind = output_kind
+        if arithmetic not in ARITHMETIC_KINDS:
+            raise InputError(f"arithmetic must be one of {', '.join(ARITHMETIC_KINDS)} (got {arithmetic!r})")
+        self.arithmetic = arithmetic
         self.params = dict(params or {})
         self.source = source
+
+    @property
+    def float_unsafe(self) -> bool:
+        """Whether the noise is added to the input in plain floating point.
+
+        Then the low bits of an output reveal the input (Mironov, CCS 2012): not DP as implemented.
+        """
+        return self.arithmetic == "float"
 
     # ------------------------------------------------------------ inputs
     def check_input(self, x) -> float:
@@ -168,6 +197,49 @@ class Mechanism:
         """Name, claim, input range and component."""
         claim = f"eps={self.claimed_eps:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
         return f"<{type(self).__name__} {self.name} ({claim}) on {list(self.input_range)}: {self.component!r}>"
+
+
+class CatalogMechanism(Mechanism):
+    """A catalog mechanism: its parameters and audit settings declared once, validated once.
+
+    A subclass sets ``NAME``, ``SUMMARY``, ``SOURCE``, ``PARAMS`` (the catalog's ``Param``
+    entries: names, ranges, defaults), ``AUDIT`` (the parameters it is audited with at its
+    claim) and implements ``_setup(**params)`` with the validated parameters.  Its constructor
+    validates keyword parameters against ``PARAMS``; ``dpbench.sampler`` validates them in the
+    same way and builds through ``from_checked``, which does not validate again.  ``register``
+    puts the class in the catalog.
+    """
+
+    NAME = ""
+    SUMMARY = ""
+    SOURCE = ""
+    PARAMS: tuple[Param, ...] = ()
+    AUDIT: dict | None = None
+
+    def __init__(self, **params):
+        self._setup(**validate_params(f"mechanism {self.NAME!r}", self.PARAMS, params))
+
+    @classmethod
+    def from_checked(cls, **params):
+        """Build from parameters that ``validate_params`` has already checked (the catalog's ``build``)."""
+        mechanism = cls.__new__(cls)
+        mechanism._setup(**params)
+        return mechanism
+
+    def _setup(self, **params) -> None:
+        raise NotImplementedError
+
+    def _claim(self, component, *, eps: float, delta: float = 0.0, input_range=(0.0, 1.0),
+               output_kind: str = "real", params: dict, arithmetic: str = "none") -> None:
+        """Bind ``component`` with the claim (eps, delta) under this class's name and source."""
+        self._bind(component, eps=eps, delta=delta, name=self.NAME, input_range=input_range,
+                   output_kind=output_kind, params=params, source=self.SOURCE, arithmetic=arithmetic)
+
+    @classmethod
+    def register(cls) -> MechanismSpec:
+        """Add the class to the catalog (``dpbench.MECHANISMS[cls.NAME]``)."""
+        return MECHANISMS.add(MechanismSpec(cls.NAME, cls.SUMMARY, cls.SOURCE, cls.PARAMS, cls.from_checked,
+                                            module=cls.__module__, audit=cls.AUDIT))
 
 
 class PointMass(NamedTuple):

@@ -18,7 +18,7 @@ def package_versions() -> dict:
     import numba
     import scipy
 
-    from .. import __version__
+    from ..version import __version__
     return {"dpbench": __version__, "numba": numba.__version__, "numpy": np.__version__,
             "scipy": scipy.__version__, "python": sys.version.split()[0],
             "platform": platform.platform()}

@@ -71,7 +71,7 @@ def measure(policies=None, *, horizon: int = REFERENCE_HORIZON, reps: int = REFE
             log=print) -> dict:
     """Measure pulls per second (one thread, compile excluded) and rewrite ``throughput.json``
     (only the given policies' rows when ``policies`` is given)."""
-    from .. import __version__
+    from ..version import __version__
     from .catalog import ALGORITHMS
     from .result import now_iso
     from .simulate import simulate

@@ -14,6 +14,12 @@ policies call for it:
 
 ``LaplaceReleaseMechanism`` (catalog ``laplace_release``) is the same function as a
 mechanism of one of the n values, the others fixed, for samplers and audits.
+
+The release is float-safe (:func:`dpbench.mechanisms.lattice.laplace_lattice_release`): the
+mean on the lattice g = 2^(floor(log2 min(w/(n eps), w/n)) - 16), the sensitivity taken as
+ceil(w/(n g)) + 1 steps (the rounding, and the mean's own float error below g/2), the noise
+the lattice Laplace calibrated to it: eps-DP as implemented.  ``laplace_release_float`` is the
+textbook total/n + Lap(w/(n eps)) in floating point (the mechanism's ``arithmetic="float"``).
 """
 from __future__ import annotations
 
@@ -21,55 +27,69 @@ from typing import NamedTuple
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import MechanismSpec, Param, integer, real, register_mechanism
+from ..engine.catalog import Param, integer, real
 from ..engine.components import implements, privatize
-from ..engine.mechanism import Mechanism
-from ..validation import check_eps, check_int, check_real
+from ..engine.mechanism import CatalogMechanism
+from ..validation import check_real
+from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_lattice_release
 
 
 @cached_njit
 def laplace_release(total, n, width, eps):
-    """total/n + Lap(width/(n eps)): the eps-DP release of the mean of n values in an
-    interval of width ``width`` whose sum is ``total`` (n = 1: of the sum)."""
+    """total/n + Lap(width/(n eps)) on the lattice: the float-safe eps-DP release of the mean
+    of n values in an interval of width ``width`` whose sum is ``total`` (n = 1: of the sum)."""
+    return laplace_lattice_release(total / n, width / n, eps)
+
+
+@cached_njit
+def laplace_release_float(total, n, width, eps):
+    """total/n + Lap(width/(n eps)) in floating point: eps-DP in exact arithmetic only."""
     return total / n + rng.laplace(width / (n * eps))
 
 
 class LaplaceRelease(NamedTuple):
     """The release of the mean of ``n`` values in [0, width]: ``others`` (the sum of n - 1 of
-    them) plus the input."""
+    them) plus the input; on the lattice (``lattice``) or in floating point."""
     n: float
     others: float
     width: float
     eps: float
+    lattice: bool = True
 
 
 @implements(privatize, LaplaceRelease)
 def _laplace_release_privatize(mech, r, public):
-    return laplace_release(mech.others + r, mech.n, mech.width, mech.eps)
+    if mech.lattice:
+        return laplace_release(mech.others + r, mech.n, mech.width, mech.eps)
+    return laplace_release_float(mech.others + r, mech.n, mech.width, mech.eps)
 
 
-class LaplaceReleaseMechanism(Mechanism):
+class LaplaceReleaseMechanism(CatalogMechanism):
     """The mean of n values in [0, width], one of which is the input x and the others sum to
     ``others`` (default 0), plus Lap(width/(n eps)): eps-DP (the Laplace mechanism, Dwork et
-    al. 2006, as DP-SE, DP Robust SE (seed 003 Alg. 3) and seed 004 Alg. 1 use it)."""
+    al. 2006, as DP-SE, DP Robust SE (seed 003 Alg. 3) and seed 004 Alg. 1 use it), float-safe
+    on a lattice by default."""
 
+    NAME = "laplace_release"
+    SUMMARY = ("mean of n values in [0, width] (one is x) + Lap(width/(n eps)): the central Laplace mechanism "
+               "of DP-SE, DP Robust SE and linear_central (on a lattice)")
+    SOURCE = "Dwork et al. 2006; seed 003 Alg. 3"
+    PARAMS = (Param("eps", "privacy level", real(0.0, low_open=True)),
+              Param("n", "number of values averaged", integer(1), 1),
+              Param("width", "width of the values' interval", real(0.0, low_open=True), 1.0),
+              Param("others", "sum of the other n - 1 values (default 0)", real(0.0), None),
+              ARITHMETIC_PARAM)
+    AUDIT = {"eps": 1.0, "n": 10}
     local = False                  # a central release of a mean, not a user's report
 
-    def __init__(self, *, eps: float, n: int = 1, width: float = 1.0, others: float | None = None):
-        eps = check_eps(eps)
-        n = check_int("n", n, low=1)
-        width = check_real("width", width, low=0.0, low_open=True)
+    def _setup(self, *, eps, n, width, others, arithmetic):
         others = 0.0 if others is None else check_real("others", others, low=0.0, high=(n - 1) * width)
-        super().__init__(LaplaceRelease(float(n), others, width, eps), eps=eps, name="laplace_release",
-                         input_range=(0.0, width), params={"eps": eps, "n": n, "width": width, "others": others},
-                         source="Dwork et al. 2006; seed 003 Alg. 3, seed 004 Alg. 1, DP-SE")
+        if arithmetic == "lattice":
+            check_lattice_claim(eps)
+        self._claim(LaplaceRelease(float(n), others, width, eps, arithmetic == "lattice"), eps=eps,
+                    input_range=(0.0, width),
+                    params={"eps": eps, "n": n, "width": width, "others": others, "arithmetic": arithmetic},
+                    arithmetic=arithmetic)
 
 
-register_mechanism(MechanismSpec(
-    "laplace_release", "mean of n values in [0, width] (one is x) + Lap(width/(n eps)): the central "
-    "Laplace mechanism of DP-SE, DP Robust SE and linear_central", "Dwork et al. 2006; seed 003 Alg. 3",
-    (Param("eps", "privacy level", real(0.0, low_open=True)),
-     Param("n", "number of values averaged", integer(1), 1),
-     Param("width", "width of the values' interval", real(0.0, low_open=True), 1.0),
-     Param("others", "sum of the other n - 1 values (default 0)", real(0.0), None)),
-    LaplaceReleaseMechanism))
+LaplaceReleaseMechanism.register()

@@ -13,6 +13,14 @@ mechanism objects ``CTLMechanism`` / ``CTBMechanism`` (``dpbench.sampler("ctl",
 eps=1.0)``, ...) sample and are audited through the same components.  ``tanh``
 forms avoid overflow and cancellation: p_eps(r) = 1/2 + (r - 1/2) tanh(eps/2),
 beta(eps) = coth^2(eps/2).
+
+CTL is float-safe by default (``arithmetic="lattice"``, :mod:`.lattice`): the input in
+[0, 1] (after the sigmoid for CTL-S) is rounded to the lattice g = 2^(floor(log2 min(1/eps,
+16)) - 16), whose span 1/g steps is exact, and the Laplace noise is s = ceil((1/g)/(eps -
+sigma)) steps: eps-LDP as implemented (``ctl_lattice_report``).  ``arithmetic="float"`` is the
+paper's r + Laplace(1/eps) in floating point (``ctl_report``), not DP as implemented.  A
+heterogeneous user whose level is below the smallest the lattice keeps (about 3e-4) sends
+nothing, as at eps_t = 0.
 """
 from __future__ import annotations
 
@@ -23,10 +31,11 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
+from ..engine.catalog import Param, real
 from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
-from ..engine.mechanism import Mechanism
-from ..validation import InputError, check_eps
+from ..engine.mechanism import CatalogMechanism, Mechanism
+from ..validation import InputError
+from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_on_lattice, range_plan, to_steps
 from .privacy_levels import PrivacyLevels, draw_level
 
 
@@ -78,11 +87,28 @@ def debias(x, eps):
 
 @cached_njit
 def ctl_report(r, eps, sig):
-    """One CTL(eps) report r + Laplace(1/eps) (Curator 1, Lemma 2: eps-LDP for r in [0, 1]);
-    CTL-S with ``sig``: sigmoid(r) + Laplace(1/eps) (Curator 5, Lemma 8: eps-LDP on R)."""
+    """One CTL(eps) report r + Laplace(1/eps) in floating point (Curator 1, Lemma 2: eps-LDP for
+    r in [0, 1] in exact arithmetic); CTL-S with ``sig``: sigmoid(r) + Laplace(1/eps) (Curator 5,
+    Lemma 8: eps-LDP on R).  The paper-literal form (``arithmetic="float"``)."""
     if sig:
         r = sigmoid(r)
     return r + rng.laplace(1.0 / eps)
+
+
+@cached_njit
+def ctl_plan(eps):
+    """(g, s): the lattice of a CTL(eps) report and its Laplace scale in steps (``lattice.range_plan``
+    on [0, 1]); s = inf below the smallest level the lattice keeps."""
+    return range_plan(0.0, 1.0, eps)
+
+
+@cached_njit
+def ctl_lattice_report(r, sig, g, inv_g, s):
+    """One float-safe CTL report: r (sigmoid(r) with ``sig``) rounded to the lattice g, plus the
+    lattice Laplace of s steps (``ctl_plan``): eps-LDP as implemented."""
+    if sig:
+        r = sigmoid(r)
+    return laplace_on_lattice(to_steps(r, inv_g), s, g)
 
 
 @cached_njit
@@ -121,13 +147,28 @@ def _direct_respond(mech, env, arm, m):
 
 
 class CTL(NamedTuple):
-    """Convert-to-Laplace (sigmoid=False) or CTL-S (sigmoid=True) at level eps."""
+    """Convert-to-Laplace (sigmoid=False) or CTL-S (sigmoid=True) at level eps, on the lattice
+    (``lattice``: spacing ``g``, 1/g, scale ``s`` steps, from ``ctl_plan``) or in floating point;
+    build it with ``CTL.at(eps, sigmoid)``."""
     eps: float
     sigmoid: bool
+    lattice: bool
+    g: float
+    inv_g: float
+    s: float
+
+    @classmethod
+    def at(cls, eps, sigmoid, lattice=True):
+        if lattice:
+            check_lattice_claim(eps)
+        g, s = ctl_plan(float(eps))
+        return cls(float(eps), bool(sigmoid), bool(lattice), float(g), 1.0 / float(g), float(s))
 
 
 @implements(privatize, CTL)
 def _ctl_privatize(mech, r, public):
+    if mech.lattice:
+        return ctl_lattice_report(r, mech.sigmoid, mech.g, mech.inv_g, mech.s)
     return ctl_report(r, mech.eps, mech.sigmoid)
 
 
@@ -175,22 +216,42 @@ class HeteroCurator(NamedTuple):
     level_hi: float
     sigmoid: bool
     binary: bool
+    lattice: bool
 
     @classmethod
-    def ctl(cls, levels: PrivacyLevels, sigmoid: bool):
-        return cls(*levels, sigmoid, False)
+    def ctl(cls, levels: PrivacyLevels, sigmoid: bool, lattice: bool = True):
+        return cls(*levels, sigmoid, False, lattice)
 
     @classmethod
     def ctb(cls, levels: PrivacyLevels, sigmoid: bool):
-        return cls(*levels, sigmoid, True)
+        return cls(*levels, sigmoid, True, False)
 
 
 @cached_njit
-def hetero_report(mech, r, eps):
-    """The report of a user at level eps > 0: CTB or CTL at eps."""
+def hetero_plan(mech, eps):
+    """(g, s) of a lattice CTL report at level eps (s = inf: below what the lattice keeps; g and
+    s unused when it is not a lattice CTL)."""
+    if mech.binary or not mech.lattice:
+        return 1.0, 1.0
+    if eps <= 0.0:
+        return 1.0, math.inf
+    return ctl_plan(eps)
+
+
+@cached_njit
+def hetero_report(mech, r, eps, g, s):
+    """The report of a user at level eps > 0: CTB, or CTL at eps (on the lattice g with s steps)."""
     if mech.binary:
         return ctb_report(r, eps, mech.sigmoid)
+    if mech.lattice:
+        return ctl_lattice_report(r, mech.sigmoid, g, 1.0 / g, s)
     return ctl_report(r, eps, mech.sigmoid)
+
+
+@cached_njit
+def hetero_silent(mech, eps, s):
+    """True if the user sends nothing: eps_t = 0, or a lattice CTL level too small to keep."""
+    return eps <= 0.0 or not s < math.inf
 
 
 @cached_njit
@@ -203,17 +264,19 @@ def hetero_level(mech):
 @implements(privatize, HeteroCurator)
 def _hetero_privatize(mech, r, public):
     eps = hetero_level(mech)
-    if eps <= 0.0:
+    g, s = hetero_plan(mech, eps)
+    if hetero_silent(mech, eps, s):
         return 0.0
-    return hetero_report(mech, r, eps)
+    return hetero_report(mech, r, eps, g, s)
 
 
 @implements(respond, HeteroCurator)
 def _hetero_respond(mech, env, arm, m):
     eps = hetero_level(mech)
-    if eps <= 0.0:
+    g, s = hetero_plan(mech, eps)
+    if hetero_silent(mech, eps, s):
         return 0.0, 0.0
-    return hetero_report(mech, draw(env, arm), eps), eps
+    return hetero_report(mech, draw(env, arm), eps, g, s), eps
 
 
 # ------------------------------------------------------ mechanism objects
@@ -225,32 +288,61 @@ def _curator_range(sig):
     return (-math.inf, math.inf) if sig else (0.0, 1.0)
 
 
-class _CuratorMechanism(Mechanism):
-    """A curator at level eps, on [0, 1] or, with ``sigmoid``, on R (its -S variant)."""
-    _kind = ""
-    _component = None
-    _output_kind = "real"
-
-    def __init__(self, *, eps: float, sigmoid: bool = False):
-        eps = check_eps(eps)
-        sig = bool(sigmoid)
-        super().__init__(self._component(eps, sig), eps=eps, name=self._kind + ("_s" if sig else ""),
-                         input_range=_curator_range(sig), output_kind=self._output_kind, params={"eps": eps},
-                         source=_SOURCES[self._kind, sig])
+_EPS = Param("eps", "privacy level", real(0.0, low_open=True))
 
 
-class CTLMechanism(_CuratorMechanism):
+class CTLMechanism(CatalogMechanism):
     """CTL(eps): r -> r + Laplace(1/eps), eps-LDP for rewards in [0, 1] (seed 000 Curator 1,
-    Lemma 2); ``sigmoid=True``: CTL-S, sigmoid(r) + Laplace(1/eps), eps-LDP on R (Curator 5,
-    Lemma 8).  Engine component :class:`CTL` (LDP-UCB-L, LDP-UCB-LS)."""
-    _kind, _component = "ctl", CTL
+    Lemma 2), float-safe on a lattice by default (module docstring); engine component
+    :class:`CTL` (LDP-UCB-L).  :class:`CTLSMechanism` is CTL-S on R."""
+
+    NAME = "ctl"
+    SUMMARY = "CTL: r + Laplace(1/eps), eps-LDP on [0,1] (input and noise on a lattice)"
+    SOURCE = _SOURCES["ctl", False]
+    PARAMS = (_EPS, ARITHMETIC_PARAM)
+    AUDIT = {"eps": 1.0}
+    sigmoid = False
+
+    def _setup(self, *, eps, arithmetic):
+        self._claim(CTL.at(eps, self.sigmoid, arithmetic == "lattice"), eps=eps,
+                    input_range=_curator_range(self.sigmoid), params={"eps": eps, "arithmetic": arithmetic},
+                    arithmetic=arithmetic)
 
 
-class CTBMechanism(_CuratorMechanism):
+class CTLSMechanism(CTLMechanism):
+    """CTL-S(eps): sigmoid(r) + Laplace(1/eps), eps-LDP on R (seed 000 Curator 5, Lemma 8);
+    engine component :class:`CTL` with ``sigmoid`` (LDP-UCB-LS)."""
+
+    NAME = "ctl_s"
+    SUMMARY = "CTL-S: sigmoid(r) + Laplace(1/eps), eps-LDP on R (input and noise on a lattice)"
+    SOURCE = _SOURCES["ctl", True]
+    sigmoid = True
+
+
+class CTBMechanism(CatalogMechanism):
     """CTB(eps): r -> Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP for rewards in [0, 1]
-    (seed 000 Curator 3, Lemma 5; R9); ``sigmoid=True``: CTB-S, the same of sigmoid(r),
-    eps-LDP on R (Curator 6, Lemma 9).  Engine component :class:`CTB` (LDP-UCB-B, -BS)."""
-    _kind, _component, _output_kind = "ctb", CTB.at, "bits"
+    (seed 000 Curator 3, Lemma 5; R9); engine component :class:`CTB` (LDP-UCB-B).
+    :class:`CTBSMechanism` is CTB-S on R.  Its reports are bits (``arithmetic="none"``)."""
+
+    NAME = "ctb"
+    SUMMARY = "CTB: Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP on [0,1]"
+    SOURCE = _SOURCES["ctb", False]
+    PARAMS = (_EPS,)
+    AUDIT = {"eps": 1.0}
+    sigmoid = False
+
+    def _setup(self, *, eps):
+        self._claim(CTB.at(eps, self.sigmoid), eps=eps, input_range=_curator_range(self.sigmoid),
+                    output_kind="bits", params={"eps": eps})
+
+
+class CTBSMechanism(CTBMechanism):
+    """CTB-S(eps): CTB applied to sigmoid(r), eps-LDP on R (seed 000 Curator 6, Lemma 9)."""
+
+    NAME = "ctb_s"
+    SUMMARY = "CTB-S: CTB applied to sigmoid(r), eps-LDP on R"
+    SOURCE = _SOURCES["ctb", True]
+    sigmoid = True
 
 
 class HeteroCuratorMechanism(Mechanism):
@@ -262,27 +354,22 @@ class HeteroCuratorMechanism(Mechanism):
 
     max_batch = 1
 
-    def __init__(self, *, levels: PrivacyLevels, binary: bool, sigmoid: bool = False):
+    def __init__(self, *, levels: PrivacyLevels, binary: bool, sigmoid: bool = False, arithmetic: str = "lattice"):
         if not isinstance(levels, PrivacyLevels):
             raise InputError(f"levels must be a PrivacyLevels (privacy_levels.fixed/discrete/"
                              f"truncated_gaussian); got {levels!r}")
-        comp = (HeteroCurator.ctb if binary else HeteroCurator.ctl)(levels, bool(sigmoid))
+        if arithmetic not in ARITHMETIC_PARAM.check.options:
+            raise InputError(f"arithmetic must be one of {', '.join(ARITHMETIC_PARAM.check.options)} "
+                             f"(got {arithmetic!r})")
+        lattice = arithmetic == "lattice" and not binary
+        comp = HeteroCurator.ctb(levels, bool(sigmoid)) if binary else HeteroCurator.ctl(levels, bool(sigmoid), lattice)
         kind = "ctb" if binary else "ctl"
         super().__init__(comp, eps=float(levels.hi), name=f"hetero_{kind}{'_s' if sigmoid else ''}",
                          input_range=_curator_range(bool(sigmoid)), output_kind="bits" if binary else "real",
-                         params={"levels": levels, "binary": bool(binary)},
-                         source="seed 001 Def. 3, " + _SOURCES[kind, bool(sigmoid)])
+                         params={"levels": levels, "binary": bool(binary), "arithmetic": arithmetic},
+                         source="seed 001 Def. 3, " + _SOURCES[kind, bool(sigmoid)],
+                         arithmetic="none" if binary else arithmetic)
 
 
-_EPS = (Param("eps", "privacy level", real(0.0, low_open=True)),)
-
-register_mechanism(MechanismSpec("ctl", "CTL: r + Laplace(1/eps), eps-LDP on [0,1]",
-                                 "seed 000 Curator 1, Lemma 2", _EPS, CTLMechanism))
-register_mechanism(MechanismSpec("ctb", "CTB: Bernoulli((r e^eps + 1 - r)/(1 + e^eps)), eps-LDP on [0,1]",
-                                 "seed 000 Curator 3, Lemma 5", _EPS, CTBMechanism))
-register_mechanism(MechanismSpec("ctl_s", "CTL-S: sigmoid(r) + Laplace(1/eps), eps-LDP on R",
-                                 "seed 000 Curator 5, Lemma 8", _EPS,
-                                 lambda eps: CTLMechanism(eps=eps, sigmoid=True)))
-register_mechanism(MechanismSpec("ctb_s", "CTB-S: CTB applied to sigmoid(r), eps-LDP on R",
-                                 "seed 000 Curator 6, Lemma 9", _EPS,
-                                 lambda eps: CTBMechanism(eps=eps, sigmoid=True)))
+for _mechanism in (CTLMechanism, CTBMechanism, CTLSMechanism, CTBSMechanism):
+    _mechanism.register()

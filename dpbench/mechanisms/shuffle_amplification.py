@@ -4,12 +4,16 @@
   The paper uses s = 1/eps0 and calls it eps0-LDP; rewards in [-1, 1] differ by up to
   Delta_r = 2, so that report is 2 eps0-LDP (ERRATUM E1).  ``noise_scale="calibrated"``
   (default) uses s = Delta_r / eps0; ``"paper"`` keeps 1/eps0.
-  One report is :func:`laplace_report`; the engine component :class:`LaplaceRandomizer`
-  privatises with it, and a batch of m reports is the sum of m rewards plus one
-  Laplace-sum draw, Gamma(m, s) - Gamma(m, s) (:func:`laplace_report_sum`, the batched
-  form).  In the shuffle model the server announces s = Delta_r / eps0^(i) for each batch
-  (``broadcast``) and the same component uses it.  ``LaplaceRandomizerMechanism``
-  (catalog ``laplace_pm1``) samples and is audited through the same component.
+  One report is :func:`laplace_lattice_report` (float-safe, the default: the reward on the
+  lattice g = 2^(floor(log2 min(s, 2)) - 16) of :mod:`.lattice`, whose span over [-1, 1] is
+  exact, plus the lattice Laplace calibrated to the level Delta_r / s the scale gives: that
+  level as implemented) or :func:`laplace_report` (``arithmetic="float"``: r + Laplace(s) in
+  floating point); the engine component :class:`LaplaceRandomizer` privatises with it, and a
+  batch of m reports is the sum of m rewards plus one Laplace-sum draw, Gamma(m, s) -
+  Gamma(m, s), on the lattice (:func:`laplace_report_sum`, the batched form).  In the shuffle
+  model the server announces s = Delta_r / eps0^(i) for each batch (``broadcast``) and the
+  same component uses it.  ``LaplaceRandomizerMechanism`` (catalog ``laplace_pm1``) samples
+  and is audited through the same component.
 * Amplification, eq. (10) (Feldman, McMillan & Talwar 2021, Thm 1 / 3.1):
 
       f_{n,delta}(eps0) = log(1 + (e^eps0 - 1)/(e^eps0 + 1) *
@@ -37,10 +41,11 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import MechanismSpec, Param, choice, real, register_mechanism
+from ..engine.catalog import Param, choice, real
 from ..engine.components import broadcast_or, draw_sum, implements, privatize, respond_broadcast
-from ..engine.mechanism import Mechanism
+from ..engine.mechanism import CatalogMechanism
 from ..validation import InputError, check_delta, check_eps, check_int, check_real
+from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_on_lattice, laplace_sum_steps, range_plan, to_steps
 
 REWARD_RANGE = 2.0           # rewards in [-1, 1] (Assumption 1): Delta_r
 NOISE_SCALES = ("calibrated", "paper")
@@ -121,33 +126,58 @@ def amplified_eps(eps0, n, delta) -> float:
 # ------------------------------------------------------------ engine component
 @cached_njit
 def laplace_report(r, scale):
-    """One client's report r + Laplace(s) (Algorithms 2-3): (Delta_r / s)-LDP."""
+    """One client's report r + Laplace(s) in floating point (Algorithms 2-3): (Delta_r / s)-LDP
+    in exact arithmetic (``arithmetic="float"``)."""
     return r + rng.laplace(scale)
 
 
 @cached_njit
-def laplace_report_sum(total, m, scale):
+def laplace_plan(scale):
+    """(g, s): the lattice of a report of scale ``scale`` on [-1, 1] and its Laplace scale in
+    steps, calibrated to the level Delta_r / scale (``lattice.range_plan``)."""
+    return range_plan(-1.0, 1.0, REWARD_RANGE / scale)
+
+
+@cached_njit
+def laplace_lattice_report(r, scale):
+    """One client's float-safe report: r on the lattice plus the lattice Laplace of scale about
+    ``scale``: (Delta_r / scale)-LDP as implemented."""
+    g, s = laplace_plan(scale)
+    return laplace_on_lattice(to_steps(r, 1.0 / g), s, g)
+
+
+@cached_njit
+def laplace_report_sum(total, m, scale, lattice):
     """The sum of m clients' reports whose rewards sum to ``total``: total plus the sum of
-    m Laplace(s) noises, drawn at once (``randomness.laplace_sum``)."""
+    m Laplace(s) noises, drawn at once (``randomness.laplace_sum``; on the lattice with
+    ``lattice``: total rounded to it plus the rounded sum, ``lattice.laplace_sum_steps``)."""
+    if lattice:
+        g, s = laplace_plan(scale)
+        return (to_steps(total, 1.0 / g) + laplace_sum_steps(m, s)) * g
     return total + rng.laplace_sum(m, scale)
 
 
 class LaplaceRandomizer(NamedTuple):
     """Every client reports reward + Laplace(s), s = ``scale``, or the scale the server
     announces for the current batch (positive ``broadcast``: the shuffle model's eps0^(i)
-    from eq. (10), Alg. 3); ``eps`` is the level returned with the response."""
+    from eq. (10), Alg. 3); ``eps`` is the level returned with the response.  On the lattice
+    (``lattice``) or in floating point."""
     scale: float
     eps: float
+    lattice: bool = True
 
 
 @implements(privatize, LaplaceRandomizer)
 def _laplace_randomizer_privatize(mech, r, public):
-    return laplace_report(r, broadcast_or(public, mech.scale))
+    scale = broadcast_or(public, mech.scale)
+    if mech.lattice:
+        return laplace_lattice_report(r, scale)
+    return laplace_report(r, scale)
 
 
 @implements(respond_broadcast, LaplaceRandomizer)
 def _laplace_randomizer_respond(mech, env, arm, m, public):
-    return laplace_report_sum(draw_sum(env, arm, m), m, broadcast_or(public, mech.scale)), mech.eps
+    return laplace_report_sum(draw_sum(env, arm, m), m, broadcast_or(public, mech.scale), mech.lattice), mech.eps
 
 
 # ------------------------------------------------------------ shuffler (audit path)
@@ -169,7 +199,7 @@ def _shuffle_batch_kernel(counts, client_rewards, scale, seed, slot_action, repo
     for j in range(n):
         slot = perm[j]
         client_of_slot[slot] = j
-        report[slot] = laplace_report(client_rewards[j, slot_action[slot]], scale)
+        report[slot] = laplace_lattice_report(client_rewards[j, slot_action[slot]], scale)
 
 
 def shuffle_batch(counts, client_rewards, scale, seed):
@@ -196,25 +226,29 @@ def shuffle_batch(counts, client_rewards, scale, seed):
 
 
 # ------------------------------------------------------------ mechanism object
-class LaplaceRandomizerMechanism(Mechanism):
+class LaplaceRandomizerMechanism(CatalogMechanism):
     """One client's report r + Laplace(s) of a reward r in [-1, 1] (seed 004 Algorithms 2-3,
     App. B.1): s = 2/eps (``noise_scale="calibrated"``) is eps-LDP; the paper's s = 1/eps
-    (``"paper"``) is only 2 eps-LDP (erratum E1) but claims eps.  Engine component
-    :class:`LaplaceRandomizer` (Alg. 2; in the shuffle model, Alg. 3, the same component at
-    the announced level eps0^(i): audit it here with eps = :func:`local_eps`)."""
+    (``"paper"``) is only 2 eps-LDP (erratum E1) but claims eps.  Float-safe on a lattice by
+    default.  Engine component :class:`LaplaceRandomizer` (Alg. 2; in the shuffle model, Alg. 3,
+    the same component at the announced level eps0^(i): audit it here with eps =
+    :func:`local_eps`)."""
 
-    def __init__(self, *, eps: float, noise_scale: str = "calibrated"):
-        eps = check_eps(eps)
-        if noise_scale not in NOISE_SCALES:
-            raise InputError(f"unknown noise_scale {noise_scale!r}; allowed values: {', '.join(NOISE_SCALES)}")
-        super().__init__(LaplaceRandomizer(laplace_scale(eps, noise_scale), eps), eps=eps, name="laplace_pm1",
-                         input_range=(-1.0, 1.0), params={"eps": eps, "noise_scale": noise_scale},
-                         source="seed 004 Algorithms 2-3, App. B.1")
+    NAME = "laplace_pm1"
+    SUMMARY = ("r + Laplace(s) on rewards in [-1,1]; s = 2/eps (calibrated) or 1/eps (paper: really 2 eps-LDP, "
+               "erratum E1); on a lattice")
+    SOURCE = "seed 004 Algorithms 2-3, App. B.1"
+    PARAMS = (Param("eps", "claimed privacy level", real(0.0, low_open=True)),
+              Param("noise_scale", "calibrated (2/eps) or paper (1/eps)", choice(*NOISE_SCALES), "calibrated"),
+              ARITHMETIC_PARAM)
+    AUDIT = {"eps": 1.0}
+
+    def _setup(self, *, eps, noise_scale, arithmetic):
+        scale = laplace_scale(eps, noise_scale)
+        if arithmetic == "lattice":
+            check_lattice_claim(REWARD_RANGE / scale)
+        self._claim(LaplaceRandomizer(scale, eps, arithmetic == "lattice"), eps=eps, input_range=(-1.0, 1.0),
+                    params={"eps": eps, "noise_scale": noise_scale, "arithmetic": arithmetic}, arithmetic=arithmetic)
 
 
-register_mechanism(MechanismSpec(
-    "laplace_pm1", "r + Laplace(s) on rewards in [-1,1]; s = 2/eps (calibrated) or 1/eps (paper: "
-    "really 2 eps-LDP, erratum E1)", "seed 004 Algorithms 2-3, App. B.1",
-    (Param("eps", "claimed privacy level", real(0.0, low_open=True)),
-     Param("noise_scale", "calibrated (2/eps) or paper (1/eps)", choice(*NOISE_SCALES), "calibrated")),
-    LaplaceRandomizerMechanism))
+LaplaceRandomizerMechanism.register()

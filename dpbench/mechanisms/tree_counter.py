@@ -22,12 +22,15 @@ The counter is plain state arrays plus compiled functions, so a policy keeps
 one counter per arm as rows of two ``(rows, L)`` arrays:
 
     psum, noisy = tree_new(k, horizon)           # in init_state
-    s_hat = tree_add(psum, noisy, arm, n, x, scale)   # item n of row ``arm``, scale = tree_noise_scale(B, eps')
+    s_hat = tree_add(psum, noisy, arm, n, x, 2 * B, eps')   # item n of row ``arm``: noise Lap(2B/eps')
     s_hat = tree_release(noisy, arm, n)          # the current release, again
     tree_reset(psum, noisy, arm)                 # start a new stream in a row
 
-``scale = 0`` disables the noise (no random draw): the releases are then the
-exact prefix sums, computed by the same p-sum additions.  Seed 003 uses it
+Each noisy p-sum is a float-safe Laplace release on a lattice
+(``lattice.laplace_lattice_release``: sensitivity 2 B_t, level eps'), so every released
+value is DP as implemented; the releases sum them (post-processing).  ``eps' = 0`` disables
+the noise (no random draw): the releases are then the exact prefix sums, computed by the
+same p-sum additions.  Seed 003 uses it
 with per-item bounds (DP Robust UCB, ``policies/robust_ucb.py``); Tossou &
 Dimitrakakis' hybrid counter (seed 002) with a fixed scale per block.
 """
@@ -40,6 +43,7 @@ import numpy as np
 from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..validation import InputError, check_choice, check_eps, check_int, check_real, check_vector
+from .lattice import laplace_lattice_release
 
 TREE_EPS_SPLITS = ("levels", "log2", "ln")
 
@@ -83,9 +87,10 @@ def tree_release(noisy, row, t):
 
 
 @cached_njit
-def tree_add(psum, noisy, row, t, value, scale):
+def tree_add(psum, noisy, row, t, value, sensitivity, eps_level):
     """Insert item number ``t`` (>= 1; items 1..t-1 already inserted) with ``value``
-    into counter ``row``; the new p-sum gets noise Lap(scale) (none if scale == 0).
+    into counter ``row``; the new p-sum gets the float-safe eps_level-DP Laplace release for
+    ``sensitivity`` (noise Lap(sensitivity/eps_level) on a lattice; none if eps_level == 0).
     Returns the release S_hat(t).  Algorithm 2, lines 6-13."""
     levels = psum.shape[1]
     i = 0
@@ -101,8 +106,8 @@ def tree_add(psum, noisy, row, t, value, scale):
         psum[row, j] = 0.0
         noisy[row, j] = 0.0
     psum[row, i] = s
-    if scale > 0.0:
-        noisy[row, i] = s + rng.laplace(scale)
+    if eps_level > 0.0:
+        noisy[row, i] = laplace_lattice_release(s, sensitivity, eps_level)
     else:
         noisy[row, i] = s
     return tree_release(noisy, row, t)
@@ -173,8 +178,7 @@ def _prefix_sums_kernel(stream, bounds, eps_level, seed, out):
     np.random.seed(seed)
     psum, noisy = tree_new(1, stream.shape[0])
     for t in range(stream.shape[0]):
-        scale = tree_noise_scale(bounds[t], eps_level) if eps_level > 0.0 else 0.0
-        out[t] = tree_add(psum, noisy, 0, t + 1, stream[t], scale)
+        out[t] = tree_add(psum, noisy, 0, t + 1, stream[t], 2.0 * bounds[t], eps_level)
 
 
 def tree_prefix_sums(stream, bounds=None, *, eps: float | None = 1.0, split: str = "levels",
@@ -226,17 +230,18 @@ def hybrid_add(psum, noisy, logm, row, t, value, eps):
       items t - 2^j = 1 .. 2^j - 1 (j levels, Lap(2j/eps) per p-sum).
 
     Every item enters one logarithmic increment and at most j p-sums: eps-DP in total.
-    Draws: one Laplace per item (the log step's, or the new p-sum's)."""
+    Draws: one Laplace per item (the log step's, or the new p-sum's), each a float-safe
+    release of sensitivity 1 (``lattice.laplace_lattice_release``)."""
     logm[row, 0] += value
     if t & (t - 1) == 0:
-        logm[row, 0] += rng.laplace(2.0 / eps)
+        logm[row, 0] = laplace_lattice_release(logm[row, 0], 1.0, 0.5 * eps)
         logm[row, 1] = logm[row, 0]
         tree_reset(psum, noisy, row)
         return logm[row, 1]
     j = 0
     while (t >> (j + 1)) > 0:
         j += 1
-    return logm[row, 1] + tree_add(psum, noisy, row, t - (1 << j), value, 2.0 * j / eps)
+    return logm[row, 1] + tree_add(psum, noisy, row, t - (1 << j), value, 1.0, 0.5 * eps / j)
 
 
 @cached_njit

@@ -14,12 +14,15 @@ Uses:
 * DP Robust UCB (Algorithm 1) truncates each reward at B_n before it enters the
   tree counter (``tree_counter.py``).
 
-One report is ``truncated_laplace_report``; the engine component
-``TruncatedLaplace(eps, bound)`` privatises with it (bound: the broadcast B_tau when
-the learner broadcasts one) and its ``respond`` draws the m users' noises at once
-(Gamma(m, b) - Gamma(m, b), the law of a sum of m Lap(b)): the batched form.
-``TruncatedLaplaceMechanism(eps=, bound=)`` (catalog ``truncated_laplace``) samples and
-is audited through the same component.
+One report is ``truncated_laplace_lattice_report`` (float-safe, the default: trunc(r, B) on
+the lattice g = 2^(floor(log2 min(2B/eps, 2B)) - 16) of :mod:`.lattice`, whose span over
+[-B, B] is exact, plus the lattice Laplace calibrated to it: eps-LDP as implemented) or
+``truncated_laplace_report`` (``arithmetic="float"``: the paper's trunc(r, B) + Lap(2B/eps) in
+floating point); the engine component ``TruncatedLaplace`` privatises with it (bound: the
+broadcast B_tau when the learner broadcasts one) and its ``respond`` draws the m users' noises
+at once (Gamma(m, b) - Gamma(m, b), the law of a sum of m Lap(b), rounded to the lattice): the
+batched form.  ``TruncatedLaplaceMechanism(eps=, bound=)`` (catalog ``truncated_laplace``)
+samples and is audited through the same component.
 """
 from __future__ import annotations
 
@@ -28,10 +31,10 @@ from typing import NamedTuple
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import MechanismSpec, Param, real, register_mechanism
+from ..engine.catalog import Param, real
 from ..engine.components import broadcast_or, draw, implements, privatize, respond_broadcast
-from ..engine.mechanism import Mechanism
-from ..validation import check_eps, check_real
+from ..engine.mechanism import CatalogMechanism
+from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_on_lattice, laplace_sum_steps, range_plan, to_steps
 
 
 @cached_njit
@@ -48,29 +51,54 @@ def truncation_noise_scale(bound, eps):
 
 @cached_njit
 def truncated_laplace_report(r, bound, eps):
-    """One user's report trunc(r, B) + Lap(2B/eps) (eps-LDP on R); eps = 0: trunc(r, B) only."""
+    """One user's report trunc(r, B) + Lap(2B/eps) in floating point (eps-LDP on R in exact
+    arithmetic; ``arithmetic="float"``); eps = 0: trunc(r, B) only."""
     y = truncate(r, bound)
     if eps > 0.0:
         y += rng.laplace(truncation_noise_scale(bound, eps))
     return y
 
 
+@cached_njit
+def truncated_laplace_lattice_report(r, bound, eps):
+    """One user's float-safe report: trunc(r, B) on the lattice plus the lattice Laplace of
+    scale about 2B/eps (``lattice.range_plan`` on [-B, B]): eps-LDP as implemented; eps = 0:
+    trunc(r, B) only."""
+    y = truncate(r, bound)
+    if eps > 0.0:
+        g, s = range_plan(-bound, bound, eps)
+        return laplace_on_lattice(to_steps(y, 1.0 / g), s, g)
+    return y
+
+
 class TruncatedLaplace(NamedTuple):
     """Users truncate at B and add Lap(2B/eps): B = ``bound``, or the bound the learner
     broadcasts (positive) when it broadcasts one (B_tau of Alg. 3/4); eps = 0: truncation
-    only (the central-DP agent's own pre-processing, no privacy by itself)."""
+    only (the central-DP agent's own pre-processing, no privacy by itself).  On the lattice
+    (``lattice``) or in floating point."""
     eps: float
     bound: float
+    lattice: bool = True
 
 
 @implements(privatize, TruncatedLaplace)
 def _truncated_laplace_privatize(mech, r, public):
-    return truncated_laplace_report(r, broadcast_or(public, mech.bound), mech.eps)
+    bound = broadcast_or(public, mech.bound)
+    if mech.lattice:
+        return truncated_laplace_lattice_report(r, bound, mech.eps)
+    return truncated_laplace_report(r, bound, mech.eps)
 
 
 @implements(respond_broadcast, TruncatedLaplace)
 def _truncated_laplace_respond(mech, env, arm, m, public):
     bound = broadcast_or(public, mech.bound)
+    if mech.lattice and mech.eps > 0.0:
+        g, s = range_plan(-bound, bound, mech.eps)
+        inv_g = 1.0 / g
+        steps = 0.0
+        for _ in range(m):
+            steps += to_steps(truncate(draw(env, arm), bound), inv_g)
+        return (steps + laplace_sum_steps(m, s)) * g, mech.eps
     total = 0.0
     for _ in range(m):
         total += truncate(draw(env, arm), bound)
@@ -79,22 +107,25 @@ def _truncated_laplace_respond(mech, env, arm, m, public):
     return total, mech.eps
 
 
-class TruncatedLaplaceMechanism(Mechanism):
+class TruncatedLaplaceMechanism(CatalogMechanism):
     """trunc(x, B) + Lap(2B/eps) of one reward x in R: eps-LDP (seed 003 Algorithm 4,
-    Theorem 6; truncation zeroes, spec Sec. 2.0).  Engine component :class:`TruncatedLaplace`
-    (LDP Robust SE, with the broadcast B_tau in place of ``bound``)."""
+    Theorem 6; truncation zeroes, spec Sec. 2.0), float-safe on a lattice by default.  Engine
+    component :class:`TruncatedLaplace` (LDP Robust SE, with the broadcast B_tau in place of
+    ``bound``)."""
 
-    def __init__(self, *, eps: float, bound: float = 1.0):
-        eps = check_eps(eps)
-        bound = check_real("bound", bound, low=0.0, low_open=True)
-        super().__init__(TruncatedLaplace(eps, bound), eps=eps, name="truncated_laplace",
-                         input_range=(-math.inf, math.inf), params={"eps": eps, "bound": bound},
-                         source="seed 003 Algorithm 4, Theorem 6")
+    NAME = "truncated_laplace"
+    SUMMARY = "trunc(x, B) + Lap(2B/eps): zero beyond B, then Laplace; eps-LDP on R (on a lattice)"
+    SOURCE = "seed 003 Algorithm 4, Theorem 6"
+    PARAMS = (Param("eps", "privacy level", real(0.0, low_open=True)),
+              Param("bound", "truncation threshold B", real(0.0, low_open=True), 1.0), ARITHMETIC_PARAM)
+    AUDIT = {"eps": 1.0, "bound": 1.0}
+
+    def _setup(self, *, eps, bound, arithmetic):
+        if arithmetic == "lattice":
+            check_lattice_claim(eps)
+        self._claim(TruncatedLaplace(eps, bound, arithmetic == "lattice"), eps=eps,
+                    input_range=(-math.inf, math.inf), params={"eps": eps, "bound": bound, "arithmetic": arithmetic},
+                    arithmetic=arithmetic)
 
 
-register_mechanism(MechanismSpec(
-    "truncated_laplace", "trunc(x, B) + Lap(2B/eps): zero beyond B, then Laplace; eps-LDP on R",
-    "seed 003 Algorithm 4, Theorem 6",
-    (Param("eps", "privacy level", real(0.0, low_open=True)),
-     Param("bound", "truncation threshold B", real(0.0, low_open=True), 1.0)),
-    TruncatedLaplaceMechanism))
+TruncatedLaplaceMechanism.register()

@@ -47,11 +47,14 @@ from ..mechanisms.perturbations import (
     gauss_perturbation,
     gauss_sd,
     gauss_start_phase,
-    lemma15_c,
-    lemma15_from_uniform,
+    lemma15_lattice,
+    lemma15_lattice_law,
+    lemma15_lattice_theta,
+    lemma15_predraw,
+    lemma15_step_scale,
     lemma15_tail_radius,
-    open_uniform,
 )
+from ..mechanisms.perturbations.lemma15 import check_lemma15_claim
 from ..validation import InputError
 
 
@@ -81,7 +84,7 @@ def _gauss_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        theta = gauss_perturbation(state.mean[a], state.sd[a])
+        theta = gauss_perturbation(state.mean[a], state.sd[a], 1.0 / state.pulls[a])
         if theta > best:
             best = theta
             arm = a
@@ -137,20 +140,24 @@ def _beta_update(policy, state, arm, m, value, level, t):
 class FTPLNew(NamedTuple):
     eps: float
     delta: float
-    c: float              # delta / (e^eps - 1), the Lemma 15 edge constant (inf at eps = 0)
     log_horizon: float    # ln T
     tail: float           # 1/T: Fact 4's tail mass, fixing the centre shift d
+    eps_law: float        # the lattice draw's Lemma 15 law (eps', delta', c'), (eps, delta)-DP as
+    delta_law: float      # implemented (perturbations.lemma15.lemma15_lattice_law)
+    c_law: float
 
 
-# DP-FTPL-New's state is one (5, K) array, rows below: its select draws (a call numba's
+# DP-FTPL-New's state is one (8, K) array, rows below: its select draws (a call numba's
 # reference-count pruning cannot see through), so each array in the state would cost an
-# atomic increment and decrement per step; one array costs one of each.
-ONES, PULLS, CENTRE, INV_RATE, UNIFORMS = 0, 1, 2, 3, 4   # R_i, N_i, x0_i, 1/(N_i eps), u_i
+# atomic increment and decrement per step; one array costs one of each.  Per arm: R_i, N_i,
+# x0_i, the noise scale 1/(N' eps') in value units, the predrawn randomness (t_i, B_i) of its
+# theta, and its lattice g_i and scale in lattice steps (perturbations.lemma15).
+ONES, PULLS, CENTRE, INV_RATE, UNIFORMS, BLOCKS, LATTICE, SCALE = range(8)
 
 
 @implements(init_state, FTPLNew)
 def _new_init(policy, k, horizon):
-    return np.zeros((5, k))
+    return np.zeros((8, k))
 
 
 @implements(select, FTPLNew)
@@ -158,12 +165,12 @@ def _new_select(policy, state, t):
     k = state.shape[1]
     if t < k:                                      # one initial pull per arm
         return t, 1
-    # theta_i is the Lemma 15 quantile of u_i, one uniform per arm drawn in arm order.  The
-    # argmax (ties to the lowest index) is found from the arm with the highest centre first,
-    # so that most other arms are ruled out without their logarithm.
+    # theta_i is the lattice Lemma 15 draw of randomness (t_i, B_i) drawn for every arm in arm
+    # order.  The argmax (ties to the lowest index) is found from the arm with the highest
+    # centre first, so that most other arms are ruled out without their logarithm.
     leader = 0
     for a in range(k):
-        state[UNIFORMS, a] = open_uniform()
+        state[UNIFORMS, a], state[BLOCKS, a] = lemma15_predraw(policy.delta)
         if state[CENTRE, a] > state[CENTRE, leader]:
             leader = a
     arm = leader
@@ -180,24 +187,30 @@ def _new_select(policy, state, t):
 
 @cached_njit(inline="always")
 def _new_theta(policy, state, a):
-    return lemma15_from_uniform(state[UNIFORMS, a], state[CENTRE, a], state[PULLS, a],
-                                policy.eps, policy.delta, policy.c)
+    return lemma15_lattice_theta(state[UNIFORMS, a], state[BLOCKS, a], state[CENTRE, a], state[LATTICE, a],
+                                 state[SCALE, a], policy.eps_law, policy.delta_law, policy.c_law)
 
 
 @cached_njit(inline="always")
 def _cannot_reach(policy, state, a, best):
     """True only if theta_a < best for sure (so arm a is neither the argmax nor tied with it).
-    u < 1/2: theta <= x0.  u >= 1/2: theta = x0 + log1p(q)/(N eps), q = (1/2 - m)/(m + c),
-    m = 1 - u, and log1p(q) <= q: theta < best when (1/2 - m)/(N eps) <= (best - x0)(m + c),
-    with margins (1e-9 relative, gap > 1e-7 |best|) far above the rounding of either side."""
-    u = state[UNIFORMS, a]
-    gap = best - state[CENTRE, a]
-    if u < 0.5:
+    theta = (rint(x0/g) + K) g <= x0 + g/2 + K g.  Lower side: K <= 0.  Upper side: K g <=
+    D + g/2 (up to 2^-49 relative), D the noise in value units, with INV_RATE = 1/(N' eps'):
+    delta > 0: D = log1p(q) INV_RATE <= q INV_RATE, q = (1/2 - m)/(m + c'), m = t;
+    delta = 0 (Laplace): D = (4B + E') INV_RATE with E' = -log1p(-w) <= w/(1 - w), w = |t|.
+    Margins (1.01 g, 1e-9 relative, gap > 1e-7 |best|) far above the rounding of either side."""
+    t = state[UNIFORMS, a]
+    blocks = state[BLOCKS, a]
+    gap = best - state[CENTRE, a] - 1.01 * state[LATTICE, a]
+    upper = blocks > 0.0 if policy.delta == 0.0 else t > 0.0
+    if not upper:
         return gap > 0.0
     if policy.eps == 0.0 or not gap > 1e-7 * abs(best):
         return False
-    m = 1.0 - u
-    return (0.5 - m) * state[INV_RATE, a] <= gap * (m + policy.c) * (1.0 - 1e-9)
+    if policy.delta == 0.0:
+        w = abs(t)
+        return (4.0 * (blocks - 1.0) + w / (1.0 - w)) * state[INV_RATE, a] <= gap * (1.0 - 1e-9)
+    return (0.5 - t) * state[INV_RATE, a] <= gap * (t + policy.c_law) * (1.0 - 1e-9)
 
 
 @implements(update, FTPLNew)
@@ -207,8 +220,11 @@ def _new_update(policy, state, arm, m, value, level, t):
     n = state[PULLS, arm]
     state[CENTRE, arm] = (state[ONES, arm] / n + math.sqrt(policy.log_horizon / n)
                           + lemma15_tail_radius(n, policy.tail, policy.eps, policy.delta))
-    if policy.eps > 0.0:
-        state[INV_RATE, arm] = 1.0 / (n * policy.eps)
+    g, d_steps = lemma15_lattice(n, policy.eps)
+    scale = lemma15_step_scale(d_steps, policy.eps, policy.eps_law, policy.delta_law)
+    state[LATTICE, arm] = g
+    state[SCALE, arm] = scale
+    state[INV_RATE, arm] = scale * g
 
 
 # ================================================================== builders
@@ -260,12 +276,16 @@ def build_beta(instance, horizon, eps, delta, start_rule="spec", start_pulls=Non
 
 def build_new(instance, horizon, eps, delta):
     _check_not_both_zero(eps, delta)
+    check_lemma15_claim(eps, delta)
     tail = 1.0 / horizon
     radius = lemma15_tail_radius(1.0, tail, eps, delta)
+    eps_law, delta_law, c_law = lemma15_lattice_law(float(eps), float(delta))
     info = {"privacy_notion": _PER_STEP_DP,
             "centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
-            "extra_regret_per_arm_bound": 4.0 * radius}
-    return Built(FTPLNew(float(eps), float(delta), float(lemma15_c(eps, delta)), math.log(horizon), tail),
+            "extra_regret_per_arm_bound": 4.0 * radius,
+            "lattice_law": {"eps": eps_law, "delta": delta_law}}
+    return Built(FTPLNew(float(eps), float(delta), math.log(horizon), tail, float(eps_law), float(delta_law),
+                         float(c_law)),
                  bernoulli_observations(instance), [], info)
 
 

@@ -25,6 +25,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.central_laplace import laplace_release
+from ..mechanisms.lattice import check_lattice_claim
 from ..mechanisms.ldp_curators import Direct
 
 _REST_OF_HORIZON = 1 << 62
@@ -104,6 +105,7 @@ def _update(policy, state, arm, m, value, level, t):
 
 
 def _build(instance, horizon, eps, beta=None):
+    check_lattice_claim(eps)
     beta = 1.0 / horizon if beta is None else beta
     return Built(DPSE(float(eps), float(beta)), Direct(False), [],
                  {"privacy_notion": "eps-DP: each reward enters one Laplace-noised epoch mean",

@@ -29,7 +29,8 @@ import numpy as np
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
-from ..mechanisms.perturbations import lemma15_c, lemma15_draw
+from ..mechanisms.perturbations import lemma15_lattice_draw
+from ..mechanisms.perturbations.lemma15 import check_lemma15_claim
 from ..validation import InputError
 
 #: ``select``'s batch length when exploiting: the loop cuts it at the horizon.
@@ -40,7 +41,6 @@ ORDERS = ("round_robin", "blocks")
 class GDPElimNew(NamedTuple):
     eps: float
     half_delta: float          # the Lemma 15 law uses (eps, delta/2)
-    c: float                   # lemma15_c(eps, delta/2)
     phase_pulls: np.ndarray    # N(k) for k = 1, 2, ... (int64; enough phases to exceed T)
     phase_gaps: np.ndarray     # Delta(k) = 2^-k
     blocks: bool               # pull order inside a phase (False: round robin)
@@ -87,7 +87,7 @@ def _update(policy, state, arm, m, value, level, t):
     second = -math.inf
     leader = 0
     for a in range(k):
-        theta = lemma15_draw(state.sums[a] / n, n, policy.eps, policy.half_delta, policy.c)
+        theta = lemma15_lattice_draw(state.sums[a] / n, n, policy.eps, policy.half_delta)
         if theta > best:
             second = best
             best = theta
@@ -134,6 +134,7 @@ def phase_schedule(horizon: int, eps: float, delta: float, arms: int):
 def build(instance, horizon, eps, delta=0.0, order="round_robin"):
     if eps == 0.0 and delta == 0.0:
         raise InputError("eps and delta cannot both be 0 (got eps = 0, delta = 0); use eps > 0 or delta > 0")
+    check_lemma15_claim(eps, 0.5 * delta)
     pulls, gaps = phase_schedule(horizon, eps, delta, instance.k)
     k = instance.k
     gap_min = float(np.min(instance.gaps[instance.gaps > 0])) if np.any(instance.gaps > 0) else math.inf
@@ -152,8 +153,7 @@ def build(instance, horizon, eps, delta=0.0, order="round_robin"):
     elif steps_to_k_star > horizon:
         info["note"] = (f"exploitation is only guaranteed after phase {k_star} ({steps_to_k_star} steps > "
                         f"T = {horizon}): expect near-linear regret (spec §5.4)")
-    policy = GDPElimNew(float(eps), 0.5 * float(delta), float(lemma15_c(eps, 0.5 * delta)), pulls, gaps,
-                        order == "blocks")
+    policy = GDPElimNew(float(eps), 0.5 * float(delta), pulls, gaps, order == "blocks")
     return Built(policy, bernoulli_observations(instance), warnings, info)
 
 

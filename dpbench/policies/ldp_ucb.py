@@ -77,7 +77,7 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_l", label="LDP-UCB-L", family="ldp_ucb",
     summary="UCB with Laplace radius and forced exploration on CTL(eps) responses",
     source="seed 000 Agent 2, Thm 4", params=_EPS,
-    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL(eps, False)),
+    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL.at(eps, False)),
     rewards="unit", privacy="local", reports="real"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
@@ -89,7 +89,7 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_ls", label="LDP-UCB-LS", family="ldp_ucb",
     summary="LDP-UCB-L behind CTL-S (sigmoid, unbounded rewards)",
     source="seed 000 Cor. 10", params=_EPS,
-    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL(eps, True)),
+    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL.at(eps, True)),
     rewards="any", privacy="local", reports="real"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_bs", label="LDP-UCB-BS", family="ldp_ucb",

@@ -52,6 +52,7 @@ from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register
 from ..engine.components import broadcast, implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
 from ..mechanisms.central_laplace import laplace_release
+from ..mechanisms.lattice import check_lattice_claim
 from ..mechanisms.truncation import TruncatedLaplace
 from ..validation import check_choice, check_int, check_real
 from .robust_ucb import EPS_PARAM, PAPER_C, SCALED_C, U_PARAM, V_PARAM, constants_param, resolve_constant
@@ -244,6 +245,7 @@ def _warnings(name, info, instance, horizon):
 
 
 def _build_dprse(instance, horizon, v, u, eps, beta, constants, c):
+    check_lattice_claim(eps)
     u, moments = moment_bound(instance, v, u)
     c = resolve_constant("dp_robust_se", constants, c, SCALED_C["dp_robust_se"])
     policy = RobustSE(False, True, u, v, eps, _beta(beta, horizon), c, 2.0)
@@ -254,6 +256,7 @@ def _build_dprse(instance, horizon, v, u, eps, beta, constants, c):
 
 
 def _build_ldprse(instance, horizon, v, u, eps, beta, constants, c, d_mode, err_mode):
+    check_lattice_claim(eps)
     u, moments = moment_bound(instance, v, u)
     c = resolve_constant("ldp_robust_se", constants, c, SCALED_C["ldp_robust_se"])
     policy = RobustSE(True, err_mode == "sqrtR", u, v, eps, _beta(beta, horizon), c, D_MODES[d_mode])

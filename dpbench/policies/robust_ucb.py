@@ -46,8 +46,9 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
+from ..mechanisms.lattice import check_lattice_claim
 from ..mechanisms.ldp_curators import Direct
-from ..mechanisms.tree_counter import TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new, tree_noise_scale
+from ..mechanisms.tree_counter import TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new
 from ..mechanisms.truncation import truncate
 from ..validation import InputError
 
@@ -100,8 +101,8 @@ def _dprucb_select(policy, state, t):
 def _dprucb_update(policy, state, arm, m, value, level, t):
     state.pulls[arm] += 1.0
     bound = (policy.trunc_coef * state.pulls[arm]) ** policy.inv_one_plus_v
-    s_hat = tree_add(state.psum, state.noisy, arm, int(state.pulls[arm]), truncate(value, bound),
-                     tree_noise_scale(bound, policy.eps_level))
+    s_hat = tree_add(state.psum, state.noisy, arm, int(state.pulls[arm]), truncate(value, bound), 2.0 * bound,
+                     policy.eps_level)
     state.mean[arm] = s_hat / state.pulls[arm]
     state.inv_n_pow[arm] = state.pulls[arm] ** -policy.exponent
 
@@ -250,7 +251,7 @@ def _build_dprucb(instance, horizon, v, u, eps, constants, c, tree_eps_split):
     u, moments = moment_bound(instance, v, u)
     c = resolve_constant("dp_robust_ucb", constants, c, SCALED_C["dp_robust_ucb"])
     log_t = math.log(horizon)
-    eps_level = tree_level_eps(eps, horizon, tree_eps_split)
+    eps_level = check_lattice_claim(tree_level_eps(eps, horizon, tree_eps_split), name="eps per tree level")
     policy = DPRobustUCB(width_coef=c * u ** (1.0 / (1.0 + v)), log_t_factor=log_t ** (1.5 + 1.0 / v) / eps,
                          exponent=v / (1.0 + v), trunc_coef=eps * u / log_t ** 1.5,
                          inv_one_plus_v=1.0 / (1.0 + v), eps_level=eps_level)

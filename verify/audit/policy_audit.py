@@ -230,13 +230,12 @@ def gdp_elim_short_phases(eps: float, delta: float, pulls=(2, 4, 8, 16, 32)):
     comes within a few dozen pulls; ``eps`` sets the Lemma 15 perturbation's level.
     """
     from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
-    from dpbench.mechanisms.perturbations import lemma15_c
     from dpbench.policies.gdp_elim import GDPElimNew
     pulls = np.array(pulls, dtype=np.int64)
     gaps = 0.5 ** np.arange(1, pulls.size + 1)
 
     def build(instance, horizon):
-        policy = GDPElimNew(float(eps), 0.5 * delta, float(lemma15_c(eps, 0.5 * delta)), pulls, gaps, False)
+        policy = GDPElimNew(float(eps), 0.5 * delta, pulls, gaps, False)
         return Built(policy, bernoulli_observations(instance))
     build.__name__ = f"GDP-Elim-New (phases {list(pulls)}, law at eps={eps:g})"
     return build

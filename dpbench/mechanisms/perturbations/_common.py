@@ -1,0 +1,42 @@
+"""What the three perturbation laws share: array evaluation and sampling of a compiled scalar
+kernel, the neighbouring history of one arm, and the catalog parameters."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import randomness as rng
+from ...engine.catalog import Param, real
+from ...validation import check_int, check_real
+
+#: what an ``_eval`` kernel computes
+CDF, SF, PDF = 0, 1, 2
+
+
+def evaluate(kernel, x, *params):
+    """kernel(flat x, *params, out) on an array (or a scalar) x; the result has x's shape."""
+    arr = np.asarray(x, dtype=np.float64)
+    flat = np.ascontiguousarray(arr.reshape(-1))
+    out = np.empty_like(flat)
+    kernel(flat, *params, out)
+    return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
+
+
+def draw(fill, size, seed, *params):
+    """``size`` draws of fill(*params, seed, out), reproducible from ``seed``."""
+    size = check_int("size", size, low=1)
+    out = np.empty(size, dtype=np.float64)
+    fill(*params, rng.stream_seed(seed), out)
+    return out
+
+
+def history(pulls, others):
+    """Validated (pulls, others) of a neighbouring history: others in [0, pulls - 1]."""
+    pulls = check_int("pulls", pulls, low=1)
+    others = 0.0 if others is None else check_real("others", others, low=0.0, high=pulls - 1.0)
+    return float(pulls), others
+
+
+EPS0 = Param("eps", "privacy level eps >= 0", real(0.0))
+DELTA_POS = Param("delta", "privacy slack delta in (0, 1)", real(0.0, 1.0, low_open=True, high_open=True))
+DELTA = Param("delta", "privacy slack delta in [0, 1)", real(0.0, 1.0, high_open=True))
+OTHERS = Param("others", "sum of the other pulls - 1 rewards of the arm (default 0)", real(0.0), None)

@@ -1,0 +1,191 @@
+"""The Beta perturbation of DP-FTPL-Beta (seed 002 Alg. 2, Thm 13; spec seed_002.md §5.2).
+
+theta ~ Beta(R + 1 + k, N - R + 1 + k) for an arm with R ones in N pulls, k = floor(N/8) + 1
+pseudo-ones and pseudo-zeros (k = 0: Beta-Bernoulli Thompson sampling, the law Fig. 2(d-f)
+shows failing).  One reward moves the shapes by (+1, -1): a law whose parameters the input
+sets, not input plus noise, so its floating-point draw has no input-dependent rounding of a
+sum (``arithmetic="none"``).
+
+* scalar kernels ``beta_cdf/sf/pdf`` (regularised incomplete beta, :mod:`..special`),
+  ``beta_sample`` (two Marsaglia-Tsang gammas, ``randomness.beta``), ``beta_shapes``
+  (Algorithm 2's parameters), ``beta_start_phase`` (N_B*, two readings);
+* ``beta_perturbation(r, n, extra_k)``: the draw the policy, the sampler and the audit make;
+* the law object ``BetaLaw``, the component ``BetaPerturbation`` and the mechanism
+  ``BetaPerturbationMechanism`` (catalog ``ftpl_beta``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ... import randomness as rng
+from ...engine.caching import cached_njit
+from ...engine.catalog import Param, flag, integer
+from ...engine.components import implements, privatize
+from ...engine.mechanism import CatalogMechanism
+from ...validation import InputError, check_real
+from ..special import beta_cdf_sf, beta_front
+from ._common import CDF, DELTA_POS, EPS0, OTHERS, PDF, SF, draw, evaluate, history
+
+
+# ------------------------------------------------------------------ scalar kernels
+@cached_njit
+def beta_cdf(x, a, b):
+    """Regularised incomplete beta I_x(a, b) = P[theta <= x], theta ~ Beta(a, b)."""
+    return beta_cdf_sf(x, a, b)[0]
+
+
+@cached_njit
+def beta_sf(x, a, b):
+    """P[theta > x], theta ~ Beta(a, b) (accurate in the upper tail)."""
+    return beta_cdf_sf(x, a, b)[1]
+
+
+@cached_njit
+def beta_pdf(x, a, b):
+    if x <= 0.0 or x >= 1.0:
+        return 0.0
+    return beta_front(x, a, b) / (x * (1.0 - x))
+
+
+@cached_njit
+def beta_sample(a, b):
+    """One theta ~ Beta(a, b) (two Marsaglia-Tsang gammas, ``randomness.beta``)."""
+    return rng.beta(a, b)
+
+
+@cached_njit
+def beta_shapes(r, n, extra_k):
+    """Algorithm 2's (a_i + k_i, b_i + k_i) for R = r ones in n pulls:
+    a = R + 1, b = N - R + 1, k = floor(N/8) + 1 pseudo-ones AND pseudo-zeros
+    (k = 0 when ``extra_k`` is False: plain Beta-Bernoulli Thompson sampling)."""
+    k = math.floor(n / 8.0) + 1.0 if extra_k else 0.0
+    return r + 1.0 + k, n - r + 1.0 + k
+
+
+@cached_njit
+def beta_perturbation(r, n, extra_k):
+    """One theta of DP-FTPL-Beta for R = r ones in n pulls: Beta(``beta_shapes(r, n, extra_k)``);
+    the policy draws each arm's theta with this, and so do the sampler and the audit."""
+    a, b = beta_shapes(r, n, extra_k)
+    return beta_sample(a, b)
+
+
+#: N_B* readings (spec §9 R9): the log argument 50e/(9 pi delta^2) [L], or 40e/(9 pi delta^2).
+BETA_START_RULES = ("spec", "log_40e")
+
+
+def beta_start_phase(eps: float, delta: float, rule: str = "spec") -> float:
+    """N_B* = max{min{40e/(9 pi delta^2), (8000/(81 eps^2)) ln(c e/(9 pi delta^2))}, 1000e/(9 pi)}
+    with c = 50 (``spec``; structure [M], log argument [L]) or c = 40 (``log_40e``)
+    (Alg. 2; spec §5.2).  At (1, 0.01): 1064.7."""
+    if rule not in BETA_START_RULES:
+        raise InputError(f"unknown start_rule {rule!r}; allowed values: {', '.join(BETA_START_RULES)}")
+    if delta <= 0.0:
+        return math.inf
+    nd = 9.0 * math.pi * delta * delta
+    by_delta = 40.0 * math.e / nd
+    c = 40.0 if rule == "log_40e" else 50.0
+    by_eps = math.inf if eps == 0.0 else 8000.0 / (81.0 * eps * eps) * math.log(c * math.e / nd)
+    return max(min(by_delta, by_eps), 1000.0 * math.e / (9.0 * math.pi))
+
+
+# ------------------------------------------------------------------ array kernels
+@cached_njit
+def _eval(x, a, b, what, out):
+    for i in range(x.shape[0]):
+        if what == 2:
+            out[i] = beta_pdf(x[i], a, b)
+        else:
+            out[i] = beta_cdf_sf(x[i], a, b)[what]
+
+
+@cached_njit
+def _fill(a, b, seed, out):
+    np.random.seed(seed)
+    for i in range(out.shape[0]):
+        out[i] = beta_sample(a, b)
+
+
+# ------------------------------------------------------------------ the law
+@dataclass(frozen=True)
+class BetaLaw:
+    """theta ~ Beta(a, b): DP-FTPL-Beta's perturbation (Alg. 2, spec §5.2)."""
+    a: float
+    b: float
+
+    def __post_init__(self):
+        check_real("a", self.a, low=0.0, low_open=True)
+        check_real("b", self.b, low=0.0, low_open=True)
+
+    @classmethod
+    def from_history(cls, ones, pulls, extra_k=True):
+        """Algorithm 2's law for R = ``ones`` in N = ``pulls`` (k = floor(N/8) + 1 unless
+        ``extra_k`` is False, the Thompson-sampling law that Fig. 2(d-f) shows failing)."""
+        return cls(*beta_shapes(float(ones), float(pulls), bool(extra_k)))
+
+    def cdf(self, x):
+        return evaluate(_eval, x, float(self.a), float(self.b), CDF)
+
+    def sf(self, x):
+        return evaluate(_eval, x, float(self.a), float(self.b), SF)
+
+    def pdf(self, x):
+        return evaluate(_eval, x, float(self.a), float(self.b), PDF)
+
+    def sample(self, size, seed):
+        return draw(_fill, size, seed, float(self.a), float(self.b))
+
+    def support(self):
+        return 0.0, 1.0
+
+    def breakpoints(self):
+        return np.array([0.0, (self.a - 1.0) / (self.a + self.b - 2.0) if self.a + self.b > 2 else 0.5,
+                         self.a / (self.a + self.b), 1.0])
+
+    def neighbour(self, up=True):
+        """One observation changed 0 -> 1 (``up``: (a+1, b-1)) or 1 -> 0 ((a-1, b+1))."""
+        return BetaLaw(self.a + 1.0, self.b - 1.0) if up else BetaLaw(self.a - 1.0, self.b + 1.0)
+
+
+# ------------------------------------------------------------------ component and mechanism
+class BetaPerturbation(NamedTuple):
+    """DP-FTPL-Beta's theta for R = others + x ones in ``pulls`` pulls (Alg. 2)."""
+    pulls: float
+    others: float
+    extra_k: bool
+
+
+@implements(privatize, BetaPerturbation)
+def _beta_privatize(mech, r, public):
+    return beta_perturbation(mech.others + r, mech.pulls, mech.extra_k)
+
+
+class BetaPerturbationMechanism(CatalogMechanism):
+    """DP-FTPL-Beta's theta of one arm, Beta(R+1+k, N-R+1+k) with R = ``others`` + x (default
+    others = 0: the worst-case edge history, spec §3.2): (eps, delta)-DP once N >= N_B*
+    (seed 002 Alg. 2, Thm 13).  ``pulls`` defaults to ceil(N_B*); ``extra_k=False`` drops
+    the k pseudo-counts (the Fig. 2(d-f) negative control)."""
+
+    NAME = "ftpl_beta"
+    SUMMARY = "DP-FTPL-Beta perturbation Beta(R+1+k, N-R+1+k) of one arm after the start phase"
+    SOURCE = "seed 002 Alg. 2, Thm 13"
+    PARAMS = (EPS0, DELTA_POS,
+              Param("pulls", "observations of the arm (default ceil(N_B*))", integer(1), None), OTHERS,
+              Param("extra_k", "add k = floor(N/8) + 1 pseudo-counts (False: negative control)", flag(), True))
+    AUDIT = {"eps": 1.0, "delta": 0.01}                  # pulls = ceil(N_B*) = 1065, edge R = 0
+    local = False                  # a draw of the policy's own perturbation, not a user's report
+
+    def _setup(self, *, eps, delta, pulls, others, extra_k):
+        if pulls is None:
+            pulls = math.ceil(beta_start_phase(eps, delta))
+        pulls, others = history(pulls, others)
+        self._claim(BetaPerturbation(pulls, others, bool(extra_k)), eps=eps, delta=delta,
+                    params={"eps": eps, "delta": delta, "pulls": int(pulls), "others": others,
+                            "extra_k": bool(extra_k)})
+
+
+BetaPerturbationMechanism.register()

@@ -1,0 +1,294 @@
+"""The Gaussian perturbation of DP-FTPL-Gauss (seed 002 Alg. 1, Thm 11; spec seed_002.md §5.1).
+
+theta ~ N(R/N, v/N) for an arm with N pulls and reward sum R; v = 2 by default (the privacy
+proof of Theorem 11 needs it, the regret proof uses 1: spec §5.1, §10.2, R7).  One reward
+changes the mean by at most 1/N, so one draw is the Gaussian mechanism with sensitivity
+1/N and sd sqrt(v/N): mu-GDP with mu = 1/sqrt(vN), (eps, delta(eps)) for
+delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) (Balle & Wang, ICML 2018, Thm 8).
+
+* scalar kernels ``gauss_cdf/sf/pdf``, ``gauss_sd`` and ``gauss_sample`` (a draw of the exact
+  law, in floating point); ``gauss_start_phase`` (N_G*, three readings);
+* ``gauss_perturbation(mean, sd, sensitivity)``: the draw DP-FTPL-Gauss makes for each arm,
+  the component's ``privatize`` and the audit's: float-safe, on the lattice of
+  :mod:`dpbench.mechanisms.lattice` (``gauss_perturbation_float``: the paper-literal
+  ``mean + sd * N(0, 1)``, ``arithmetic="float"``);
+* the law object ``GaussianLaw`` (cdf/sf/pdf/sample/neighbour), the component
+  ``GaussPerturbation`` and the mechanism ``GaussPerturbationMechanism`` (catalog
+  ``ftpl_gauss``).
+
+The lattice Gaussian.  g = ``lattice_spacing(sd, 1/N)``; the mean is rounded to it, so two
+neighbouring means are D = ceil(g^-1/N) + 1 steps apart at most; the sd is widened to
+sd' = sd D g N (at most 2^-15 wider) so that D g / sd' = mu stays the paper's: the exact law of
+the lattice draw (the rounded N(X g, sd'^2)) is post-processing of a Gaussian mechanism with
+the same mu.  The noise is s z steps, s = sd'/g, z = Phi^-1 of ``tail_uniform`` (``special.ndtri``,
+AS 241, relative error assumed <= 2^-48; tested against scipy to 2^-49.8), rounded to an
+integer.  Every cell with |z| <= GAUSS_CUT = 8 is within a factor 1 +- r of the exact law's
+(``gauss_lattice_slack``: grid 2^-53 down to m = 2^-9, 2^-106 below; float error E <= s (8 2^-48 + 2^-50) steps),
+
+    r = s (2^-52 / phi(2.879) + 2^-105 / phi(8.01) + 2.002 (8 2^-48 + 2^-50)),
+
+and the outputs beyond (for either input) weigh beta <= 2 Phi(-(8 - mu - 1/s)) (1 + r) + 2^-100,
+so the draw is (eps + ln((1+r)/(1-r)), (1 + r) delta(eps) + beta)-DP as implemented.  At the
+catalog's setting (N = 8, s ~ 2^18) r ~ 1e-7 and beta ~ 1e-14; the mechanism refuses a claim
+that the exact law keeps and the lattice would not.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from ... import randomness as rng
+from ...engine.caching import cached_njit
+from ...engine.catalog import Param, integer, real
+from ...engine.components import implements, privatize
+from ...engine.mechanism import CatalogMechanism
+from ...validation import InputError, check_real
+from ..lattice import ARITHMETIC_PARAM, lattice_spacing, sensitivity_steps, tail_uniform, to_steps
+from ..special import ndtri
+from ._common import CDF, DELTA_POS, EPS0, OTHERS, PDF, SF, draw, evaluate, history
+
+#: Default Gaussian variance factor v in N(R/N, v/N): the privacy proof of Theorem 11 needs
+#: v = 2 (density sqrt(N/(4 pi)) exp(-N (x - mu)^2 / 4)); its regret proof uses v = 1, with
+#: which the delta-branch of N_G* is not sufficient (spec §5.1, §10.2, R7).
+GAUSS_VARIANCE = 2.0
+#: |z| up to which the lattice Gaussian's cells are bounded relative to the exact law
+GAUSS_CUT = 8.0
+
+
+# ------------------------------------------------------------------ scalar kernels
+@cached_njit
+def gauss_cdf(x, mean, n, v):
+    """P[theta <= x] for theta ~ N(mean, v/n)."""
+    return 0.5 * math.erfc((mean - x) / math.sqrt(2.0 * v / n))
+
+
+@cached_njit
+def gauss_sf(x, mean, n, v):
+    """P[theta > x] for theta ~ N(mean, v/n) (accurate in the upper tail)."""
+    return 0.5 * math.erfc((x - mean) / math.sqrt(2.0 * v / n))
+
+
+@cached_njit
+def gauss_pdf(x, mean, n, v):
+    var = v / n
+    z = x - mean
+    return math.exp(-0.5 * z * z / var) / math.sqrt(2.0 * math.pi * var)
+
+
+@cached_njit
+def gauss_sd(n, v):
+    """sqrt(v/n): the standard deviation of DP-FTPL-Gauss's theta after n pulls (Alg. 1)."""
+    return math.sqrt(v / n)
+
+
+@cached_njit
+def gauss_sample(mean, n, v):
+    """One theta ~ N(mean, v/n) of the exact law (one standard normal, floating point)."""
+    return gauss_perturbation_float(mean, gauss_sd(n, v))
+
+
+@cached_njit
+def gauss_perturbation_float(mean, sd):
+    """mean + sd N(0, 1) in floating point: the paper-literal draw (``arithmetic="float"``),
+    whose low bits reveal the mean; not DP as implemented."""
+    return rng.normal(mean, sd)
+
+
+@cached_njit
+def gauss_lattice_steps(mean, sd, sensitivity):
+    """(X, K, g): the lattice draw of ``gauss_perturbation`` as steps of g, X the rounded mean."""
+    g = lattice_spacing(sd, sensitivity)
+    s = sd * sensitivity_steps(sensitivity, g) / sensitivity      # sd' / g: keeps mu = sensitivity / sd
+    t = tail_uniform()
+    k = np.rint(-s * ndtri(abs(t)))
+    return to_steps(mean, 1.0 / g), (k if t > 0.0 else -k), g
+
+
+@cached_njit
+def gauss_perturbation(mean, sd, sensitivity):
+    """One float-safe theta ~ N(mean, sd^2) on the lattice (module docstring), for a mean whose
+    sensitivity is ``sensitivity`` (1/N): DP-FTPL-Gauss draws each arm's theta with this
+    (sd = ``gauss_sd(N_i, v)``), and so do the sampler and the audit."""
+    x, k, g = gauss_lattice_steps(mean, sd, sensitivity)
+    return (x + k) * g
+
+
+# ------------------------------------------------------------------ accounting
+@cached_njit
+def gauss_lattice_slack(s):
+    """r: the relative error bound of every lattice cell with |z| <= GAUSS_CUT, for a noise of
+    at most s steps per standard deviation (module docstring)."""
+    phi_refine = 0.006310                 # phi(2.879) <= phi at m = 2^-9, |z| <= 2.8785
+    phi_cut = 5.0e-15                     # phi(8.01)
+    return s * (2.0 ** -52 / phi_refine + 2.0 ** -105 / phi_cut + 2.002 * (GAUSS_CUT * 2.0 ** -48 + 2.0 ** -50))
+
+
+def gauss_delta(eps: float, mu: float) -> float:
+    """delta(eps) of the Gaussian mechanism with sensitivity / sd = mu (Balle & Wang 2018, Thm 8)."""
+    if mu == 0.0:
+        return 0.0
+    return float(stats.norm.cdf(mu / 2.0 - eps / mu) - math.exp(eps) * stats.norm.cdf(-mu / 2.0 - eps / mu))
+
+
+def gauss_lattice_delta(eps: float, pulls: float, v: float) -> float:
+    """The delta at eps of one lattice draw as implemented, for N = ``pulls`` and variance factor
+    v: (1 + r) delta_mu(eps - sigma) + beta, sigma = ln((1+r)/(1-r)) (module docstring)."""
+    sd, sensitivity = math.sqrt(v / pulls), 1.0 / pulls
+    g = float(lattice_spacing(sd, sensitivity))
+    s = sd * float(sensitivity_steps(sensitivity, g)) / sensitivity
+    r = float(gauss_lattice_slack(s))
+    mu = sensitivity / sd
+    sigma = math.log((1.0 + r) / (1.0 - r))
+    beta = 2.0 * float(stats.norm.sf(GAUSS_CUT - mu - 1.0 / s)) * (1.0 + r) + 2.0 ** -100
+    return (1.0 + r) * gauss_delta(max(eps - sigma, 0.0), mu) + beta
+
+
+def check_gauss_claim(eps: float, delta: float, pulls: float, v: float) -> None:
+    """InputError if the exact law keeps (eps, delta) after ``pulls`` pulls and the lattice draw
+    does not (a claim the exact law does not keep either is the paper's, left to the audit)."""
+    mu = 1.0 / math.sqrt(v * pulls)
+    if gauss_delta(eps, mu) <= delta < gauss_lattice_delta(eps, pulls, v):
+        raise InputError(f"delta = {delta:g} is kept by the exact Gaussian law but not by arithmetic='lattice' "
+                         f"(delta as implemented {gauss_lattice_delta(eps, pulls, v):.3g}): allowed delta >= "
+                         f"{gauss_lattice_delta(eps, pulls, v):.3g}, or arithmetic='float'")
+
+
+#: N_G* readings (spec §9 R8): the spec's, and the two alternatives it lists.
+GAUSS_START_RULES = ("spec", "log_without_e", "prefactor_4")
+
+
+def gauss_start_phase(eps: float, delta: float, rule: str = "spec") -> float:
+    """N_G* of Algorithm 1 (spec §5.1, [M]) under reading ``rule``:
+
+    * ``spec``           min{1/(4 pi delta^2), (1/eps^2) ln(e/(4 pi delta^2))}   (7.68 at (1, 0.01))
+    * ``log_without_e``  min{1/(4 pi delta^2), (1/eps^2) ln(1/(4 pi delta^2))}
+    * ``prefactor_4``    min{1/(4 pi delta^2), (4/eps^2) ln(e/(4 pi delta^2))}
+
+    eps = 0 leaves the delta branch (Fig. 6a); delta = 0 gives inf (Gauss needs delta > 0).
+    """
+    if rule not in GAUSS_START_RULES:
+        raise InputError(f"unknown start_rule {rule!r}; allowed values: {', '.join(GAUSS_START_RULES)}")
+    if delta <= 0.0:
+        return math.inf
+    q = 4.0 * math.pi * delta * delta
+    by_delta = 1.0 / q
+    log_term = -math.log(q) if rule == "log_without_e" else 1.0 - math.log(q)
+    factor = 4.0 if rule == "prefactor_4" else 1.0
+    by_eps = math.inf if eps == 0.0 else factor * log_term / (eps * eps)
+    return min(by_delta, by_eps)
+
+
+# ------------------------------------------------------------------ array kernels
+@cached_njit
+def _eval(x, mean, n, v, what, out):
+    for i in range(x.shape[0]):
+        if what == 0:
+            out[i] = gauss_cdf(x[i], mean, n, v)
+        elif what == 1:
+            out[i] = gauss_sf(x[i], mean, n, v)
+        else:
+            out[i] = gauss_pdf(x[i], mean, n, v)
+
+
+@cached_njit
+def _fill(mean, n, v, seed, out):
+    np.random.seed(seed)
+    for i in range(out.shape[0]):
+        out[i] = gauss_sample(mean, n, v)
+
+
+# ------------------------------------------------------------------ the law
+@dataclass(frozen=True)
+class GaussianLaw:
+    """theta ~ N(mean, v/pulls): DP-FTPL-Gauss's perturbation (Alg. 1, spec §5.1)."""
+    mean: float
+    pulls: float
+    v: float = GAUSS_VARIANCE
+
+    def __post_init__(self):
+        check_real("mean", self.mean)
+        check_real("pulls", self.pulls, low=0.0, low_open=True)
+        check_real("v", self.v, low=0.0, low_open=True)
+
+    @classmethod
+    def from_history(cls, reward_sum, pulls, v=GAUSS_VARIANCE):
+        return cls(reward_sum / pulls, pulls, v)
+
+    def _p(self):
+        return float(self.mean), float(self.pulls), float(self.v)
+
+    def cdf(self, x):
+        return evaluate(_eval, x, *self._p(), CDF)
+
+    def sf(self, x):
+        return evaluate(_eval, x, *self._p(), SF)
+
+    def pdf(self, x):
+        return evaluate(_eval, x, *self._p(), PDF)
+
+    def sample(self, size, seed):
+        return draw(_fill, size, seed, *self._p())
+
+    def support(self):
+        return -math.inf, math.inf
+
+    def breakpoints(self):
+        return np.array([self.mean])
+
+    def neighbour(self, z):
+        """The law after the mean moves by z (one reward changed: |z| <= 1/pulls)."""
+        return replace(self, mean=self.mean + z)
+
+
+# ------------------------------------------------------------------ component and mechanism
+class GaussPerturbation(NamedTuple):
+    """DP-FTPL-Gauss's theta ~ N((others + x)/pulls, v/pulls) of one arm (Alg. 1), on the lattice
+    (``lattice``) or in floating point."""
+    pulls: float
+    others: float
+    v: float
+    lattice: bool
+
+
+@implements(privatize, GaussPerturbation)
+def _gauss_privatize(mech, r, public):
+    mean = (mech.others + r) / mech.pulls
+    sd = gauss_sd(mech.pulls, mech.v)
+    if mech.lattice:
+        return gauss_perturbation(mean, sd, 1.0 / mech.pulls)
+    return gauss_perturbation_float(mean, sd)
+
+
+class GaussPerturbationMechanism(CatalogMechanism):
+    """DP-FTPL-Gauss's theta of one arm, N(R/N, v/N), as a function of one observation x in
+    [0, 1] of the arm's N, the other N - 1 summing to ``others``: (eps, delta)-DP once N >= N_G*
+    (seed 002 Alg. 1, Thm 11; v = 2, spec §5.1 R7).  ``pulls`` defaults to ceil(N_G*), the end of
+    the start phase; below it the claim does not hold (negative control: pulls = 1)."""
+
+    NAME = "ftpl_gauss"
+    SUMMARY = "DP-FTPL-Gauss perturbation N(R/N, v/N) of one arm after the start phase (on a lattice)"
+    SOURCE = "seed 002 Alg. 1, Thm 11 (v: spec §5.1 R7)"
+    PARAMS = (EPS0, DELTA_POS,
+              Param("pulls", "observations of the arm (default ceil(N_G*))", integer(1), None), OTHERS,
+              Param("v", "variance factor v of N(R/N, v/N)", real(0.0, low_open=True), GAUSS_VARIANCE),
+              ARITHMETIC_PARAM)
+    AUDIT = {"eps": 1.0, "delta": 0.01}                  # pulls = ceil(N_G*) = 8
+    local = False                  # a draw of the policy's own perturbation, not a user's report
+
+    def _setup(self, *, eps, delta, pulls, others, v, arithmetic):
+        if pulls is None:
+            pulls = max(1, math.ceil(gauss_start_phase(eps, delta)))
+        pulls, others = history(pulls, others)
+        if arithmetic == "lattice":
+            check_gauss_claim(eps, delta, pulls, v)
+        self._claim(GaussPerturbation(pulls, others, v, arithmetic == "lattice"), eps=eps, delta=delta,
+                    params={"eps": eps, "delta": delta, "pulls": int(pulls), "others": others, "v": v,
+                            "arithmetic": arithmetic},
+                    arithmetic=arithmetic)
+
+
+GaussPerturbationMechanism.register()
