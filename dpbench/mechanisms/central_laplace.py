@@ -31,7 +31,14 @@ from ..engine.catalog import Param, integer, real
 from ..engine.components import implements, privatize
 from ..engine.mechanism import CatalogMechanism
 from ..validation import check_real
-from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_lattice_release
+from .lattice import (
+    ARITHMETIC_PARAM,
+    LATTICE_PARAM,
+    laplace_lattice_release,
+    laplace_on_lattice,
+    lattice_plan,
+    to_steps,
+)
 
 
 @cached_njit
@@ -49,18 +56,21 @@ def laplace_release_float(total, n, width, eps):
 
 class LaplaceRelease(NamedTuple):
     """The release of the mean of ``n`` values in [0, width]: ``others`` (the sum of n - 1 of
-    them) plus the input; on the lattice (``lattice``) or in floating point."""
+    them) plus the input; on the lattice (``lattice``; g and s: its plan, as
+    ``lattice.lattice_plan`` makes it) or in floating point."""
     n: float
     others: float
     width: float
     eps: float
-    lattice: bool = True
+    lattice: bool
+    g: float
+    s: float
 
 
 @implements(privatize, LaplaceRelease)
 def _laplace_release_privatize(mech, r, public):
     if mech.lattice:
-        return laplace_release(mech.others + r, mech.n, mech.width, mech.eps)
+        return laplace_on_lattice(to_steps((mech.others + r) / mech.n, 1.0 / mech.g), mech.s, mech.g)
     return laplace_release_float(mech.others + r, mech.n, mech.width, mech.eps)
 
 
@@ -78,17 +88,18 @@ class LaplaceReleaseMechanism(CatalogMechanism):
               Param("n", "number of values averaged", integer(1), 1),
               Param("width", "width of the values' interval", real(0.0, low_open=True), 1.0),
               Param("others", "sum of the other n - 1 values (default 0)", real(0.0), None),
-              ARITHMETIC_PARAM)
+              ARITHMETIC_PARAM, LATTICE_PARAM)
     AUDIT = {"eps": 1.0, "n": 10}
     local = False                  # a central release of a mean, not a user's report
 
-    def _setup(self, *, eps, n, width, others, arithmetic):
+    def _setup(self, *, eps, n, width, others, arithmetic, lattice):
         others = 0.0 if others is None else check_real("others", others, low=0.0, high=(n - 1) * width)
-        if arithmetic == "lattice":
-            check_lattice_claim(eps)
-        self._claim(LaplaceRelease(float(n), others, width, eps, arithmetic == "lattice"), eps=eps,
+        # the policies' sensitivity rule (ceil(width/(n g)) + 1 steps), as laplace_release applies it
+        g, s = lattice_plan(eps, width / n, lattice=lattice) if arithmetic == "lattice" else (0.0, 0.0)
+        self._claim(LaplaceRelease(float(n), others, width, eps, arithmetic == "lattice", g, s), eps=eps,
                     input_range=(0.0, width),
-                    params={"eps": eps, "n": n, "width": width, "others": others, "arithmetic": arithmetic},
+                    params={"eps": eps, "n": n, "width": width, "others": others, "arithmetic": arithmetic,
+                            "lattice": lattice},
                     arithmetic=arithmetic)
 
 

@@ -66,8 +66,8 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import Param, choice
-from ..validation import InputError
+from ..engine.catalog import Param, choice, integer
+from ..validation import InputError, check_int
 
 #: the lattice is 2^LATTICE_BITS times finer than min(noise scale, 2^SENSITIVITY_BITS sensitivity)
 LATTICE_BITS = 16
@@ -203,6 +203,45 @@ def tail_uniform():
 
 
 # ------------------------------------------------------------------ validation
+#: a chosen lattice may be at most this many binary orders coarser than min(b, 16 Delta) 2^-16
+COARSEST_EXTRA_BITS = LATTICE_BITS - 8
+
+
+def lattice_plan(eps: float, sensitivity: float, *, span=None, lattice=None) -> tuple[float, float]:
+    """(g, s) of a catalog mechanism's lattice Laplace: the automatic spacing ``lattice_spacing``,
+    or g = 2^lattice when ``lattice`` (an integer exponent) is given; s from D = the span of the
+    input range ``span = (lo, hi)`` (exact) or ceil(sensitivity/g) + 1.  InputError, naming the
+    allowed exponents, for a lattice coarser than 2^-8 of min(noise scale, 16 sensitivity) (its
+    rounding would change the law) or so fine that the float slack exceeds eps/1024 or the sum
+    leaves the exact integers of float64; and for an eps the lattice cannot keep."""
+    check_lattice_claim(eps, sensitivity=sensitivity)
+    auto = float(lattice_spacing(sensitivity / eps, sensitivity))
+    if lattice is None:
+        g = auto
+    else:
+        k = check_int("lattice", lattice)
+        k_auto = int(math.log2(auto))
+        k_max = k_auto + COARSEST_EXTRA_BITS
+        k_min = k_auto
+        while k_min > -1000 and _plan_ok(eps, sensitivity, span, 2.0 ** (k_min - 1)):
+            k_min -= 1
+        if k > k_max:
+            raise InputError(f"lattice = {k} (spacing 2^{k}) is too coarse for the noise scale "
+                             f"{sensitivity / eps:.4g}: allowed lattice exponents {k_min}..{k_max} (default {k_auto})")
+        if k < k_min:
+            raise InputError(f"lattice = {k} (spacing 2^{k}) is too fine for eps = {eps:g}: its float slack would "
+                             f"exceed eps/1024; allowed lattice exponents {k_min}..{k_max} (default {k_auto})")
+        g = 2.0 ** k
+    d = float(span_steps(span[0], span[1], g)) if span is not None else float(sensitivity_steps(sensitivity, g))
+    return g, float(laplace_scale_steps(d, eps))
+
+
+def _plan_ok(eps, sensitivity, span, g) -> bool:
+    d = float(span_steps(span[0], span[1], g)) if span is not None else float(sensitivity_steps(sensitivity, g))
+    reach = (max(abs(span[0]), abs(span[1])) if span is not None else 0.0) / g + 100.0 * d / eps
+    return float(laplace_slack(2.0 * d / eps + 2.0, d)) <= MAX_SLACK_SHARE * eps and reach < 2.0 ** 52
+
+
 def check_arithmetic(value, options=ARITHMETICS) -> str:
     """``arithmetic`` among ``options`` (InputError naming the allowed values otherwise)."""
     if value not in options:
@@ -241,3 +280,7 @@ def smallest_lattice_eps() -> float:
 ARITHMETIC_PARAM = Param("arithmetic", "lattice: input and noise on a power-of-two lattice, DP as implemented; "
                          "float: the paper's floating-point form, not DP as implemented (Mironov 2012)",
                          choice(*ARITHMETICS), "lattice")
+
+#: the catalog parameter choosing the lattice of a mechanism with ``arithmetic="lattice"``
+LATTICE_PARAM = Param("lattice", "lattice exponent k: outputs on 2^k Z (default: about 2^-16 of the noise scale)",
+                      integer(-1000, 1000), None)

@@ -35,7 +35,7 @@ from ..engine.catalog import Param, real
 from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
 from ..engine.mechanism import CatalogMechanism, Mechanism
 from ..validation import InputError
-from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_on_lattice, range_plan, to_steps
+from .lattice import ARITHMETIC_PARAM, LATTICE_PARAM, laplace_on_lattice, lattice_plan, range_plan, to_steps
 from .privacy_levels import PrivacyLevels, draw_level
 
 
@@ -158,11 +158,10 @@ class CTL(NamedTuple):
     s: float
 
     @classmethod
-    def at(cls, eps, sigmoid, lattice=True):
-        if lattice:
-            check_lattice_claim(eps)
-        g, s = ctl_plan(float(eps))
-        return cls(float(eps), bool(sigmoid), bool(lattice), float(g), 1.0 / float(g), float(s))
+    def at(cls, eps, sigmoid, lattice=True, spacing=None):
+        """CTL at eps on its automatic lattice (or g = 2^spacing), validated (``lattice.lattice_plan``)."""
+        g, s = lattice_plan(float(eps), 1.0, span=(0.0, 1.0), lattice=spacing) if lattice else (1.0, 0.0)
+        return cls(float(eps), bool(sigmoid), bool(lattice), g, 1.0 / g, s)
 
 
 @implements(privatize, CTL)
@@ -299,14 +298,14 @@ class CTLMechanism(CatalogMechanism):
     NAME = "ctl"
     SUMMARY = "CTL: r + Laplace(1/eps), eps-LDP on [0,1] (input and noise on a lattice)"
     SOURCE = _SOURCES["ctl", False]
-    PARAMS = (_EPS, ARITHMETIC_PARAM)
+    PARAMS = (_EPS, ARITHMETIC_PARAM, LATTICE_PARAM)
     AUDIT = {"eps": 1.0}
     sigmoid = False
 
-    def _setup(self, *, eps, arithmetic):
-        self._claim(CTL.at(eps, self.sigmoid, arithmetic == "lattice"), eps=eps,
-                    input_range=_curator_range(self.sigmoid), params={"eps": eps, "arithmetic": arithmetic},
-                    arithmetic=arithmetic)
+    def _setup(self, *, eps, arithmetic, lattice):
+        self._claim(CTL.at(eps, self.sigmoid, arithmetic == "lattice", lattice), eps=eps,
+                    input_range=_curator_range(self.sigmoid),
+                    params={"eps": eps, "arithmetic": arithmetic, "lattice": lattice}, arithmetic=arithmetic)
 
 
 class CTLSMechanism(CTLMechanism):

@@ -45,7 +45,15 @@ from ..engine.catalog import Param, choice, real
 from ..engine.components import broadcast_or, draw_sum, implements, privatize, respond_broadcast
 from ..engine.mechanism import CatalogMechanism
 from ..validation import InputError, check_delta, check_eps, check_int, check_real
-from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_on_lattice, laplace_sum_steps, range_plan, to_steps
+from .lattice import (
+    ARITHMETIC_PARAM,
+    LATTICE_PARAM,
+    laplace_on_lattice,
+    laplace_sum_steps,
+    lattice_plan,
+    range_plan,
+    to_steps,
+)
 
 REWARD_RANGE = 2.0           # rewards in [-1, 1] (Assumption 1): Delta_r
 NOISE_SCALES = ("calibrated", "paper")
@@ -147,37 +155,57 @@ def laplace_lattice_report(r, scale):
 
 
 @cached_njit
-def laplace_report_sum(total, m, scale, lattice):
-    """The sum of m clients' reports whose rewards sum to ``total``: total plus the sum of
-    m Laplace(s) noises, drawn at once (``randomness.laplace_sum``; on the lattice with
-    ``lattice``: total rounded to it plus the rounded sum, ``lattice.laplace_sum_steps``)."""
-    if lattice:
+def _randomizer_plan(mech, public):
+    """(scale, g, s): the scale in force (announced, or the component's) and its lattice plan."""
+    if public > 0.0 or mech.g <= 0.0:
+        scale = broadcast_or(public, mech.scale)
         g, s = laplace_plan(scale)
-        return (to_steps(total, 1.0 / g) + laplace_sum_steps(m, s)) * g
+        return scale, g, s
+    return mech.scale, mech.g, mech.s
+
+
+@cached_njit
+def laplace_report_sum(total, m, scale):
+    """The sum of m clients' floating-point reports whose rewards sum to ``total``: total plus
+    the sum of m Laplace(s) noises, drawn at once (``randomness.laplace_sum``)."""
     return total + rng.laplace_sum(m, scale)
+
+
+@cached_njit
+def laplace_lattice_report_sum(total, m, g, s):
+    """The sum of m clients' lattice reports whose rewards sum to ``total``: total rounded to
+    the lattice plus the m noises' sum drawn at once and rounded (``lattice.laplace_sum_steps``;
+    its law is the sum of m lattice reports up to the rounding of each term)."""
+    return (to_steps(total, 1.0 / g) + laplace_sum_steps(m, s)) * g
 
 
 class LaplaceRandomizer(NamedTuple):
     """Every client reports reward + Laplace(s), s = ``scale``, or the scale the server
     announces for the current batch (positive ``broadcast``: the shuffle model's eps0^(i)
     from eq. (10), Alg. 3); ``eps`` is the level returned with the response.  On the lattice
-    (``lattice``) or in floating point."""
+    (``lattice``: the plan of ``laplace_plan`` for the announced scale, or (``g``, ``s``) for
+    ``scale`` when ``g`` > 0) or in floating point."""
     scale: float
     eps: float
     lattice: bool = True
+    g: float = 0.0
+    s: float = 0.0
 
 
 @implements(privatize, LaplaceRandomizer)
 def _laplace_randomizer_privatize(mech, r, public):
-    scale = broadcast_or(public, mech.scale)
     if mech.lattice:
-        return laplace_lattice_report(r, scale)
-    return laplace_report(r, scale)
+        scale, g, s = _randomizer_plan(mech, public)
+        return laplace_on_lattice(to_steps(r, 1.0 / g), s, g)
+    return laplace_report(r, broadcast_or(public, mech.scale))
 
 
 @implements(respond_broadcast, LaplaceRandomizer)
 def _laplace_randomizer_respond(mech, env, arm, m, public):
-    return laplace_report_sum(draw_sum(env, arm, m), m, broadcast_or(public, mech.scale), mech.lattice), mech.eps
+    if mech.lattice:
+        scale, g, s = _randomizer_plan(mech, public)
+        return laplace_lattice_report_sum(draw_sum(env, arm, m), m, g, s), mech.eps
+    return laplace_report_sum(draw_sum(env, arm, m), m, broadcast_or(public, mech.scale)), mech.eps
 
 
 # ------------------------------------------------------------ shuffler (audit path)
@@ -240,15 +268,16 @@ class LaplaceRandomizerMechanism(CatalogMechanism):
     SOURCE = "seed 004 Algorithms 2-3, App. B.1"
     PARAMS = (Param("eps", "claimed privacy level", real(0.0, low_open=True)),
               Param("noise_scale", "calibrated (2/eps) or paper (1/eps)", choice(*NOISE_SCALES), "calibrated"),
-              ARITHMETIC_PARAM)
+              ARITHMETIC_PARAM, LATTICE_PARAM)
     AUDIT = {"eps": 1.0}
 
-    def _setup(self, *, eps, noise_scale, arithmetic):
+    def _setup(self, *, eps, noise_scale, arithmetic, lattice):
         scale = laplace_scale(eps, noise_scale)
-        if arithmetic == "lattice":
-            check_lattice_claim(REWARD_RANGE / scale)
-        self._claim(LaplaceRandomizer(scale, eps, arithmetic == "lattice"), eps=eps, input_range=(-1.0, 1.0),
-                    params={"eps": eps, "noise_scale": noise_scale, "arithmetic": arithmetic}, arithmetic=arithmetic)
+        g, s = lattice_plan(REWARD_RANGE / scale, REWARD_RANGE, span=(-1.0, 1.0), lattice=lattice) \
+            if arithmetic == "lattice" else (0.0, 0.0)
+        self._claim(LaplaceRandomizer(scale, eps, arithmetic == "lattice", g, s), eps=eps, input_range=(-1.0, 1.0),
+                    params={"eps": eps, "noise_scale": noise_scale, "arithmetic": arithmetic, "lattice": lattice},
+                    arithmetic=arithmetic)
 
 
 LaplaceRandomizerMechanism.register()

@@ -14,8 +14,8 @@ Uses:
 * DP Robust UCB (Algorithm 1) truncates each reward at B_n before it enters the
   tree counter (``tree_counter.py``).
 
-One report is ``truncated_laplace_lattice_report`` (float-safe, the default: trunc(r, B) on
-the lattice g = 2^(floor(log2 min(2B/eps, 2B)) - 16) of :mod:`.lattice`, whose span over
+One report is (float-safe, the default) trunc(r, B) on
+the lattice g = 2^(floor(log2 min(2B/eps, 32B)) - 16) of :mod:`.lattice`, whose span over
 [-B, B] is exact, plus the lattice Laplace calibrated to it: eps-LDP as implemented) or
 ``truncated_laplace_report`` (``arithmetic="float"``: the paper's trunc(r, B) + Lap(2B/eps) in
 floating point); the engine component ``TruncatedLaplace`` privatises with it (bound: the
@@ -34,7 +34,15 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import Param, real
 from ..engine.components import broadcast_or, draw, implements, privatize, respond_broadcast
 from ..engine.mechanism import CatalogMechanism
-from .lattice import ARITHMETIC_PARAM, check_lattice_claim, laplace_on_lattice, laplace_sum_steps, range_plan, to_steps
+from .lattice import (
+    ARITHMETIC_PARAM,
+    LATTICE_PARAM,
+    laplace_on_lattice,
+    laplace_sum_steps,
+    lattice_plan,
+    range_plan,
+    to_steps,
+)
 
 
 @cached_njit
@@ -59,41 +67,42 @@ def truncated_laplace_report(r, bound, eps):
     return y
 
 
-@cached_njit
-def truncated_laplace_lattice_report(r, bound, eps):
-    """One user's float-safe report: trunc(r, B) on the lattice plus the lattice Laplace of
-    scale about 2B/eps (``lattice.range_plan`` on [-B, B]): eps-LDP as implemented; eps = 0:
-    trunc(r, B) only."""
-    y = truncate(r, bound)
-    if eps > 0.0:
-        g, s = range_plan(-bound, bound, eps)
-        return laplace_on_lattice(to_steps(y, 1.0 / g), s, g)
-    return y
-
-
 class TruncatedLaplace(NamedTuple):
     """Users truncate at B and add Lap(2B/eps): B = ``bound``, or the bound the learner
     broadcasts (positive) when it broadcasts one (B_tau of Alg. 3/4); eps = 0: truncation
     only (the central-DP agent's own pre-processing, no privacy by itself).  On the lattice
-    (``lattice``) or in floating point."""
+    (``lattice``: the plan of ``range_plan`` for the broadcast bound, or (``g``, ``s``) for
+    ``bound`` when ``g`` > 0) or in floating point."""
     eps: float
     bound: float
     lattice: bool = True
+    g: float = 0.0
+    s: float = 0.0
+
+
+@cached_njit
+def _truncation_plan(mech, public):
+    """(B, g, s): the bound in force and its lattice plan."""
+    if public > 0.0 or mech.g <= 0.0:
+        bound = broadcast_or(public, mech.bound)
+        g, s = range_plan(-bound, bound, mech.eps)
+        return bound, g, s
+    return mech.bound, mech.g, mech.s
 
 
 @implements(privatize, TruncatedLaplace)
 def _truncated_laplace_privatize(mech, r, public):
-    bound = broadcast_or(public, mech.bound)
-    if mech.lattice:
-        return truncated_laplace_lattice_report(r, bound, mech.eps)
-    return truncated_laplace_report(r, bound, mech.eps)
+    if mech.lattice and mech.eps > 0.0:
+        bound, g, s = _truncation_plan(mech, public)
+        return laplace_on_lattice(to_steps(truncate(r, bound), 1.0 / g), s, g)
+    return truncated_laplace_report(r, broadcast_or(public, mech.bound), mech.eps)
 
 
 @implements(respond_broadcast, TruncatedLaplace)
 def _truncated_laplace_respond(mech, env, arm, m, public):
     bound = broadcast_or(public, mech.bound)
     if mech.lattice and mech.eps > 0.0:
-        g, s = range_plan(-bound, bound, mech.eps)
+        bound, g, s = _truncation_plan(mech, public)
         inv_g = 1.0 / g
         steps = 0.0
         for _ in range(m):
@@ -117,14 +126,16 @@ class TruncatedLaplaceMechanism(CatalogMechanism):
     SUMMARY = "trunc(x, B) + Lap(2B/eps): zero beyond B, then Laplace; eps-LDP on R (on a lattice)"
     SOURCE = "seed 003 Algorithm 4, Theorem 6"
     PARAMS = (Param("eps", "privacy level", real(0.0, low_open=True)),
-              Param("bound", "truncation threshold B", real(0.0, low_open=True), 1.0), ARITHMETIC_PARAM)
+              Param("bound", "truncation threshold B", real(0.0, low_open=True), 1.0), ARITHMETIC_PARAM,
+              LATTICE_PARAM)
     AUDIT = {"eps": 1.0, "bound": 1.0}
 
-    def _setup(self, *, eps, bound, arithmetic):
-        if arithmetic == "lattice":
-            check_lattice_claim(eps)
-        self._claim(TruncatedLaplace(eps, bound, arithmetic == "lattice"), eps=eps,
-                    input_range=(-math.inf, math.inf), params={"eps": eps, "bound": bound, "arithmetic": arithmetic},
+    def _setup(self, *, eps, bound, arithmetic, lattice):
+        g, s = lattice_plan(eps, 2.0 * bound, span=(-bound, bound), lattice=lattice) if arithmetic == "lattice" \
+            else (0.0, 0.0)
+        self._claim(TruncatedLaplace(eps, bound, arithmetic == "lattice", g, s), eps=eps,
+                    input_range=(-math.inf, math.inf),
+                    params={"eps": eps, "bound": bound, "arithmetic": arithmetic, "lattice": lattice},
                     arithmetic=arithmetic)
 
 

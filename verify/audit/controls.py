@@ -1,10 +1,17 @@
 """What the audits check on dpbench itself: every catalog mechanism at its claim, and
 negative controls (deliberately broken variants that the audit must catch).
 
-Adding a mechanism to the catalog (``dpbench.MECHANISMS``) needs one line in
-``CATALOG_SETTINGS``: the parameters it is audited with (its claim follows from
-them through the catalog's ``claimed``); the test suite fails for a catalog
-mechanism without a line here.
+The settings each catalog mechanism is audited with are declared with the mechanism (its
+class's ``AUDIT``, the catalog's ``MechanismSpec.audit``); the views below derive from the
+catalog, and the test suite fails for a catalog mechanism that declares none:
+
+* ``CATALOG_SETTINGS``: name -> the parameters it is audited with at its claim;
+* ``FLOAT_UNSAFE``: the names whose mechanism, at those settings, adds its noise in plain
+  floating point (``Mechanism.float_unsafe``, from its ``arithmetic``); empty while every
+  catalog mechanism is float-safe by default;
+* ``FLOAT_FORMS``: name -> the settings of its paper-literal floating-point form
+  (``arithmetic="float"``), for every mechanism that has one: the default audit must catch
+  each as not DP as implemented, and its law must hold with ``LAW_FEATURES``.
 """
 from __future__ import annotations
 
@@ -16,31 +23,27 @@ import numpy as np
 import dpbench
 from dpbench.mechanisms import Mechanism
 from dpbench.mechanisms.ldp_curators import CTB
-from dpbench.mechanisms.perturbations import Lemma15Law
-from dpbench.validation import check_int, check_real
-
-#: parameters each catalog mechanism is audited with (one line per mechanism)
-CATALOG_SETTINGS = {
-    "ctl": {"eps": 1.0},
-    "ctb": {"eps": 1.0},
-    "ctl_s": {"eps": 1.0},
-    "ctb_s": {"eps": 1.0},
-    "ftpl_gauss": {"eps": 1.0, "delta": 0.01},                 # pulls = ceil(N_G*) = 8
-    "ftpl_beta": {"eps": 1.0, "delta": 0.01},                  # pulls = ceil(N_B*) = 1065, edge R = 0
-    "lemma15": {"eps": 1.0, "delta": 0.01, "pulls": 10},
-    "truncated_laplace": {"eps": 1.0, "bound": 1.0},
-    "laplace_pm1": {"eps": 1.0},
-    "laplace_release": {"eps": 1.0, "n": 10},
-}
+from dpbench.mechanisms.perturbations import Lemma15Perturbation
+from dpbench.validation import check_real
 
 
-#: catalog mechanisms whose samplers add their noise in plain floating point, so that the
-#: granularity of an output reveals the input (Mironov, CCS'12): they are not DP as
-#: implemented, and the default audit says so (tests/test_audit.py checks that it catches
-#: each).  Their exact-arithmetic law is audited with LAW_FEATURES.  A name leaves this set
-#: when its sampler becomes float-safe (the test fails until it does).
-FLOAT_UNSAFE = frozenset({"ctl", "ctl_s", "ftpl_gauss", "laplace_pm1", "laplace_release", "lemma15",
-                          "truncated_laplace"})
+def _catalog_settings() -> dict:
+    return {name: dict(spec.audit) for name, spec in dpbench.MECHANISMS.items() if spec.audit is not None}
+
+
+#: parameters each catalog mechanism is audited with (declared with the mechanism: ``AUDIT``)
+CATALOG_SETTINGS = _catalog_settings()
+
+#: the paper-literal floating-point form of every catalog mechanism that has one
+FLOAT_FORMS = {name: {**settings, "arithmetic": "float"} for name, settings in CATALOG_SETTINGS.items()
+               if "float" in dpbench.MECHANISMS[name].options("arithmetic")}
+
+#: catalog mechanisms whose samplers, at their audit settings, add their noise in plain floating
+#: point, so that the granularity of an output reveals the input (Mironov, CCS'12): not DP as
+#: implemented (derived from each mechanism's ``arithmetic``; their law is audited with
+#: LAW_FEATURES)
+FLOAT_UNSAFE = frozenset(name for name, settings in CATALOG_SETTINGS.items()
+                         if dpbench.sampler(name, **settings).float_unsafe)
 
 #: the default statistics without the floating-point granularity ones: what the law of a
 #: mechanism leaks, as if its arithmetic were exact
@@ -52,9 +55,14 @@ def catalog_mechanism(name: str, **overrides):
     return dpbench.sampler(name, **{**CATALOG_SETTINGS[name], **overrides})
 
 
+def float_form(name: str):
+    """The paper-literal floating-point form of catalog mechanism ``name`` at its audit settings."""
+    return dpbench.sampler(name, **FLOAT_FORMS[name])
+
+
 def law_features(name: str) -> tuple:
-    """The ``features`` that audit the claim of catalog mechanism ``name``: the defaults, or
-    LAW_FEATURES for a sampler known not to be float-safe (FLOAT_UNSAFE)."""
+    """The ``features`` that audit the claim of catalog mechanism ``name`` at its settings: the
+    defaults, or LAW_FEATURES for a sampler that is not float-safe (FLOAT_UNSAFE)."""
     return LAW_FEATURES if name in FLOAT_UNSAFE else ("auto",)
 
 
@@ -70,13 +78,10 @@ def ctb_towards_reward(eps: float):
 
 def lemma15_double_shift(eps: float, delta: float, pulls: int = 10):
     """The Lemma 15 law whose centre moves by 2/N (not 1/N) when the input moves from 0 to 1:
-    x0 = 2x/N, claiming the (eps, delta) that holds for shifts up to 1/N."""
-    def mechanism(x, n, seed):
-        x = check_real("x", x, low=0.0, high=1.0)
-        return Lemma15Law(2.0 * x / pulls, float(pulls), eps, delta).sample(check_int("n", n, low=1), seed)
-    mechanism.__name__ = mechanism.name = "lemma15_shifted_2_over_N"
-    mechanism.claimed_eps, mechanism.claimed_delta, mechanism.input_range = eps, delta, (0.0, 1.0)
-    return mechanism
+    x0 = 2x/N, claiming the (eps, delta) that holds for shifts up to 1/N (the catalog's lattice
+    draw, law built for N, centre x/(N/2))."""
+    return Mechanism(Lemma15Perturbation.at(0.5 * pulls, 0.0, eps, delta, law_pulls=pulls), eps=eps, delta=delta,
+                     name="lemma15_shifted_2_over_N", arithmetic="lattice")
 
 
 @dataclass
