@@ -14,7 +14,16 @@ import verify
 from dpbench import InputError
 from dpbench.cli import main as cli_main
 from verify.audit import Domain, compiled_mechanism, controls, fast, pattern_pairs
-from verify.audit.controls import CATALOG_SETTINGS, FLOAT_UNSAFE, catalog_mechanism, law_features, negative_controls
+from verify.audit.controls import (
+    CATALOG_SETTINGS,
+    FLOAT_FORMS,
+    FLOAT_UNSAFE,
+    LAW_FEATURES,
+    catalog_mechanism,
+    float_form,
+    law_features,
+    negative_controls,
+)
 from verify.audit.sniper_benchmark import SVT5, Laplace, ReportNoisyMax, SparseVector
 
 N = 200_000
@@ -23,15 +32,25 @@ ALPHA = 1e-4          # a correct mechanism fails a test with probability < 1e-4
 
 # ------------------------------------------------------------------ claims
 def test_every_catalog_mechanism_has_audit_settings():
-    missing = sorted(set(dpbench.MECHANISMS) - set(CATALOG_SETTINGS))
-    assert not missing, (f"catalog mechanisms without audit settings: {missing}; add one line each "
-                         "to CATALOG_SETTINGS in verify/audit/controls.py")
+    builtin = sorted(name for name, spec in dpbench.MECHANISMS.items() if spec.module.startswith("dpbench."))
+    missing = sorted(set(builtin) - set(CATALOG_SETTINGS))
+    assert not missing, (f"catalog mechanisms without audit settings: {missing}; declare AUDIT (the parameters "
+                         "it is audited with) on each mechanism class")
+
+
+def test_every_catalog_mechanism_is_float_safe_at_its_settings():
+    """FLOAT_UNSAFE derives from each mechanism's arithmetic: no catalog default adds its noise
+    in plain floating point; every one that adds continuous noise has a float form to compare."""
+    assert not FLOAT_UNSAFE
+    assert set(FLOAT_FORMS) == {"ctl", "ctl_s", "ftpl_gauss", "lemma15", "truncated_laplace", "laplace_pm1",
+                                "laplace_release"}
+    assert all(float_form(name).float_unsafe for name in FLOAT_FORMS)
 
 
 @pytest.mark.parametrize("name", sorted(CATALOG_SETTINGS))
 def test_catalog_mechanism_certifies_nothing_above_its_claim(name):
-    """The law of every catalog mechanism holds its claim (float-unsafe samplers: audited
-    without the granularity statistics, see the next test)."""
+    """Every catalog mechanism holds its claim under the default audit, granularity statistics
+    included: DP as implemented (the lattice forms)."""
     mech = catalog_mechanism(name)
     res = verify.audit(mech, eps=mech.claimed_eps, delta=mech.claimed_delta, n=N, alpha=ALPHA, seed=7,
                        features=law_features(name))
@@ -39,14 +58,17 @@ def test_catalog_mechanism_certifies_nothing_above_its_claim(name):
     assert res.eps_lower_bound <= mech.claimed_eps
 
 
-@pytest.mark.parametrize("name", sorted(FLOAT_UNSAFE))
-def test_float_unsafe_catalog_samplers_are_caught_by_default(name):
-    """Samplers that add noise in plain floating point are not DP as implemented: the default
-    audit certifies a violation from the granularity of their outputs.  When a sampler is made
-    float-safe this fails: remove it from controls.FLOAT_UNSAFE."""
-    mech = catalog_mechanism(name)
+@pytest.mark.parametrize("name", sorted(FLOAT_FORMS))
+def test_float_forms_are_caught_by_default_and_keep_their_law(name):
+    """The paper-literal floating-point forms (arithmetic="float") are not DP as implemented:
+    the default audit certifies a violation from the granularity of their outputs, while their
+    law (LAW_FEATURES, as if the arithmetic were exact) holds the claim."""
+    mech = float_form(name)
     res = verify.audit(mech, eps=mech.claimed_eps, delta=mech.claimed_delta, n=N // 4, alpha=ALPHA, seed=7)
     assert res.violated and "granularity" in res.witness["statistic"], str(res)
+    law = verify.audit(mech, eps=mech.claimed_eps, delta=mech.claimed_delta, n=N // 4, alpha=ALPHA, seed=7,
+                       features=LAW_FEATURES)
+    assert not law.violated, str(law)
 
 
 @pytest.mark.parametrize("control", negative_controls(), ids=lambda c: c.name)

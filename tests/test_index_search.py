@@ -20,7 +20,7 @@ from dpbench.engine.catalog import ALGORITHMS, AlgorithmSpec, Built
 from dpbench.engine.components import implements, init_state, select, update
 from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
 from dpbench.mechanisms.ldp_curators import CTB, CTL, Direct, HeteroCurator, bernoulli_factor, debias
-from dpbench.mechanisms.perturbations import lemma15_c, lemma15_from_uniform, lemma15_tail_radius, open_uniform
+from dpbench.mechanisms.perturbations import lemma15_lattice_draw, lemma15_tail_radius
 from dpbench.mechanisms.privacy_levels import make_levels
 
 
@@ -156,7 +156,6 @@ def _hb_update(policy, state, arm, m, value, level, t):
 class _FTPLNew(NamedTuple):
     eps: float
     delta: float
-    c: float
     log_horizon: float
     tail: float
 
@@ -170,8 +169,8 @@ def _f_select(policy, state, t):
     if t < pulls.shape[0]:
         return t, 1
     best, arm = -math.inf, 0
-    for a in range(pulls.shape[0]):                # every theta from its uniform, in arm order
-        theta = lemma15_from_uniform(open_uniform(), centre[a], pulls[a], policy.eps, policy.delta, policy.c)
+    for a in range(pulls.shape[0]):                # every theta, in arm order
+        theta = lemma15_lattice_draw(centre[a], pulls[a], policy.eps, policy.delta)
         if theta > best:
             best, arm = theta, a
     return arm, 1
@@ -190,8 +189,8 @@ def _f_update(policy, state, arm, m, value, level, t):
 ORACLES = {   # catalog policy -> (params, environment, oracle builder)
     "ucb1": ({}, "bernoulli", lambda instance, horizon: Built(_UCB1(2.0), Direct(False))),
     "ldp_ucb_b": ({"eps": 1.0}, "bernoulli", lambda instance, horizon: Built(_UCB1(2.0), CTB.at(1.0, False))),
-    "ldp_ucb_l": ({"eps": 2.0}, "bernoulli", lambda instance, horizon: Built(_LaplaceUCB(2.0), CTL(2.0, False))),
-    "ldp_ucb_ls": ({"eps": 0.5}, "gaussian", lambda instance, horizon: Built(_LaplaceUCB(0.5), CTL(0.5, True))),
+    "ldp_ucb_l": ({"eps": 2.0}, "bernoulli", lambda instance, horizon: Built(_LaplaceUCB(2.0), CTL.at(2.0, False))),
+    "ldp_ucb_ls": ({"eps": 0.5}, "gaussian", lambda instance, horizon: Built(_LaplaceUCB(0.5), CTL.at(0.5, True))),
     "heldp_ucb_l": ({"eps_dist": "discrete", "eps_min": 0.2}, "bernoulli",
                     lambda instance, horizon: Built(_HeteroL(0.2), HeteroCurator.ctl(make_levels("discrete"), False))),
     "heldp_ucb_b": ({"eps_dist": "truncated_gaussian", "eps_min": 0.5}, "bernoulli",
@@ -199,7 +198,7 @@ ORACLES = {   # catalog policy -> (params, environment, oracle builder)
                                                                            False))),
     "dp_ftpl_new": ({"eps": 1.0, "delta": 0.01}, "bernoulli",
                     lambda instance, horizon: Built(
-                        _FTPLNew(1.0, 0.01, lemma15_c(1.0, 0.01), math.log(horizon), 1.0 / horizon),
+                        _FTPLNew(1.0, 0.01, math.log(horizon), 1.0 / horizon),
                         bernoulli_observations(instance))),
 }
 MEANS = {"bernoulli": [0.9] + [0.8] * 5 + [0.7] * 5 + [0.6] * 5 + [0.5] * 4,

@@ -50,9 +50,9 @@ def test_ctl_is_unbiased_laplace(eps):
 def test_sigmoid_variants_map_through_s():
     eps, r = 1.0, 2.5
     s = 1 / (1 + math.exp(-r))
-    out = lc.CTLMechanism(eps=eps, sigmoid=True)(r, N, 7)
+    out = lc.CTLSMechanism(eps=eps)(r, N, 7)
     assert stats.kstest(out - s, stats.laplace(scale=1 / eps).cdf).pvalue > ALPHA
-    bits = lc.CTBMechanism(eps=eps, sigmoid=True)(r, N, 8)
+    bits = lc.CTBSMechanism(eps=eps)(r, N, 8)
     assert _binom_ok(bits.sum(), N, 0.5 + (s - 0.5) * math.tanh(eps / 2))
     assert lc.sigmoid(-800.0) == 0.0 and lc.sigmoid(800.0) == 1.0      # no overflow
 

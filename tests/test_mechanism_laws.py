@@ -35,7 +35,13 @@ from dpbench.engine.mechanism import Mechanism
 from dpbench.mechanisms import privacy_levels as pl
 from dpbench.mechanisms.bernoulli_trick import BernoulliTrick
 from dpbench.mechanisms.central_laplace import LaplaceReleaseMechanism
-from dpbench.mechanisms.ldp_curators import CTBMechanism, CTLMechanism, HeteroCuratorMechanism
+from dpbench.mechanisms.ldp_curators import (
+    CTBMechanism,
+    CTBSMechanism,
+    CTLMechanism,
+    CTLSMechanism,
+    HeteroCuratorMechanism,
+)
 from dpbench.mechanisms.perturbations import (
     BetaPerturbationMechanism,
     GaussPerturbationMechanism,
@@ -256,7 +262,7 @@ def test_linear_draw_sum_is_the_sum_of_m_rewards(noise):
 LAPLACE_REPORTS = {
     "ctl eps=0.5 x=0.3": (lambda: CTLMechanism(eps=0.5), 0.3, 0.3, 2.0),
     "ctl eps=2 x=1": (lambda: CTLMechanism(eps=2.0), 1.0, 1.0, 0.5),
-    "ctl_s eps=1 x=2.5": (lambda: CTLMechanism(eps=1.0, sigmoid=True), 2.5, sigmoid(2.5), 1.0),
+    "ctl_s eps=1 x=2.5": (lambda: CTLSMechanism(eps=1.0), 2.5, sigmoid(2.5), 1.0),
     "hetero ctl, fixed level 0.8": (lambda: HeteroCuratorMechanism(levels=pl.fixed(0.8), binary=False), 0.4,
                                     0.4, 1.25),
     "truncated_laplace inside B": (lambda: TruncatedLaplaceMechanism(eps=2.0, bound=2.0), 1.5, 1.5, 2.0),
@@ -282,7 +288,7 @@ def test_ctb_report_law(eps):
         r = sigmoid(x) if sig else x
         p = (r * math.exp(eps) + 1 - r) / (1 + math.exp(eps))
         alt = [(r * math.exp(e) + 1 - r) / (1 + math.exp(e)) for e in (0.5 * eps, 1.5 * eps)]
-        bits = CTBMechanism(eps=eps, sigmoid=sig)(x, N, 3)
+        bits = (CTBSMechanism if sig else CTBMechanism)(eps=eps)(x, N, 3)
         assert_bernoulli(bits, p, f"ctb eps={eps} x={x}", alt if r != 0.5 else ())
 
 
@@ -360,7 +366,7 @@ def test_shuffler_reports_are_laplace_reports():
 # (mechanism, x, m, reward after the pre-map, Laplace scale of one report)
 BATCHED = {
     "ctl m=5": (lambda: CTLMechanism(eps=1.0), 0.2, 5, 0.2, 1.0),
-    "ctl_s m=3": (lambda: CTLMechanism(eps=2.0, sigmoid=True), -1.0, 3, sigmoid(-1.0), 0.5),
+    "ctl_s m=3": (lambda: CTLSMechanism(eps=2.0), -1.0, 3, sigmoid(-1.0), 0.5),
     "truncated_laplace m=7 inside": (lambda: TruncatedLaplaceMechanism(eps=1.0, bound=2.0), 1.2, 7, 1.2, 4.0),
     "truncated_laplace m=7 beyond": (lambda: TruncatedLaplaceMechanism(eps=1.0, bound=2.0), 3.0, 7, 0.0, 4.0),
     "truncated_laplace m=1": (lambda: TruncatedLaplaceMechanism(eps=3.0, bound=0.5), 0.4, 1, 0.4, 1.0 / 3.0),

@@ -38,14 +38,14 @@ def test_prefix_sums_without_noise_real_items():
 
 
 def test_noise_terms_are_popcount_and_drawn_once():
-    """On a zero stream with scale 1 the release is a sum of popcount(t) noisy p-sums; the
-    p-sums above the newly closed level keep their noise (drawn once, note N2)."""
+    """On a stream of ones with noise Lap(1) the release is a sum of popcount(t) noisy p-sums;
+    the p-sums above the newly closed level keep their noise (drawn once, note N2)."""
     T = 200
     psum, noisy = tree_new(1, T)
     np.random.seed(3)
     before = noisy.copy()
     for t in range(1, T + 1):
-        s = tree_add(psum, noisy, 0, t, 0.0, 1.0)
+        s = tree_add(psum, noisy, 0, t, 1.0, 1.0, 1.0)
         i = (t & -t).bit_length() - 1
         nonzero = [j for j in range(noisy.shape[1]) if noisy[0, j] != 0.0]
         assert nonzero == [j for j in range(noisy.shape[1]) if (t >> j) & 1]
@@ -63,7 +63,7 @@ def test_each_item_in_at_most_levels_psums():
         psum, noisy = tree_new(1, T)
         containing = set()
         for t in range(1, T + 1):
-            tree_add(psum, noisy, 0, t, 1.0 if t == k else 0.0, 0.0)
+            tree_add(psum, noisy, 0, t, 1.0 if t == k else 0.0, 1.0, 0.0)
             i = (t & -t).bit_length() - 1
             if psum[0, i] == 1.0:
                 containing.add((i, t))
@@ -123,7 +123,7 @@ def test_error_bound_holds():
 def test_rows_are_independent_counters():
     psum, noisy = tree_new(3, 16)
     for t in range(1, 11):
-        tree_add(psum, noisy, 1, t, float(t), 0.0)
+        tree_add(psum, noisy, 1, t, float(t), 1.0, 0.0)
     assert tree_release(noisy, 1, 10) == 55.0
     assert not psum[0].any() and not psum[2].any()
 
@@ -131,9 +131,9 @@ def test_rows_are_independent_counters():
 def test_overlong_stream_is_refused():
     psum, noisy = tree_new(1, 3)          # L = 2 levels: items 1..3
     for t in range(1, 4):
-        tree_add(psum, noisy, 0, t, 1.0, 0.0)
+        tree_add(psum, noisy, 0, t, 1.0, 1.0, 0.0)
     with pytest.raises(ValueError, match="longer than the horizon"):
-        tree_add(psum, noisy, 0, 4, 1.0, 0.0)
+        tree_add(psum, noisy, 0, 4, 1.0, 1.0, 0.0)
 
 
 def test_bad_input():

@@ -532,17 +532,17 @@ def measure_worst_case(claim, ev: Evidence, predictions: dict[str, Callable]) ->
 def catalog_audit(mech, name: str, x, x_prime, *, eps: float, n: int):
     """``verify.audit`` of catalog mechanism ``name`` (its sampler ``mech``) at (eps, its claimed
     delta), with the statistics that audit the paper's claim: the law of the mechanism.  A
-    sampler that adds its noise in plain floating point (``controls.FLOAT_UNSAFE``: the
-    granularity of its outputs reveals the input, Mironov CCS'12) is audited without the
-    granularity statistics, and the text says so; the default audit flags those samplers, which
-    reports/audit_benchmark.md lists.  Returns (result, text)."""
+    sampler that adds its noise in plain floating point (``mech.float_unsafe``, its
+    ``arithmetic="float"`` form: the granularity of its outputs reveals the input, Mironov
+    CCS'12) is audited without the granularity statistics, and the text says so; the default
+    audit flags those samplers, which reports/audit_benchmark.md lists.  Returns (result, text)."""
     from verify import audit
     from verify.audit import controls
     res = audit(mech, x, x_prime, eps=eps, delta=mech.claimed_delta, n=n, seed=1,
-                features=controls.law_features(name))
+                features=controls.LAW_FEATURES if mech.float_unsafe else ("auto",))
     text = (f"certified eps lower bound {res.eps_lower_bound:.4g} at ({eps:g}, {mech.claimed_delta:g}); "
             f"{'violated' if res.violated else 'no violation'}; n = {n:,}, inputs ({x:g}, {x_prime:g})")
-    if name in controls.FLOAT_UNSAFE:
+    if mech.float_unsafe:
         text += ("; law audit (no granularity statistics): the float sampler as implemented is "
                  "flagged by the default audit")
     return res, text

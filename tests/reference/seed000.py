@@ -2,13 +2,16 @@
 
 Draw order per pull (the engine's documented order): the reward, then the
 curator's noise.  HeLDP rounds: the forced-set choice (HeLDP-UCB-L, one
-uniform), then the user's eps_t, then (if eps_t > 0) reward and noise.
+uniform), then the user's eps_t, then (if eps_t > 0) reward and noise.  CTL's
+Laplace report is the float-safe one of ``dpbench.mechanisms.lattice``: the reward
+rounded to the lattice of its plan on [0, 1], plus the lattice Laplace of its scale.
 """
 import math
 
 import numpy as np
 
 from dpbench import randomness as rng
+from dpbench.mechanisms import lattice
 
 
 def reward(law, mu):
@@ -28,6 +31,12 @@ def reward(law, mu):
 
 def _sigmoid(x):
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def _ctl_report(r, eps):
+    """r + Laplace(1/eps) on the lattice (g, s) = lattice.range_plan(0, 1, eps)."""
+    g, s = lattice.range_plan(0.0, 1.0, eps)
+    return (np.rint(r / g) + lattice.laplace_steps(s)) * g
 
 
 def _ctb_bit(r, eps):
@@ -76,7 +85,7 @@ def ldp_ucb_l(seed, means, horizon, eps, law="bernoulli", sigmoid=False):
         r = reward(law, means[a])
         if sigmoid:
             r = _sigmoid(r)
-        s[a] += r + rng.laplace(1 / eps)
+        s[a] += _ctl_report(r, eps)
         n[a] += 1
         arms.append(a)
     return arms
@@ -120,7 +129,7 @@ def heldp_ucb(seed, means, horizon, variant, eps_min, dist, values, forced_choic
             if sigmoid:
                 r = _sigmoid(r)
             if variant == "L":
-                x = r + rng.laplace(1 / e)
+                x = _ctl_report(r, e)
             else:
                 x = _ctb_bit(r, e)
             if e >= eps_min:

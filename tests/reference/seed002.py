@@ -6,13 +6,18 @@ per step, theta_1..theta_N in arm order, then the pulled arm's reward
 (``rng.bernoulli(mu)``).  A start phase of m > 1 pulls of one arm draws its
 reward sum as one ``rng.binomial(m, mu)`` (the engine's batch draw; same law as m
 Bernoulli pulls), cut at the horizon like every loop here.  GDP-Elim-New draws
-its phase-end thetas after the phase's last reward.
+its phase-end thetas after the phase's last reward.  The Gaussian and Lemma 15 thetas and
+the Laplace releases are the float-safe draws of ``dpbench.mechanisms`` (on a lattice:
+``perturbations.gauss_perturbation``, ``perturbations.lemma15_lattice_draw``,
+``lattice.laplace_lattice_release``), drawn in the same order.
 """
 import math
 
 import numpy as np
 
 from dpbench import randomness as rng
+from dpbench.mechanisms.lattice import laplace_lattice_release
+from dpbench.mechanisms.perturbations import gauss_perturbation, lemma15_lattice_draw
 
 
 class _Run:
@@ -65,7 +70,7 @@ def dp_ftpl_gauss(seed, means, horizon, eps, delta, v=2.0, start=None):
     k = len(means)
     ones, pulls = [0.0] * k, [0.0] * k
     _start_phase(run, ones, pulls, start)
-    _ftpl(run, ones, pulls, lambda i: rng.normal(ones[i] / pulls[i], math.sqrt(v / pulls[i])))
+    _ftpl(run, ones, pulls, lambda i: gauss_perturbation(ones[i] / pulls[i], math.sqrt(v / pulls[i]), 1 / pulls[i]))
     return run.arms
 
 
@@ -101,17 +106,9 @@ def gaussian_thompson(seed, means, horizon):
 
 
 def lemma15_sample(x0, n, eps, delta):
-    """Spec §4.4: u ~ U(0,1), m = min(u, 1-u), c = delta/(e^eps - 1),
-    D = ln(1 + (1/2 - m)/(m + c))/(N eps), theta = x0 -/+ D; eps = 0: x0 + (u - 1/2)/(N delta)."""
-    u = rng.uniform()
-    while u == 0.0:
-        u = rng.uniform()
-    if eps == 0:
-        return x0 + (u - 0.5) / (n * delta)
-    c = delta / math.expm1(eps)
-    m = min(u, 1 - u)
-    d = math.log1p((0.5 - m) / (m + c)) / (n * eps)
-    return x0 - d if u < 0.5 else x0 + d
+    """Spec §4.4's Lemma 15 law centred at x0 with count N, drawn float-safe on a lattice
+    (``lemma15_lattice_draw``: the quantile of one signed uniform, or the lattice Laplace at delta = 0)."""
+    return lemma15_lattice_draw(x0, n, eps, delta)
 
 
 def dp_ftpl_new(seed, means, horizon, eps, delta):
@@ -186,7 +183,7 @@ class _Binary:
         self.alpha[i] = sum(self.alpha[:i]) + x
         for j in range(i):
             self.alpha[j] = self.alpha_hat[j] = 0.0
-        self.alpha_hat[i] = self.alpha[i] + rng.laplace(self.scale)
+        self.alpha_hat[i] = laplace_lattice_release(self.alpha[i], 1.0, 1.0 / self.scale)   # Lap(scale), |x| <= 1
         return sum(self.alpha_hat[j] for j in range(len(self.alpha)) if (self.t >> j) & 1)
 
 
@@ -201,7 +198,7 @@ class _Hybrid:
         self.t += 1
         self.beta += x
         if self.t & (self.t - 1) == 0:
-            self.beta += rng.laplace(2 / self.eps)
+            self.beta = laplace_lattice_release(self.beta, 1.0, self.eps / 2)     # + Lap(2/eps)
             self.last = self.beta
             j = self.t.bit_length() - 1
             self.block = _Binary(j, self.eps / 2)
@@ -293,7 +290,7 @@ def dp_se(seed, means, horizon, eps, beta=None):
             break
         h = math.sqrt(math.log(8 * size * e * e / beta) / (2 * n_e))
         c = math.log(4 * size * e * e / beta) / (eps * n_e)
-        noisy = {a: sums[a] / n_e + rng.laplace(1 / (eps * n_e)) for a in active}
+        noisy = {a: laplace_lattice_release(sums[a] / n_e, 1 / n_e, eps) for a in active}   # + Lap(1/(eps n_e))
         top = max(noisy.values())
         active = [a for a in active if top - noisy[a] <= 2 * (h + c)]
     return run.arms

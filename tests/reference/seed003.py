@@ -14,13 +14,17 @@ shared with the engine (they are not in the paper):
   R_tau is computed in log space and capped at T;
 * draw order: per batch of m pulls the m rewards, then (LDP) the sum of the m
   users' Laplace noises by ``laplace_sum``; at an Alg. 3 epoch end one Laplace
-  per active arm in index order.
+  per active arm in index order;
+* every Laplace is float-safe (``dpbench.mechanisms.lattice``): the tree's p-sums and
+  Alg. 3's means are ``laplace_lattice_release``s, the LDP batch is the m truncated rewards
+  rounded to the lattice of ``range_plan(-B, B, eps)`` plus the rounded ``laplace_sum``.
 """
 import math
 
 import numpy as np
 
 from dpbench import randomness as rng
+from dpbench.mechanisms import lattice
 
 SWEEPS = 64
 
@@ -46,7 +50,7 @@ class Tree:
         self.alpha_hat = [0.0] * levels
         self.t = 0
 
-    def insert(self, x, scale):
+    def insert(self, x, bound, eps):
         self.t += 1
         t = self.t
         i = 0
@@ -56,7 +60,7 @@ class Tree:
         for j in range(i):
             self.alpha[j] = 0.0
             self.alpha_hat[j] = 0.0
-        self.alpha_hat[i] = self.alpha[i] + rng.laplace(scale)
+        self.alpha_hat[i] = lattice.laplace_lattice_release(self.alpha[i], 2.0 * bound, eps)   # + Lap(2B/eps')
         return sum(self.alpha_hat[j] for j in range(len(self.alpha)) if (t >> j) & 1)
 
 
@@ -84,7 +88,7 @@ def dp_robust_ucb(seed, means, shape, horizon, v, u, eps, c=18.0):
         x = _pareto(shape, scales[a])
         n[a] += 1
         bound = (eps * u / log_t ** 1.5 * n[a]) ** (1.0 / (1.0 + v))      # B_n
-        s_hat[a] = trees[a].insert(_trunc(x, bound), 2.0 * bound / eps_level)
+        s_hat[a] = trees[a].insert(_trunc(x, bound), bound, eps_level)
         arms.append(a)
     return arms
 
@@ -168,10 +172,15 @@ def robust_se(seed, means, shape, horizon, v, u, eps, local, c, beta=None, base=
                 if m <= 0:
                     continue
                 batch = 0.0
-                for _ in range(m):
-                    batch += _trunc(_pareto(shape, scales[a]), bound)       # user truncates at B_tau
-                if local:
-                    batch += rng.laplace_sum(m, 2.0 * bound / eps)          # the m users' Lap(2 B_tau / eps)
+                if local:                                                   # users truncate at B_tau, on a lattice
+                    g, s_steps = lattice.range_plan(-bound, bound, eps)
+                    for _ in range(m):
+                        batch += np.rint(_trunc(_pareto(shape, scales[a]), bound) / g)
+                    m_noise = rng.laplace_sum(m, s_steps) if m > 1 else lattice.laplace_steps(s_steps)
+                    batch = (batch + np.rint(m_noise) if m > 1 else batch + m_noise) * g   # the m users' Lap(2B/eps)
+                else:
+                    for _ in range(m):
+                        batch += _trunc(_pareto(shape, scales[a]), bound)   # the agent truncates at B_tau
                 total[a] += batch
                 done[a] += m
                 arms += [a] * m
@@ -183,8 +192,8 @@ def robust_se(seed, means, shape, horizon, v, u, eps, local, c, beta=None, base=
         mean = {}
         for a in active:
             mean[a] = total[a] / r
-            if not local:
-                mean[a] += rng.laplace(2.0 * bound / (r * eps))
+            if not local:                                                   # + Lap(2B/(R eps))
+                mean[a] = lattice.laplace_lattice_release(total[a] / r, 2.0 * bound / r, eps)
         best = max(mean.values())
         active = [a for a in active if not best - mean[a] > c * err]
     return arms

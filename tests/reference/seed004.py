@@ -8,13 +8,17 @@ written here again.
 
 Draw order (the engine's): per (batch, action in increasing index) the reward sum
 (one Bernoulli if n = 1, else one Binomial: r in {-1, +1}), then that action's
-noise: central one Laplace, local / shuffle one Laplace sum of n terms.
+noise: central one Laplace, local / shuffle one Laplace sum of n terms.  Every noise is
+float-safe (``dpbench.mechanisms.lattice``): the central one a ``laplace_lattice_release``,
+the clients' sum the reward sum rounded to the lattice of ``range_plan(-1, 1, 2/s)`` (s the
+clients' Laplace scale) plus the rounded Laplace sum.
 """
 import math
 
 import numpy as np
 
 from dpbench import randomness as rng
+from dpbench.mechanisms import lattice
 from dpbench.mechanisms.shuffle_amplification import local_eps
 from dpbench.policies.optimal_design import g_optimal_design
 
@@ -24,6 +28,13 @@ def _reward_sum(mu, n):
     if n == 1:
         return 2 * rng.bernoulli(p) - 1
     return 2 * rng.binomial(n, p) - n
+
+
+def _clients_sum(r, n, scale):
+    """r plus the n clients' Laplace(scale) noises, on their lattice (2 = the reward range of [-1, 1])."""
+    g, s = lattice.range_plan(-1.0, 1.0, 2.0 / scale)
+    noise = lattice.laplace_steps(s) if n == 1 else np.rint(rng.laplace_sum(n, s))
+    return (np.rint(r / g) + noise) * g
 
 
 def _tau(n, big_l):
@@ -87,11 +98,11 @@ def phased_elimination(seed, actions, theta, horizon, model="central", eps=1.0, 
                 continue
             r = _reward_sum(mu[a], n)
             if model == "central":
-                r += rng.laplace(delta_r / eps)
+                r = lattice.laplace_lattice_release(r, delta_r, eps)            # + Lap(delta_r / eps)
             elif model == "local":
-                r += rng.laplace_sum(n, delta_r / eps)
+                r = _clients_sum(r, n, delta_r / eps)
             elif model == "shuffle":
-                r += rng.laplace_sum(n, delta_r / eps0)
+                r = _clients_sum(r, n, delta_r / eps0)
             sums[a] = r
             arms.extend([a] * n)
         if len(arms) >= T:
