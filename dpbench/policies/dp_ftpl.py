@@ -54,7 +54,7 @@ from ..mechanisms.perturbations import (
     lemma15_step_scale,
     lemma15_tail_radius,
 )
-from ..mechanisms.perturbations.lemma15 import check_lemma15_claim
+from ..mechanisms.perturbations.lemma15 import lemma15_lattice_report
 from ..validation import InputError
 
 
@@ -276,17 +276,17 @@ def build_beta(instance, horizon, eps, delta, start_rule="spec", start_pulls=Non
 
 def build_new(instance, horizon, eps, delta):
     _check_not_both_zero(eps, delta)
-    check_lemma15_claim(eps, delta)
     tail = 1.0 / horizon
     radius = lemma15_tail_radius(1.0, tail, eps, delta)
     eps_law, delta_law, c_law = lemma15_lattice_law(float(eps), float(delta))
-    info = {"privacy_notion": _PER_STEP_DP,
-            "centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
-            "extra_regret_per_arm_bound": 4.0 * radius,
-            "lattice_law": {"eps": eps_law, "delta": delta_law}}
+    info, warnings = lemma15_lattice_report("DP-FTPL-New", float(eps), float(delta))
+    info.update({"privacy_notion": _PER_STEP_DP,
+                 "centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
+                 "extra_regret_per_arm_bound": 4.0 * radius,
+                 "lattice_law": {"eps": eps_law, "delta": delta_law}})
     return Built(FTPLNew(float(eps), float(delta), math.log(horizon), tail, float(eps_law), float(delta_law),
                          float(c_law)),
-                 bernoulli_observations(instance), [], info)
+                 bernoulli_observations(instance), warnings, info)
 
 
 _EPS = Param("eps", "privacy level eps >= 0 (eps = 0 leaves only delta, as in Fig. 6a)", real(0.0))

@@ -30,7 +30,7 @@ from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
 from ..mechanisms.perturbations import lemma15_lattice_draw
-from ..mechanisms.perturbations.lemma15 import check_lemma15_claim
+from ..mechanisms.perturbations.lemma15 import lemma15_lattice_report
 from ..validation import InputError
 
 #: ``select``'s batch length when exploiting: the loop cuts it at the horizon.
@@ -134,7 +134,6 @@ def phase_schedule(horizon: int, eps: float, delta: float, arms: int):
 def build(instance, horizon, eps, delta=0.0, order="round_robin"):
     if eps == 0.0 and delta == 0.0:
         raise InputError("eps and delta cannot both be 0 (got eps = 0, delta = 0); use eps > 0 or delta > 0")
-    check_lemma15_claim(eps, 0.5 * delta)
     pulls, gaps = phase_schedule(horizon, eps, delta, instance.k)
     k = instance.k
     gap_min = float(np.min(instance.gaps[instance.gaps > 0])) if np.any(instance.gaps > 0) else math.inf
@@ -143,10 +142,11 @@ def build(instance, horizon, eps, delta=0.0, order="round_robin"):
     while 2.0 * 0.5 ** k_star >= gap_min:
         k_star += 1
     steps_to_k_star = k * sum(phase_length(j, horizon, eps, delta) for j in range(1, k_star + 1))
-    info = {"privacy_notion": "(eps, delta)-global DP of the whole action vector (seed 002 Def. 3)",
-            "phase_pulls": pulls.tolist(), "order": order, "exploit_phase_bound": k_star,
-            "steps_through_exploit_phase_bound": steps_to_k_star}
-    warnings = []
+    info, warnings = lemma15_lattice_report("GDP-Elim-New (its Lemma 15 draws at delta/2)", float(eps),
+                                            0.5 * float(delta))
+    info.update({"privacy_notion": "(eps, delta)-global DP of the whole action vector (seed 002 Def. 3)",
+                 "phase_pulls": pulls.tolist(), "order": order, "exploit_phase_bound": k_star,
+                 "steps_through_exploit_phase_bound": steps_to_k_star})
     if k * int(pulls[0]) >= horizon:
         warnings.append(f"GDP-Elim-New: the first phase ({k} arms x N(1) = {int(pulls[0])} pulls) does not "
                         f"end within the horizon T = {horizon}; the whole run is phase-1 exploration")

@@ -188,33 +188,66 @@ def lemma15_lattice(n, eps):
     return g, sensitivity_steps(sensitivity, g)
 
 
+#: the largest share of delta the float slack may take when eps cannot carry it
+DELTA_SLACK_SHARE = 2.0 ** -5
+
+
 @cached_njit
-def lemma15_lattice_law(eps, delta):
-    """(eps', delta', c'): the law's parameters whose lattice draw is (eps, delta)-DP as
-    implemented (module docstring); delta = 0: (eps, 0, 0), the lattice Laplace calibrating
-    itself.  NaNs where the float slack would take more than half of eps (or of delta)."""
-    if delta == 0.0:
-        return eps, 0.0, 0.0
+def lemma15_lattice_slack(eps, delta):
+    """(r, kappa): the relative error bound of every lattice cell inside both neighbours'
+    supports, and the weight of the cells at their edges per unit of delta', for the law at
+    (about) (eps, delta) on the lattice of any N (module docstring)."""
     rel = max(eps, 2.0 ** -SENSITIVITY_BITS)                         # 1/N over min(b, 16/N)
     d_max = rel * 2.0 ** (LATTICE_BITS + 1) + 2.0                     # D for any N
     d_min = rel * 2.0 ** LATTICE_BITS
     if eps == 0.0:
-        r = 1.0001 * (d_max / (0.5 * delta)) * 2.0 ** -50.6
-        kappa = 8.0 * (1.0 + 2.0 * r) / d_min
-        delta_law = (delta - 2.0 ** -48 - 2.0 * r / (1.0 - r)) / (1.0 + r + kappa)
-        if not delta_law > 0.5 * delta:
-            return math.nan, math.nan, math.nan
-        return 0.0, delta_law, math.inf
-    s = d_max / (0.5 * eps)                                          # eps' >= eps/2
-    c_low = 0.5 * delta / math.expm1(eps)                            # delta' >= delta/2
+        r = 1.0001 * (d_max / ((1.0 - DELTA_SLACK_SHARE) * delta)) * 2.0 ** -50.6
+        return r, 8.0 * (1.0 + 2.0 * r) / d_min
+    s = d_max / ((1.0 - MAX_SLACK_SHARE) * eps)                      # steps per 1/(N' eps')
+    c_low = (1.0 - DELTA_SLACK_SHARE) * delta / math.expm1(eps)
     r = 1.0001 * s * (2.0 ** -44 + 2.0 ** -106 / c_low + 2.0 ** -48 * (2.0 + math.log1p(0.5 / c_low)))
-    sigma = math.log((1.0 + r) / (1.0 - r))
-    eps_law = eps - sigma
-    kappa = 4.0 * (1.0 + math.exp(eps_law)) * (1.0 + 2.0 * r) / (math.expm1(eps_law) * (d_min / eps_law))
-    delta_law = (delta - 2.0 ** -48) / (1.0 + r + kappa)
-    if not (sigma < 0.5 * eps and delta_law > 0.5 * delta):
-        return math.nan, math.nan, math.nan
-    return eps_law, delta_law, delta_law / math.expm1(eps_law)
+    kappa = 4.0 * (1.0 + math.exp(eps)) * (1.0 + 2.0 * r) * eps / (math.expm1(eps) * d_min)
+    return r, kappa
+
+
+@cached_njit
+def lemma15_lattice_law(eps, delta):
+    """(eps', delta', c'): the law's parameters whose lattice draw is (eps, delta)-DP as
+    implemented (module docstring): the float slack taken from eps when it is at most
+    eps/1024, else from delta when that leaves delta' >= (1 - 2^-5) delta; if neither, the
+    claimed (eps, delta) themselves (the claim is then not kept exactly:
+    ``lemma15_lattice_guarantee`` says by how much).  delta = 0: (eps, 0, 0), the lattice
+    Laplace calibrating itself."""
+    if delta == 0.0:
+        return eps, 0.0, 0.0
+    r, kappa = lemma15_lattice_slack(eps, delta)
+    if eps > 0.0:
+        sigma = math.log((1.0 + r) / (1.0 - r))
+        if sigma <= MAX_SLACK_SHARE * eps:
+            eps_law = eps - sigma
+            delta_law = (delta - 2.0 ** -48) / (1.0 + r + kappa)
+            return eps_law, delta_law, delta_law / math.expm1(eps_law)
+    delta_law = (delta - 2.0 ** -48 - math.exp(eps) * 2.0 * r / (1.0 - r)) / (1.0 + r + kappa)
+    if delta_law >= (1.0 - DELTA_SLACK_SHARE) * delta:
+        return eps, delta_law, lemma15_c(eps, delta_law)
+    return eps, delta, lemma15_c(eps, delta)
+
+
+def lemma15_lattice_guarantee(eps: float, delta: float) -> tuple[bool, float, float]:
+    """(kept, eps_impl, delta_impl): whether the lattice draw is (eps, delta)-DP as implemented,
+    and the guarantee it has: (eps, delta) when kept, else (eps + ln((1+r)/(1-r)),
+    (1 + r) delta + beta) for the nominal law.  delta = 0: the lattice Laplace's own check."""
+    if delta == 0.0:
+        try:
+            check_lattice_claim(eps)
+        except InputError:
+            return False, math.inf, 0.0
+        return True, eps, 0.0
+    eps_law, delta_law, _ = lemma15_lattice_law(eps, delta)
+    if eps_law != eps or delta_law != delta:
+        return True, eps, delta
+    r, kappa = lemma15_lattice_slack(eps, delta)
+    return False, eps + math.log((1.0 + r) / (1.0 - r)), (1.0 + r + kappa) * delta + 2.0 ** -48
 
 
 @cached_njit
@@ -279,16 +312,26 @@ def lemma15_lattice_draw(x0, n, eps, delta):
                                  eps_law, delta_law, c_law)
 
 
+def lemma15_lattice_report(name: str, eps: float, delta: float) -> tuple[dict, list[str]]:
+    """(info, warnings) of a policy whose draws are the lattice Lemma 15 law at (eps, delta): the
+    guarantee of one draw as implemented, and a warning when the float slack cannot be taken
+    from the claim (tiny eps and delta: the policy still runs, the catalog mechanism refuses)."""
+    kept, eps_impl, delta_impl = lemma15_lattice_guarantee(eps, delta)
+    info = {"privacy_as_implemented": {"eps": eps_impl, "delta": delta_impl, "claim_kept_exactly": kept}}
+    warnings = [] if kept else [
+        f"{name}: at (eps, delta) = ({eps:g}, {delta:g}) the float-safe draw cannot absorb its float slack "
+        f"(sampling error ~1e-13 per lattice cell); each step is ({eps_impl:.3g}, {delta_impl:.3g})-DP as "
+        "implemented"]
+    return info, warnings
+
+
 def check_lemma15_claim(eps: float, delta: float) -> None:
-    """InputError if the lattice draw cannot keep (eps, delta) (module docstring)."""
-    if delta == 0.0:
-        check_lattice_claim(eps)               # the Laplace law: the slack does not depend on N
-        return
-    eps_law, delta_law, _ = lemma15_lattice_law(eps, delta)
-    if not (math.isfinite(eps_law) and eps - eps_law <= MAX_SLACK_SHARE * eps):
+    """InputError if the lattice draw cannot keep (eps, delta) exactly (module docstring)."""
+    kept, eps_impl, delta_impl = lemma15_lattice_guarantee(eps, delta)
+    if not kept:
         raise InputError(f"(eps, delta) = ({eps:g}, {delta:g}) cannot be kept exactly by arithmetic='lattice': "
-                         "its float slack would exceed eps/1024 or delta/2 (allowed: a larger eps or delta, "
-                         "or arithmetic='float')")
+                         f"its float slack would exceed eps/1024 and delta/32 (as implemented ({eps_impl:.3g}, "
+                         f"{delta_impl:.3g})); allowed: a larger eps or delta, or arithmetic='float'")
 
 
 # ------------------------------------------------------------------ array kernels
