@@ -34,7 +34,7 @@ from dpbench.engine.components import draw_sum
 from dpbench.engine.mechanism import Mechanism
 from dpbench.mechanisms import privacy_levels as pl
 from dpbench.mechanisms.bernoulli_trick import BernoulliTrick
-from dpbench.mechanisms.central_laplace import LaplaceReleaseMechanism
+from dpbench.mechanisms.central_laplace import LaplaceReleaseMechanism, laplace_release
 from dpbench.mechanisms.ldp_curators import (
     CTBMechanism,
     CTBSMechanism,
@@ -280,6 +280,59 @@ def test_laplace_report_law(case):
     y = make()(x, N, 11)
     assert_ks(y, stats.laplace(loc, b).cdf, case)
     assert_scale(y, loc, *laplace_cumulants(b), case)
+
+
+# the paper-literal floating-point forms (arithmetic="float") keep the paper's law exactly
+FLOAT_REPORTS = {
+    "ctl float": (lambda: CTLMechanism(eps=0.5, arithmetic="float"), 0.3, 0.3, 2.0),
+    "ctl_s float": (lambda: CTLSMechanism(eps=1.0, arithmetic="float"), 2.5, sigmoid(2.5), 1.0),
+    "truncated_laplace float": (lambda: TruncatedLaplaceMechanism(eps=2.0, bound=2.0, arithmetic="float"), 1.5, 1.5,
+                                2.0),
+    "laplace_pm1 float": (lambda: LaplaceRandomizerMechanism(eps=1.0, arithmetic="float"), -0.7, -0.7, 2.0),
+    "laplace_release float": (lambda: LaplaceReleaseMechanism(eps=0.5, n=10, width=2.0, others=7.0,
+                                                              arithmetic="float"), 1.5, 0.85, 0.4),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FLOAT_REPORTS))
+def test_float_forms_keep_the_papers_law(case):
+    make, x, loc, b = FLOAT_REPORTS[case]
+    mech = make()
+    assert mech.float_unsafe
+    y = mech(x, N, 11)
+    assert_ks(y, stats.laplace(loc, b).cdf, case)
+    assert_scale(y, loc, *laplace_cumulants(b), case)
+
+
+@pytest.mark.parametrize("case", ["truncated_laplace", "laplace_pm1"])
+def test_float_batched_forms_keep_the_papers_law(case):
+    mech = (TruncatedLaplaceMechanism(eps=1.0, bound=2.0, arithmetic="float") if case == "truncated_laplace"
+            else LaplaceRandomizerMechanism(eps=1.0, arithmetic="float"))
+    x, m, b = 0.5, 7, (4.0 if case == "truncated_laplace" else 2.0)
+    batched = mech.sample_sum(x, m, 100_000, 21)
+    assert_scale(batched, m * x, *laplace_cumulants(b, m), f"{case} float: batched")
+
+
+def test_central_release_is_the_policies_release():
+    """The catalog's laplace_release samples the very release DP-SE, DP Robust SE and
+    linear_central make (central_laplace.laplace_release), bit for bit."""
+    mech = LaplaceReleaseMechanism(eps=0.5, n=10, width=2.0, others=7.0)
+    ours = mech(1.5, 1000, 5)
+    theirs = _policy_releases(8.5, 10.0, 2.0, 0.5, rng.stream_seed(5), 1000)
+    assert np.array_equal(ours, theirs)
+
+
+@cached_njit
+def _release_loop(total, n, width, eps, seed, out):
+    np.random.seed(seed)
+    for i in range(out.shape[0]):
+        out[i] = laplace_release(total, n, width, eps)
+
+
+def _policy_releases(total, n, width, eps, seed, size):
+    out = np.empty(size)
+    _release_loop(total, n, width, eps, np.uint32(seed), out)
+    return out
 
 
 @pytest.mark.parametrize("eps", [0.5, 3.0])

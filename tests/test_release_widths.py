@@ -12,7 +12,6 @@ compiled) and record every release.
 """
 from __future__ import annotations
 
-import math
 import sys
 
 from dpbench.engine.contracts import run_checked
@@ -65,10 +64,10 @@ def test_linear_central_releases_batch_sums_with_width_of_the_reward_range(monke
 
 def test_gdp_elim_new_draws_lemma15_at_eps_and_half_delta(monkeypatch):
     """GDP-Elim-New (seed 002, Thm 17) spends delta/2 on its perturbations: every theta is drawn
-    from Lemma 15's law at (eps, delta/2) with edge constant c = (delta/2)/(e^eps - 1).  Like the
-    widths above, a level off by a factor barely moves its arm sequences."""
+    from Lemma 15's law at (eps, delta/2) (the lattice draw calibrates its own edge constant
+    from these).  Like the widths above, a level off by a factor barely moves its arm sequences."""
     from dpbench.policies import gdp_elim
-    calls = _recorded_calls(monkeypatch, gdp_elim, "lemma15_draw", "gdp_elim_new", "bernoulli", 3000,
+    calls = _recorded_calls(monkeypatch, gdp_elim, "lemma15_lattice_draw", "gdp_elim_new", "bernoulli", 3000,
                             eps=1.0, delta=0.1, means=[0.9, 0.5])
-    levels = {(eps, delta, c) for (_, _, eps, delta, c), _ in calls}
-    assert levels == {(1.0, 0.05, 0.05 / (math.e - 1.0))}, levels
+    levels = {(eps, delta) for (_, _, eps, delta), _ in calls}
+    assert levels == {(1.0, 0.05)}, levels

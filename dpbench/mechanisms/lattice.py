@@ -124,13 +124,20 @@ def laplace_slack(s, d_steps):
 @cached_njit
 def laplace_scale_steps(d_steps, eps):
     """s = ceil(D/(eps - sigma)): the scale, in steps, whose lattice Laplace is eps-DP as
-    implemented for a sensitivity of D steps; inf (outputs +-inf or nan, never a silent leak)
-    where the slack would take half of eps or more (``check_lattice_claim`` refuses that
-    before any draw)."""
+    implemented for a sensitivity of D steps.  Where the slack would take half of eps or more
+    (eps below about 3e-4), the paper's scale ceil(D/eps): the claim is then not kept exactly
+    (a catalog mechanism refuses it, ``check_lattice_claim``; a policy says so,
+    ``lattice_claim_warnings``)."""
     sigma = laplace_slack(2.0 * d_steps / eps + 2.0, d_steps)
     if not sigma < 0.5 * eps:
-        return math.inf
+        return math.ceil(d_steps / eps)
     return math.ceil(d_steps / (eps - sigma))
+
+
+@cached_njit
+def laplace_keeps(d_steps, eps):
+    """True if ``laplace_scale_steps`` keeps eps exactly for a sensitivity of D steps."""
+    return laplace_slack(2.0 * d_steps / eps + 2.0, d_steps) < 0.5 * eps
 
 
 @cached_njit
@@ -151,8 +158,7 @@ def laplace_steps(s):
 @cached_njit
 def range_plan(lo, hi, eps):
     """(g, s): the lattice and the scale in steps of an eps-DP Laplace report of an input in
-    [lo, hi] (sensitivity D = ``span_steps``, exact); s = inf where eps is below what the
-    lattice keeps (``laplace_scale_steps``)."""
+    [lo, hi] (sensitivity D = ``span_steps``, exact; ``laplace_scale_steps``)."""
     width = hi - lo
     g = lattice_spacing(width / eps, width)
     return g, laplace_scale_steps(span_steps(lo, hi, g), eps)
@@ -207,14 +213,16 @@ def tail_uniform():
 COARSEST_EXTRA_BITS = LATTICE_BITS - 8
 
 
-def lattice_plan(eps: float, sensitivity: float, *, span=None, lattice=None) -> tuple[float, float]:
+def lattice_plan(eps: float, sensitivity: float, *, span=None, lattice=None, strict: bool = True
+                 ) -> tuple[float, float]:
     """(g, s) of a catalog mechanism's lattice Laplace: the automatic spacing ``lattice_spacing``,
     or g = 2^lattice when ``lattice`` (an integer exponent) is given; s from D = the span of the
     input range ``span = (lo, hi)`` (exact) or ceil(sensitivity/g) + 1.  InputError, naming the
     allowed exponents, for a lattice coarser than 2^-8 of min(noise scale, 16 sensitivity) (its
     rounding would change the law) or so fine that the float slack exceeds eps/1024 or the sum
-    leaves the exact integers of float64; and for an eps the lattice cannot keep."""
-    check_lattice_claim(eps, sensitivity=sensitivity)
+    leaves the exact integers of float64; and (``strict``) for an eps the lattice cannot keep."""
+    if strict:
+        check_lattice_claim(eps, sensitivity=sensitivity)
     auto = float(lattice_spacing(sensitivity / eps, sensitivity))
     if lattice is None:
         g = auto
@@ -260,6 +268,27 @@ def check_lattice_claim(eps: float, *, sensitivity: float = 1.0, name: str = "ep
         raise InputError(f"{name} = {eps:g} is below what arithmetic='lattice' keeps exactly: its float slack "
                          f"{sigma:.2g} exceeds {name}/1024 (allowed: {name} >= {floor:.2g}, or arithmetic='float')")
     return eps
+
+
+def lattice_guarantee(eps: float, sensitivity: float = 1.0) -> tuple[bool, float]:
+    """(kept, eps_impl): whether the lattice Laplace at eps keeps eps exactly with a slack of at
+    most eps/1024, and the level it has as implemented (D/s + sigma)."""
+    g = float(lattice_spacing(sensitivity / eps, sensitivity))
+    d = float(sensitivity_steps(sensitivity, g))
+    s = float(laplace_scale_steps(d, eps))
+    sigma = float(laplace_slack(s, d))
+    return sigma <= MAX_SLACK_SHARE * eps and d / s + sigma <= eps, d / s + sigma
+
+
+def lattice_claim_warnings(name: str, eps: float, sensitivity: float = 1.0) -> list[str]:
+    """A policy's warning when its lattice Laplace releases cannot keep eps exactly (eps below
+    about 7e-4: the policy runs, each release is eps_impl-DP as implemented; a catalog
+    mechanism refuses such a claim)."""
+    kept, eps_impl = lattice_guarantee(eps, sensitivity)
+    if kept:
+        return []
+    return [f"{name}: at eps = {eps:g} the float-safe Laplace cannot absorb its float slack; each release is "
+            f"{eps_impl:.3g}-DP as implemented"]
 
 
 def smallest_lattice_eps() -> float:

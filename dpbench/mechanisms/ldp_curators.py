@@ -35,7 +35,15 @@ from ..engine.catalog import Param, real
 from ..engine.components import draw, draw_sum, implements, privatize, report_each, respond
 from ..engine.mechanism import CatalogMechanism, Mechanism
 from ..validation import InputError
-from .lattice import ARITHMETIC_PARAM, LATTICE_PARAM, laplace_on_lattice, lattice_plan, range_plan, to_steps
+from .lattice import (
+    ARITHMETIC_PARAM,
+    LATTICE_PARAM,
+    laplace_keeps,
+    laplace_on_lattice,
+    lattice_plan,
+    range_plan,
+    to_steps,
+)
 from .privacy_levels import PrivacyLevels, draw_level
 
 
@@ -158,9 +166,11 @@ class CTL(NamedTuple):
     s: float
 
     @classmethod
-    def at(cls, eps, sigmoid, lattice=True, spacing=None):
-        """CTL at eps on its automatic lattice (or g = 2^spacing), validated (``lattice.lattice_plan``)."""
-        g, s = lattice_plan(float(eps), 1.0, span=(0.0, 1.0), lattice=spacing) if lattice else (1.0, 0.0)
+    def at(cls, eps, sigmoid, lattice=True, spacing=None, strict=False):
+        """CTL at eps on its automatic lattice (or g = 2^spacing), validated (``lattice.lattice_plan``;
+        ``strict``: refuse an eps the lattice does not keep exactly, as the catalog mechanism does)."""
+        g, s = lattice_plan(float(eps), 1.0, span=(0.0, 1.0), lattice=spacing, strict=strict) if lattice \
+            else (1.0, 0.0)
         return cls(float(eps), bool(sigmoid), bool(lattice), g, 1.0 / g, s)
 
 
@@ -234,7 +244,10 @@ def hetero_plan(mech, eps):
         return 1.0, 1.0
     if eps <= 0.0:
         return 1.0, math.inf
-    return ctl_plan(eps)
+    g, s = ctl_plan(eps)
+    if not laplace_keeps(1.0 / g, eps):        # a level the lattice cannot keep: the user sends nothing
+        return g, math.inf
+    return g, s
 
 
 @cached_njit
@@ -303,7 +316,7 @@ class CTLMechanism(CatalogMechanism):
     sigmoid = False
 
     def _setup(self, *, eps, arithmetic, lattice):
-        self._claim(CTL.at(eps, self.sigmoid, arithmetic == "lattice", lattice), eps=eps,
+        self._claim(CTL.at(eps, self.sigmoid, arithmetic == "lattice", lattice, strict=True), eps=eps,
                     input_range=_curator_range(self.sigmoid),
                     params={"eps": eps, "arithmetic": arithmetic, "lattice": lattice}, arithmetic=arithmetic)
 

@@ -61,12 +61,6 @@ def tree_levels(horizon):
 
 
 @cached_njit
-def tree_noise_scale(bound, eps_level):
-    """2 B_t / eps': the Laplace scale of a p-sum whose items lie in [-B_t, B_t] (Lemma 2)."""
-    return 2.0 * bound / eps_level
-
-
-@cached_njit
 def tree_new(rows, horizon):
     """Fresh state of ``rows`` independent counters: (p-sums, noisy p-sums), each (rows, L)."""
     levels = tree_levels(horizon)

@@ -25,7 +25,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.central_laplace import laplace_release
-from ..mechanisms.lattice import check_lattice_claim
+from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.ldp_curators import Direct
 
 _REST_OF_HORIZON = 1 << 62
@@ -105,9 +105,8 @@ def _update(policy, state, arm, m, value, level, t):
 
 
 def _build(instance, horizon, eps, beta=None):
-    check_lattice_claim(eps)
     beta = 1.0 / horizon if beta is None else beta
-    return Built(DPSE(float(eps), float(beta)), Direct(False), [],
+    return Built(DPSE(float(eps), float(beta)), Direct(False), lattice_claim_warnings("DP-SE", eps),
                  {"privacy_notion": "eps-DP: each reward enters one Laplace-noised epoch mean",
                   "beta": beta, "epoch_1_pulls_per_arm": epoch_pulls(1, instance.k, eps, beta)})
 

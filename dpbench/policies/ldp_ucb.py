@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
+from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.ldp_curators import CTB, CTL
 from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, init_mean_state, update_mean_state
 from .ucb import UCB1Index
@@ -77,7 +78,8 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_l", label="LDP-UCB-L", family="ldp_ucb",
     summary="UCB with Laplace radius and forced exploration on CTL(eps) responses",
     source="seed 000 Agent 2, Thm 4", params=_EPS,
-    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL.at(eps, False)),
+    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL.at(eps, False),
+                                               lattice_claim_warnings("LDP-UCB-L", eps)),
     rewards="unit", privacy="local", reports="real"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_b", label="LDP-UCB-B", family="ldp_ucb",
@@ -89,7 +91,8 @@ register_algorithm(AlgorithmSpec(
     name="ldp_ucb_ls", label="LDP-UCB-LS", family="ldp_ucb",
     summary="LDP-UCB-L behind CTL-S (sigmoid, unbounded rewards)",
     source="seed 000 Cor. 10", params=_EPS,
-    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL.at(eps, True)),
+    build=lambda instance, horizon, eps: Built(LaplaceUCB(eps), CTL.at(eps, True),
+                                               lattice_claim_warnings("LDP-UCB-LS", eps)),
     rewards="any", privacy="local", reports="real"))
 register_algorithm(AlgorithmSpec(
     name="ldp_ucb_bs", label="LDP-UCB-BS", family="ldp_ucb",

@@ -68,7 +68,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, integer, real, register_algorithm
 from ..engine.components import broadcast, implements, init_state, select, update
 from ..mechanisms.central_laplace import laplace_release
-from ..mechanisms.lattice import check_lattice_claim
+from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.ldp_curators import Direct
 from ..mechanisms.shuffle_amplification import EPS0_MODES, NOISE_SCALES, LaplaceRandomizer, batch_local_eps
 from ..validation import InputError
@@ -455,10 +455,8 @@ def _info(instance, horizon, model, params, warnings, ceil_batches=False):
 
 
 def _common(instance, horizon, model, eps, delta, params):
-    if model != NONPRIVATE:
-        check_lattice_claim(eps)
     actions = _actions_of(instance)
-    warnings: list[str] = []
+    warnings: list[str] = lattice_claim_warnings("phased elimination", eps) if model != NONPRIVATE else []
     reward_range = _range_of(instance, warnings) if model != NONPRIVATE else 2.0
     if params.get("noise_scale", "calibrated") == "paper":
         reward_range = 1.0

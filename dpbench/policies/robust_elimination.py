@@ -52,7 +52,7 @@ from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register
 from ..engine.components import broadcast, implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
 from ..mechanisms.central_laplace import laplace_release
-from ..mechanisms.lattice import check_lattice_claim
+from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.truncation import TruncatedLaplace
 from ..validation import check_choice, check_int, check_real
 from .robust_ucb import EPS_PARAM, PAPER_C, SCALED_C, U_PARAM, V_PARAM, constants_param, resolve_constant
@@ -245,24 +245,26 @@ def _warnings(name, info, instance, horizon):
 
 
 def _build_dprse(instance, horizon, v, u, eps, beta, constants, c):
-    check_lattice_claim(eps)
     u, moments = moment_bound(instance, v, u)
     c = resolve_constant("dp_robust_se", constants, c, SCALED_C["dp_robust_se"])
     policy = RobustSE(False, True, u, v, eps, _beta(beta, horizon), c, 2.0)
     info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist()}
     # truncation at the broadcast B_tau (the bound field is never used: B_tau > 0 always)
-    return Built(policy, TruncatedLaplace(0.0, math.inf), warnings=_warnings("dp_robust_se", info, instance, horizon),
+    return Built(policy, TruncatedLaplace(0.0, math.inf),
+                 warnings=lattice_claim_warnings("dp_robust_se", eps)
+                 + _warnings("dp_robust_se", info, instance, horizon),
                  info=info)
 
 
 def _build_ldprse(instance, horizon, v, u, eps, beta, constants, c, d_mode, err_mode):
-    check_lattice_claim(eps)
     u, moments = moment_bound(instance, v, u)
     c = resolve_constant("ldp_robust_se", constants, c, SCALED_C["ldp_robust_se"])
     policy = RobustSE(True, err_mode == "sqrtR", u, v, eps, _beta(beta, horizon), c, D_MODES[d_mode])
     info = {**_schedule_info(policy, instance.k, horizon, constants), "moments": moments.tolist(),
             "d_mode": d_mode, "err_mode": err_mode}
-    return Built(policy, TruncatedLaplace(eps, math.inf), warnings=_warnings("ldp_robust_se", info, instance, horizon),
+    return Built(policy, TruncatedLaplace(eps, math.inf),
+                 warnings=lattice_claim_warnings("ldp_robust_se", eps)
+                 + _warnings("ldp_robust_se", info, instance, horizon),
                  info=info)
 
 

@@ -46,7 +46,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..environments.heavy_tailed import moment_bound
-from ..mechanisms.lattice import check_lattice_claim
+from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.ldp_curators import Direct
 from ..mechanisms.tree_counter import TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new
 from ..mechanisms.truncation import truncate
@@ -251,7 +251,7 @@ def _build_dprucb(instance, horizon, v, u, eps, constants, c, tree_eps_split):
     u, moments = moment_bound(instance, v, u)
     c = resolve_constant("dp_robust_ucb", constants, c, SCALED_C["dp_robust_ucb"])
     log_t = math.log(horizon)
-    eps_level = check_lattice_claim(tree_level_eps(eps, horizon, tree_eps_split), name="eps per tree level")
+    eps_level = tree_level_eps(eps, horizon, tree_eps_split)
     policy = DPRobustUCB(width_coef=c * u ** (1.0 / (1.0 + v)), log_t_factor=log_t ** (1.5 + 1.0 / v) / eps,
                          exponent=v / (1.0 + v), trunc_coef=eps * u / log_t ** 1.5,
                          inv_one_plus_v=1.0 / (1.0 + v), eps_level=eps_level)
@@ -261,7 +261,7 @@ def _build_dprucb(instance, horizon, v, u, eps, constants, c, tree_eps_split):
     info = {"mode": constants, "c": c, "u": u, "moments": moments.tolist(), "tree_eps_split": tree_eps_split,
             "tree_levels": tree_levels(horizon), "eps_level": eps_level,
             "width_at_T_over_K": width}
-    warnings = []
+    warnings = lattice_claim_warnings("dp_robust_ucb (each tree p-sum)", eps_level)
     if width > float(instance.gaps.max()):
         warnings.append(f"dp_robust_ucb ({constants} constants, c={c:g}): the UCB width at n = T/K is {width:.3g} "
                         f"> the largest gap {instance.gaps.max():.3g}, so the allocation stays near-uniform")
