@@ -258,3 +258,19 @@ def test_leader_cache_returns_the_scan_answer_under_any_update_order():
         assert arm == expected, f"step {step}: cached leader {arm}, a fresh scan gives {expected}"
         pulled = arm if arm >= 0 and gen.uniform() < 0.8 else int(gen.integers(k))
         add_response(state, pulled, 1.0, float(gen.uniform() < 0.5 + 0.05 * pulled))
+
+
+def test_dp_ftpl_new_laplace_pruning_matches_the_full_argmax():
+    """delta = 0 (the Laplace law, drawn by geometric blocks): DP-FTPL-New's pruned argmax is the
+    full argmax of every arm's lattice draw."""
+    name = "_oracle_dp_ftpl_new_laplace"
+    ALGORITHMS.add(AlgorithmSpec(name, name, "test", "test only", "tests", (),
+                                 lambda instance, horizon: Built(_FTPLNew(1.0, 0.0, math.log(horizon), 1.0 / horizon),
+                                                                 bernoulli_observations(instance)), rewards="any"))
+    try:
+        means = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]
+        ours = dpbench.simulate("dp_ftpl_new", "bernoulli", 50_000, 4, 2, means=means, trace=True, eps=1.0, delta=0.0)
+        exact = dpbench.simulate(name, "bernoulli", 50_000, 4, 2, means=means, trace=True)
+        assert np.array_equal(ours.trace, exact.trace)
+    finally:
+        del ALGORITHMS[name]

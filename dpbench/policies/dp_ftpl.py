@@ -44,7 +44,8 @@ from ..mechanisms.perturbations import (
     GAUSS_VARIANCE,
     beta_perturbation,
     beta_start_phase,
-    gauss_perturbation,
+    gauss_lattice_plan,
+    gauss_lattice_theta,
     gauss_sd,
     gauss_start_phase,
     lemma15_lattice,
@@ -68,12 +69,13 @@ class GaussState(NamedTuple):
     ones: np.ndarray     # R_i, the reward sum of arm i
     pulls: np.ndarray    # N_i
     mean: np.ndarray     # R_i / N_i
-    sd: np.ndarray       # sqrt(v / N_i)
+    lattice: np.ndarray  # the lattice of arm i's draw and its sd in lattice steps:
+    steps: np.ndarray    # gauss_lattice_plan(sqrt(v / N_i), 1 / N_i)
 
 
 @implements(init_state, FTPLGauss)
 def _gauss_init(policy, k, horizon):
-    return GaussState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k))
+    return GaussState(np.zeros(k), np.zeros(k), np.zeros(k), np.ones(k), np.zeros(k))
 
 
 @implements(select, FTPLGauss)
@@ -84,7 +86,7 @@ def _gauss_select(policy, state, t):
     best = -math.inf
     arm = 0
     for a in range(k):
-        theta = gauss_perturbation(state.mean[a], state.sd[a], 1.0 / state.pulls[a])
+        theta = gauss_lattice_theta(state.mean[a], state.lattice[a], state.steps[a])
         if theta > best:
             best = theta
             arm = a
@@ -96,7 +98,8 @@ def _gauss_update(policy, state, arm, m, value, level, t):
     state.ones[arm] += value
     state.pulls[arm] += m
     state.mean[arm] = state.ones[arm] / state.pulls[arm]
-    state.sd[arm] = gauss_sd(state.pulls[arm], policy.v)
+    state.lattice[arm], state.steps[arm] = gauss_lattice_plan(gauss_sd(state.pulls[arm], policy.v),
+                                                              1.0 / state.pulls[arm])
 
 
 # ============================================================= DP-FTPL-Beta

@@ -33,6 +33,8 @@ from .gaussian import (
     GaussPerturbationMechanism,
     gauss_cdf,
     gauss_lattice_delta,
+    gauss_lattice_plan,
+    gauss_lattice_theta,
     gauss_pdf,
     gauss_perturbation,
     gauss_perturbation_float,

@@ -99,22 +99,29 @@ def gauss_perturbation_float(mean, sd):
 
 
 @cached_njit
-def gauss_lattice_steps(mean, sd, sensitivity):
-    """(X, K, g): the lattice draw of ``gauss_perturbation`` as steps of g, X the rounded mean."""
+def gauss_lattice_plan(sd, sensitivity):
+    """(g, s): the lattice of a Gaussian draw of sd ``sd`` whose mean has sensitivity
+    ``sensitivity``, and its sd in steps, s = sd'/g with sd' = sd D g / sensitivity (keeps
+    mu = sensitivity / sd; module docstring)."""
     g = lattice_spacing(sd, sensitivity)
-    s = sd * sensitivity_steps(sensitivity, g) / sensitivity      # sd' / g: keeps mu = sensitivity / sd
+    return g, sd * sensitivity_steps(sensitivity, g) / sensitivity
+
+
+@cached_njit
+def gauss_lattice_theta(mean, g, s):
+    """(rint(mean/g) + K) g with K = rint(s Phi^-1(m)), m from ``tail_uniform``, signed by its side."""
     t = tail_uniform()
     k = np.rint(-s * ndtri(abs(t)))
-    return to_steps(mean, 1.0 / g), (k if t > 0.0 else -k), g
+    return (to_steps(mean, 1.0 / g) + (k if t > 0.0 else -k)) * g
 
 
 @cached_njit
 def gauss_perturbation(mean, sd, sensitivity):
     """One float-safe theta ~ N(mean, sd^2) on the lattice (module docstring), for a mean whose
-    sensitivity is ``sensitivity`` (1/N): DP-FTPL-Gauss draws each arm's theta with this
-    (sd = ``gauss_sd(N_i, v)``), and so do the sampler and the audit."""
-    x, k, g = gauss_lattice_steps(mean, sd, sensitivity)
-    return (x + k) * g
+    sensitivity is ``sensitivity`` (1/N): the draw of the sampler and the audit, and of
+    DP-FTPL-Gauss, which keeps each arm's ``gauss_lattice_plan`` between its pulls."""
+    g, s = gauss_lattice_plan(sd, sensitivity)
+    return gauss_lattice_theta(mean, g, s)
 
 
 # ------------------------------------------------------------------ accounting
