@@ -1,4 +1,4 @@
-"""Measurements shared by the claims of seeds 002-004 (``computed`` claims of a claims table).
+"""Measurements of regret runs that any paper's claims use (``computed`` claims of a claims table).
 
 Each ``measure_*`` function has the signature of a claims measurement, ``fn(claim, evidence)``,
 reads its arguments from the claim's ``args`` table and returns an

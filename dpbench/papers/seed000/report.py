@@ -1,6 +1,6 @@
 """Seed 000 report: Ren et al., "Multi-armed bandits with local differential privacy" (v000).
 
-The claims (``claims/seed000.toml``: every quantitative claim of the paper, the spec's
+The claims (``claims.toml``: every quantitative claim of the paper, the spec's
 checks and its reconstruction log R1-R8, R19) are decided by their tests; this module runs
 the experiments they read (through the shared result store), registers the measurements
 that are not regret runs (:mod:`.ldp_checks` and the ones below), renders the claims table,

@@ -1,6 +1,6 @@
 """Seed 001 report: Ren et al. (v001), heterogeneous local privacy (HeLDP-UCB-L/B, -LS/-BS).
 
-The claims (``claims/seed001.toml``: the paper's Figures 1 and 2, Theorems 4, 7, 10 and their
+The claims (``claims.toml``: the paper's Figures 1 and 2, Theorems 4, 7, 10 and their
 corollaries with the distribution-free and regime remarks, Corollary 13's sigmoid agents, the
 lemmas, Appendix A.3 and the reconstruction log R9-R18, R20, R21) are decided by their tests.
 Fig. 2's regression runs at T = 1e7 (at 1e6 one configuration, L, F_D, eps_min = 0.2, has not

@@ -3,7 +3,7 @@
 Every claim of the paper (Figs. 4-7, Theorems 4, 11, 13, 16, 18) and every checkable item of
 the spec ``seed_002.md`` (reference values of sections 10.1-10.3, checks C3-C5, C9, C14, C16,
 C17, the ambiguity register and the addendum of section 11) is a row of
-``claims/seed002.toml``; its verdict is computed by the row's test.  The measurements below are
+``claims.toml``; its verdict is computed by the row's test.  The measurements below are
 the seed's own: start-phase accounting, Theorem 4 on I1 with the conservative (c0, alpha), the
 revision rule of its proof, the CDF reference values, and the black-box audits.
 

@@ -2,7 +2,7 @@
 
 Every claim of the paper (the orderings of Section 6, Theorems 2, 4, 5, 7, 10 and the privacy
 theorems 1, 3, 6) and every erratum of the spec ``seed_003.md`` (section 6, errata 1-13, and
-the literal-constant feasibility of 5.5) is a row of ``claims/seed003.toml``; its verdict is
+the literal-constant feasibility of 5.5) is a row of ``claims.toml``; its verdict is
 computed by the row's test.
 
 Saturation is computed, not assumed: a run whose first elimination epoch has not ended, or

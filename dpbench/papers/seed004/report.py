@@ -1,7 +1,7 @@
 """Seed 004 report: Hanna, Girgis, Fragouli, Diggavi, "DP stochastic linear bandits: (almost) for free".
 
 Every claim of the paper (Figs. 2-4, Theorems 1-3, Remarks 2, 6, 8) and every erratum of the spec
-``seed_004.md`` (E1-E12, and its acceptance criteria A-D) is a row of ``claims/seed004.toml``;
+``seed_004.md`` (E1-E12, and its acceptance criteria A-D) is a row of ``claims.toml``;
 its verdict is computed by the row's test.  The paper's reference curve is Lattimore &
 Szepesvari's phased elimination ([24, Ch. 22], ``linear_phased_elim``); the spec's criteria use
 the non-private batched algorithm (Alg. 1 without noise): both are rows.
