@@ -65,3 +65,20 @@ def test_bad_context_is_refused():
         bounds.get("seed000.thm6").evaluate(gaps=[0.1], eps=1.0, T=10)
     with pytest.raises(dpbench.InputError, match="gaps"):
         bounds.get("seed000.thm6").evaluate(gaps=[0.1, float("nan")], eps=1.0, T=10)
+
+
+def test_papers_are_found_through_their_entry_points(monkeypatch):
+    """verify names no paper: the registry holds a paper's bounds because the paper is an entry point
+    of dpbench.papers; its experiments are the files of its folder; stale install metadata is named."""
+    from dpbench import plugins
+    from dpbench.experiments.runner import experiment_files
+    papers = plugins.paper_packages()
+    assert list(papers)[:5] == ["seed000", "seed001", "seed002", "seed003", "seed004"]
+    for name in papers:
+        assert bounds.bounds_for(seed=name), name
+    for exp, path in experiment_files().items():
+        paper = exp.split("_", 1)[0]
+        assert path.parent == plugins.paper_folder(paper) / "experiments", exp
+    monkeypatch.setattr(plugins.importlib.metadata, "entry_points", lambda group: [])
+    with pytest.raises(dpbench.InputError, match="no papers in the entry-point group dpbench.papers.*pip install"):
+        plugins.paper_packages()
