@@ -175,6 +175,16 @@ def test_python_runs_and_sweeps_refuse_a_day_long_grid(tmp_path, scheduler):
         run_experiment(exp, out=tmp_path, progress=False, log=lambda m: None, threads=1, allow_long=True)
 
 
+def test_closest_names():
+    from dpbench.validation import closest_names
+    policies = list(dpbench.ALGORITHMS)
+    assert closest_names("ldp_ucb_bb", policies) == ["ldp_ucb_b", "ldp_ucb_bs"]      # near-ties both
+    assert closest_names("LDP_UCB_L", policies) == ["ldp_ucb_l", "ldp_ucb_ls"]        # case ignored, prefix
+    assert closest_names("ucb2", policies) == ["ucb1"]
+    assert closest_names("NoSuchMechanism", ["LaplaceMechanism", "NoisyMax"]) == []   # a shared word is no match
+    assert closest_names("zzz", policies) == []
+
+
 @pytest.mark.parametrize("args,message", [
     (["simulate", "--policy", "ldp_ucb_bb", "--eps", "1", "--horizon", "1000"],
      "unknown policy 'ldp_ucb_bb'; did you mean ldp_ucb_b or ldp_ucb_bs?"),
