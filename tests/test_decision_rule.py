@@ -303,3 +303,31 @@ def test_the_loader_refuses_a_tolerance_as_wide_as_the_effect(tmp_path):
     bad_cat.write_text(head + 'expected = 1.0\ncategory = "gossip"\n')
     with pytest.raises(dpbench.InputError, match="category"):
         load_claims(bad_cat)
+
+
+# ------------------------------------------------------------------ bounds
+def test_a_bound_check_is_reproduced_only_clear_of_the_bound():
+    """Mean regret at the bound itself (at T) is inconclusive, well below it reproduced, well
+    above it contradicted (LDP-UCB-B against Theorem 6, anytime: every checkpoint)."""
+    from verify import bounds
+    b = bounds.get("seed000.thm6")
+    probe = curve("probe", slope=1.0)
+    ctx = bounds.context(probe)
+    at_t, slope = b.evaluate(ctx).value, b.evaluate(ctx).slope
+    outcomes = {}
+    for name, c in (("at", at_t / math.log(T)), ("below", 0.5 * slope), ("above", 2.0 * slope)):
+        ev = Evidence({"exp": run_of(curve(name, slope=c, seed=3, noise=0.02))})
+        outcomes[name] = verdict_of(ev, claim(name, "bound", bound="seed000.thm6"))
+    assert outcomes["at"].verdict is Verdict.INCONCLUSIVE
+    assert outcomes["below"].verdict is Verdict.REPRODUCED
+    assert outcomes["above"].verdict is Verdict.CONTRADICTED
+
+
+def test_a_lower_bound_below_the_sum_of_the_gaps_is_vacuous():
+    from verify.bounds.registry import EXPLICIT, LOWER, Bound
+    tiny = Bound(key="test.tiny", seed="test", theorem="t", source="s", side=LOWER, form=EXPLICIT,
+                 statement="R(T) >= 0.4", algorithms=("ucb1",), privacy="none", value=lambda ctx: 0.4)
+    assert tiny.evaluate({"gaps": [0.0, 0.5, 0.5], "T": 1000}).vacuous
+    big = Bound(key="test.big", seed="test", theorem="t", source="s", side=LOWER, form=EXPLICIT,
+                statement="R(T) >= 40", algorithms=("ucb1",), privacy="none", value=lambda ctx: 40.0)
+    assert not big.evaluate({"gaps": [0.0, 0.5, 0.5], "T": 1000}).vacuous
