@@ -188,6 +188,7 @@ class Hypothesis:
     departure: str = ""
     z: float | None = None
     reps: int | None = None
+    unit: str = "R"                  # what ``reps`` counts: repetitions (R) or an audit's samples (n)
 
     random = True
 
@@ -655,7 +656,7 @@ def decide_comparison(c, level: float) -> Decision:
         reps = _reps_for_power(c, level)
         return Decision(c, Verdict.INCONCLUSIVE, f"{name}not rejected (p = {c.p_value:.2g}) with power only "
                                                  f"{power:.2f} against {c.departure}{note}", reps,
-                        (f"needs R >= {reps:,} for power {POWER:g} against {c.departure}" if reps
+                        (f"needs {c.unit} >= {reps:,} for power {POWER:g} against {c.departure}" if reps
                          else f"power {POWER:g} against {c.departure} out of reach"))
     raise TypeError(f"not a comparison: {c!r}")
 
@@ -688,8 +689,8 @@ def _reps_for_z(c: Hypothesis, level: float) -> int | None:
 
 
 def _reps_for_power(c: Hypothesis, level: float) -> int | None:
-    r = max(2, c.reps or 2)
-    while r <= MAX_REPS:
+    r, limit = max(2, c.reps or 2), MAX_REPS if c.unit == "R" else 10 ** 6 * max(2, c.reps or 2)
+    while r <= limit:
         if c.power(level, r) >= POWER:
             return r
         r *= 2
@@ -713,7 +714,10 @@ def _horizon_cause(u: Unobservable | None) -> str:
 def _inconclusive_cause(decisions: Sequence[Decision]) -> str:
     open_ = [d for d in decisions if d.verdict is Verdict.INCONCLUSIVE]
     reps = [d.reps for d in open_]
-    if open_ and all(r is not None for r in reps):
+    units = {getattr(d.comparison, "unit", "R") for d in open_}
+    if len(open_) == 1 and open_[0].need:
+        return _short(open_[0].need)
+    if open_ and all(r is not None for r in reps) and units == {"R"}:
         return f"needs R >= {max(reps):,} at the observed effect"
     needs = [d.need for d in open_ if d.need]
     return _short(needs[0]) if needs else "not decided at this family's level"
