@@ -2,7 +2,7 @@
 
 How a seed adds its claims
 ==========================
-1. List them in ``dpbench/reporting/claims/seed<NNN>.toml``, one ``[[claim]]`` table per
+1. List them in ``dpbench/papers/seed<NNN>/claims.toml``, one ``[[claim]]`` table per
    quantitative claim of the paper and per erratum of its spec::
 
        [[claim]]
@@ -19,7 +19,7 @@ How a seed adds its claims
    ``load_claims("NNN")`` reads and validates it (unknown test or key: an error naming the
    claim).  A run is named by its label in the claim's ``experiment`` or, in another
    experiment, by ``{experiment = "...", run = "..."}``.
-2. In ``seed<NNN>.py`` gather the evidence: ``ev = Evidence(runs)`` with the
+2. In the paper's ``report.py`` gather the evidence: ``ev = Evidence(runs)`` with the
    :class:`~dpbench.experiments.runner.ExperimentRun` of every experiment (by name), and
    ``ev.measure("name", fn)`` for each Python measurement a ``value`` or ``computed`` claim
    names (exact constants, Monte-Carlo checks, audits): ``fn(claim, ev)`` returns a number or
@@ -72,7 +72,6 @@ import numpy as np
 from ...validation import InputError
 from verify.inference import Estimate
 
-CLAIMS_DIR = Path(__file__).parent
 #: family-wise error rate of a report's comparisons (Bonferroni over all of them)
 DEFAULT_ALPHA = 0.01
 #: a law claim (the claim is the null hypothesis) is reproduced only if its test would reject a
@@ -314,10 +313,11 @@ def claim_test(name: str, *, keys=(), optional=(), quantity=None, expected=None,
 
 # --------------------------------------------------------------- loading
 def load_claims(seed_or_path) -> list[Claim]:
-    """The claims of ``seed_or_path`` ("000" or a .toml path), validated."""
+    """The claims of ``seed_or_path`` ("000": the paper's ``claims.toml``, or a .toml path), validated."""
     path = Path(seed_or_path)
     if path.suffix != ".toml":
-        path = CLAIMS_DIR / f"seed{seed_or_path}.toml"
+        from ...plugins import paper_folder
+        path = paper_folder(f"seed{seed_or_path}") / "claims.toml"
     if not path.exists():
         raise InputError(f"no claims table {path}")
     try:
@@ -792,7 +792,7 @@ def render(report, results: Sequence[ClaimResult], *, title: str = "Claims of th
 
 
 def _table_path(report) -> str:
-    return f"dpbench/reporting/claims/{report.name}.toml"
+    return f"dpbench/papers/{report.name}/claims.toml"
 
 
 def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
@@ -810,7 +810,7 @@ def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
 
 def claims_section(report, evidence: Evidence, *, alpha: float = DEFAULT_ALPHA, claims=None,
                    title: str = "Claims of the paper and their verdicts") -> list[ClaimResult]:
-    """Evaluate the report's claims table (default: ``seed<NNN>.toml``), render it, and write
+    """Evaluate the report's claims table (default: the paper's ``claims.toml``), render it, and write
     ``<report>_claims.json`` next to the report; returns the results."""
     claims = load_claims(report.ctx.seed) if claims is None else claims
     results = evaluate(claims, evidence, alpha=alpha)
@@ -830,7 +830,7 @@ def _fmt_t(t) -> str:
 
 from . import kinds  # noqa: E402,F401  (registers the test kinds)
 
-__all__ = ["CLAIMS_DIR", "CATEGORIES", "RULE", "Verdict", "Claim", "Outcome", "Check", "Hypothesis", "Exact",
+__all__ = ["CATEGORIES", "RULE", "Verdict", "Claim", "Outcome", "Check", "Hypothesis", "Exact",
            "Unobservable", "Decision", "ClaimResult", "Evidence", "NotChecked", "TESTS", "claim_test", "load_claims",
            "evaluate", "decide", "decide_comparison", "family_size", "render", "write_json", "counts", "count_line",
            "scope_text", "claims_section", "checkpoint", "common_checkpoint", "uniform_share", "learning_horizon",
