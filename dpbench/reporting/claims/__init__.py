@@ -812,7 +812,7 @@ def claims_section(report, evidence: Evidence, *, alpha: float = DEFAULT_ALPHA, 
                    title: str = "Claims of the paper and their verdicts") -> list[ClaimResult]:
     """Evaluate the report's claims table (default: the paper's ``claims.toml``), render it, and write
     ``<report>_claims.json`` next to the report; returns the results."""
-    claims = load_claims(report.ctx.seed) if claims is None else claims
+    claims = load_claims(report.ctx.folder / "claims.toml") if claims is None else claims
     results = evaluate(claims, evidence, alpha=alpha)
     render(report, results, title=title)
     report.ctx.out_dir.mkdir(parents=True, exist_ok=True)
