@@ -148,7 +148,7 @@ def test_claims_tables_load_and_name_bad_keys(tmp_path):
 def test_claims_section_renders_and_writes_json(evidence, tmp_path):
     from dpbench.reporting.context import ReportContext
     from dpbench.reporting.markdown import Report
-    report = Report(ReportContext(seed="000", out_dir=tmp_path), "test")
+    report = Report(ReportContext("seed000", out_dir=tmp_path), "test")
     claims = [claim("right", "ordering", experiment="exp", runs=["fast", "slow"]),
               claim("typo", "not_checked", reason="typo")]
     claims_section(report, evidence, claims=claims)
