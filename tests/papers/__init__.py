@@ -22,8 +22,9 @@ def claim_rows(text: str) -> dict[str, str]:
 
 
 def check_verdicts(path, seed):
-    """Every claim of the seed's table is a row whose verdict is one of the four, in the
-    markdown and in the JSON written beside it."""
+    """Every claim of the seed's table is a row whose verdict is one of the five, in the
+    markdown and in the JSON written beside it, with its category; a row that is not reproduced
+    says why in one line."""
     text = path.read_text()
     claims = load_claims(seed)
     rows = claim_rows(text)
@@ -33,7 +34,10 @@ def check_verdicts(path, seed):
         assert word and word.group(1) in VERDICTS, (cid, cell)
     data = json.loads(path.with_name(f"seed{seed}_claims.json").read_text())
     assert {r["id"] for r in data} == set(rows) and {r["verdict"] for r in data} <= VERDICTS
+    categories = {c.id: c.category for c in claims}
     for r in data:
-        if r["verdict"] in (Verdict.NOT_CHECKED.value, Verdict.UNOBSERVABLE.value):
-            assert r["detail"], r                                   # always with the reason
+        assert r["category"] == categories[r["id"]]
+        if r["verdict"] != Verdict.REPRODUCED.value:
+            assert r["detail"] and r["cause"], r                    # always with the reason, in one line
+    assert "**Decision rule.**" in text and "The family of this report: m = " in text
     return text, data

@@ -31,9 +31,8 @@ def test_every_claim_row_has_a_computed_verdict(small_report):
     text, data = check_verdicts(path, "000")
     by_id = {r["id"]: r for r in data}
     # the run that exists is tested; the missing experiments make their claims 'not checked'
-    assert by_id["fig1a.order"]["verdict"] in (Verdict.REPRODUCED.value, Verdict.REFUTED.value,
-                                               Verdict.UNOBSERVABLE.value)
-    assert by_id["fig1a.order"]["p_values"] and by_id["fig1a.order"]["holm_p_values"]
+    assert by_id["fig1a.order"]["verdict"] != Verdict.NOT_CHECKED.value
+    assert by_id["fig1a.order"]["comparisons"] and by_id["fig1a.order"]["family"] > 0
     assert by_id["fig1c.order"]["verdict"] == Verdict.NOT_CHECKED.value
     assert "not available" in by_id["fig1c.order"]["detail"]
     # exact constants are decided whatever the horizon
