@@ -170,7 +170,7 @@ def test_privacy_and_gap_scaling():
     assert fit.ci[0] < local + 0.1 and local - 0.1 < fit.ci[1]
     # beta is no power law: with this little noise one slope for ln C fails its lack-of-fit test
     assert "lack-of-fit" in fit.details["degenerate"]
-    wrong = rf.privacy_scaling({e: log_curves(40.0 * s01.F_L(e) ** 1.5, seed=i) for i, e in enumerate(eps_grid)},
+    wrong = rf.privacy_scaling({e: log_curves(40.0 * factors.F_L(e) ** 1.5, seed=i) for i, e in enumerate(eps_grid)},
                                factor="F_L")
     assert wrong.checks[0].status == rf.INCONSISTENT
     assert fit.details["k"] == pytest.approx(40.0, rel=0.05)

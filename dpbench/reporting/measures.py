@@ -135,7 +135,30 @@ def level_slope(lx: np.ndarray, level_mean, run_means) -> np.ndarray:
     return ((y - y.mean(axis=-1, keepdims=True)) * xc).sum(axis=-1) / float(xc @ xc)
 
 
-def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable] | None = None) -> Outcome:
+def level_lack_of_fit(lx: np.ndarray, samples: Sequence, level, alpha: float) -> tuple[float, str]:
+    """The lack-of-fit test of ln(mean R_i - mean A) against a line in lx: weighted residual
+    sum of squares over n - 2 degrees of freedom, each point's variance (var R_i / n_i + var A /
+    n_A) / (R_i - A)^2 (the shared A's covariance ignored, which only makes the test milder).
+    Returns (p-value, why the fit is degenerate or "")."""
+    means = np.array([np.mean(s) for s in samples])
+    offset, var_a = (0.0, 0.0) if level is None else (float(np.mean(level)), _var(np.asarray(level)) / len(level))
+    diff = means - offset
+    var = np.array([_var(np.asarray(s)) / len(s) for s in samples]) + var_a
+    if np.any(var <= 0):
+        return math.nan, "a value without spread over its repetitions: no lack-of-fit test (zero-width weights)"
+    df = lx.size - 2
+    if df <= 0:
+        return math.nan, ""
+    w = diff ** 2 / var
+    fit = sm.WLS(np.log(diff), sm.add_constant(lx), weights=w).fit()
+    chi2 = float(np.sum(w * fit.resid ** 2))
+    p = float(stats.chi2.sf(chi2, df))
+    return p, (f"the power law fails its lack-of-fit test (chi2 = {chi2:.3g} on {df} df, p = {p:.2g} < {alpha:g}): "
+               "the points are not one power law within their noise" if p < alpha else "")
+
+
+def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable] | None = None,
+                           learns: Callable | None = None) -> Outcome:
     """Exponent of R - A (``subtract = true``, the default; A the mean of run ``level``, the
     algorithm's privacy-free level) or of R (``subtract = false``) against ``variable`` over the
     sweep ``sweep = {experiment, panel, policy}`` (plus ``extra`` sweeps: regime points).
@@ -148,9 +171,10 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     regret sum_i Delta_i ceil(N*) is at least A (spec 6.7: "once this exceeds the ln T term").
     ``predicted``: a number or the name of a theory term in ``predictions`` (its local slope
     over the kept values); ``x_transform``: fit against a function of the value
-    (:data:`TRANSFORMS`).  Reproduced if the 1 - alpha bootstrap interval meets predicted +-
-    ``tolerance``."""
-    from verify.inference import power_law
+    (:data:`TRANSFORMS`).  ``learns(result)``: the paper's own reason ("" if none) why a run has
+    not started learning at its horizon (e.g. it never eliminates an action): such values are
+    left out like saturated ones.  The slope (bootstrap standard error) is compared with
+    predicted +- ``tolerance``; a fit failing its lack-of-fit test decides nothing."""
     a = args(claim)
     variable = a["variable"]
     tol = need_tolerance(a, claim)
@@ -173,7 +197,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
         if start is not None and len(r.means) * start > room * t:
             dropped.append(f"{x:g} (start phase > {room:g} T)")
             waiting.append(len(r.means) * start / room)
-        elif why:
+        elif why or (learns is not None and (why := learns(r))):
             dropped.append(f"{x:g} ({why})")
         elif final(r).mean() >= 0.95 * no_learning:
             dropped.append(f"{x:g} (at the no-learning level)")
@@ -192,7 +216,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             need = sorted(waiting)[3 - len(kept) - 1]
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few values past their start phase at this horizon", need), **size)
-        if any("saturated" in d or "no-learning" in d or "phase" in d for d in dropped):
+        if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never")):
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few unsaturated values at this horizon", None), **size)
         raise NotChecked(text)
@@ -212,8 +236,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     ols = sm.OLS(np.log(means - offset), sm.add_constant(lx)).fit()
     est = (estimate(samples, statistic) if subtract else
            estimate(samples[1:], lambda *rs, axis=-1: level_slope(lx, 0.0, [r.mean(axis=axis) for r in rs])))
-    # the same points' lack-of-fit test (A held at its mean): a curved law decides nothing
-    law = power_law(tx, [s - offset for s in samples[1:]], level=1 - alpha_of(claim, ev))
+    lof = level_lack_of_fit(lx, samples[1:], level if subtract else None, alpha_of(claim, ev))
     pred = a["predicted"]
     if isinstance(pred, str):
         if predictions is None or pred not in predictions:
@@ -223,15 +246,12 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
         value, source = float(pred), "paper"
     what = "R - A" if subtract else "R"
     against = f"ln({transform.replace('x', variable)})" if transform else f"ln {variable}"
-    d = law.diagnostics
     statistic_text = (f"slope of ln({what}) on {against} = {ols.params[1]:.3g} (bootstrap s.e. {est.se:.2g}) "
                       f"over {variable} = {', '.join(f'{x:g}' for x in xs)} (R^2 = {ols.rsquared:.3f}"
-                      + (f"; lack of fit p = {d['lack_of_fit_p']:.2g}" if math.isfinite(d["lack_of_fit_p"]) else "")
+                      + (f"; lack of fit p = {lof[0]:.2g}" if math.isfinite(lof[0]) else "")
                       + ")" + (f"; level A = {fmt(level_mean)}" if "level" in a else "") + shown_drop
                       + f"; predicted {value:.3g} ({source})")
-    if d["zero_variance"]:
-        statistic_text += f"; no spread at {', '.join(f'{x:g}' for x in d['zero_variance'])}"
-    check = Check(est, value - tol, value + tol, "slope", degenerate=d["degenerate"])
+    check = Check(est, value - tol, value + tol, "slope", degenerate=lof[1])
     return Outcome(statistic_text, comparisons=(check,), **size)
 
 

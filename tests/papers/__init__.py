@@ -23,8 +23,9 @@ def claim_rows(text: str) -> dict[str, str]:
 
 
 def check_verdicts(path, seed):
-    """Every claim of the seed's table is a row of the front page, with one of the five outcomes
-    and a link to its entry in the details; the JSON written beside it has the same."""
+    """Every claim of the seed's table is a row of the front page whose verdict is one of the five,
+    with a link to its entry in the details, and in the JSON written beside it, with its category;
+    a row that is not reproduced says why in one line."""
     text = path.read_text()
     claims = load_claims(f"{seed}")
     rows = claim_rows(text)
@@ -35,7 +36,10 @@ def check_verdicts(path, seed):
         assert f'<a id="claim-{cid}"></a>' in text, cid
     data = json.loads(path.with_name(f"seed{seed}_claims.json").read_text())
     assert {r["id"] for r in data} == set(rows) and {r["verdict"] for r in data} <= VERDICTS
+    categories = {c.id: c.category for c in claims}
     for r in data:
+        assert r["category"] == categories[r["id"]]
         if r["verdict"] != Verdict.REPRODUCED.value:
-            assert r["detail"] or r["cause"], r                     # always with the reason
+            assert r["detail"] and r["cause"], r                    # always with the reason, in one line
+    assert "**Decision rule.**" in text and "The family of this report: m = " in text
     return text, data

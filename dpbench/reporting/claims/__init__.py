@@ -145,8 +145,8 @@ class Check:
     """An estimate against the claim's band ``[low, high]`` (one end infinite for a one-sided
     claim): *reproduced* if its interval lies inside the band, *contradicted* if outside it
     (unless ``can_contradict`` is False, e.g. an asymptotic lower bound at a finite horizon),
-    else inconclusive.  ``looks``: the contradiction is searched over that many correlated
-    points (checkpoints of one curve), each at alpha / (m looks); ``degenerate``: why the
+    else inconclusive.  ``looks``: the compared point was chosen among that many (checkpoints
+    of one curve, horizons searched): it is decided at alpha / (m looks); ``degenerate``: why the
     statistic behind it cannot decide (a fit failing its lack-of-fit test, ...)."""
     estimate: Estimate
     low: float = -math.inf
@@ -156,6 +156,7 @@ class Check:
     degenerate: str = ""
     can_contradict: bool = True
     looks: int = 1
+    unit: str = "R"                  # what the estimate's ``reps`` counts: repetitions, or samples (n)
 
     @property
     def random(self) -> bool:
@@ -622,16 +623,15 @@ def decide_comparison(c, level: float) -> Decision:
         if bad:
             return Decision(c, Verdict.INCONCLUSIVE, f"{name}{est.value:.4g}: degenerate ({bad}){note}",
                             need=bad)
-        ci = est.interval(level)
+        ci = est.interval(level / max(c.looks, 1))
         text = f"{name}{ci.estimate:.4g} [{ci.low:.4g}, {ci.high:.4g}] vs {c.band()}"
         if c.low <= ci.low and ci.high <= c.high:
             return Decision(c, Verdict.REPRODUCED, f"{text}: inside{note}")
-        wide = est.interval(level / max(c.looks, 1))
-        if c.can_contradict and (wide.low > c.high or wide.high < c.low):
+        if c.can_contradict and (ci.low > c.high or ci.high < c.low):
             return Decision(c, Verdict.CONTRADICTED, f"{text}: outside{note}")
         reps = _reps_to_decide(est, ci, c)
         return Decision(c, Verdict.INCONCLUSIVE, f"{text}: straddles{note}", reps,
-                        _reps_need(reps, est, c.can_contradict))
+                        _reps_need(reps, est, c.unit))
     if isinstance(c, Hypothesis):
         name = f"{c.label} " if c.label else ""
         if c.supports:
@@ -642,7 +642,7 @@ def decide_comparison(c, level: float) -> Decision:
                                 f"{name}(reverse shown: p = {c.p_against:.2g} < {level:.2g}){note}")
             reps = _reps_for_z(c, level)
             return Decision(c, Verdict.INCONCLUSIVE, f"{name}(p = {c.p_value:.2g} >= {level:.2g}){note}", reps,
-                            _reps_need(reps, None, True) if c.z is not None else "")
+                            _reps_need(reps, None, c.unit) if c.z is not None else "")
         if c.p_value < level:
             return Decision(c, Verdict.CONTRADICTED, f"{name}rejected (p = {c.p_value:.2g} < {level:.2g}){note}")
         if c.power is None or not c.departure:
@@ -677,7 +677,7 @@ def _reps_to_decide(est, ci, c: Check) -> int | None:
     if not room > 0 or half <= 0:
         return None
     need = math.ceil(est.reps * (half / room) ** 2) + 1
-    return need if need <= MAX_REPS else None
+    return need if need <= (MAX_REPS if c.unit == "R" else MAX_REPS * est.reps) else None
 
 
 def _reps_for_z(c: Hypothesis, level: float) -> int | None:
@@ -697,9 +697,9 @@ def _reps_for_power(c: Hypothesis, level: float) -> int | None:
     return None
 
 
-def _reps_need(reps: int | None, est, can_contradict: bool) -> str:
+def _reps_need(reps: int | None, est, unit: str = "R") -> str:
     if reps is not None:
-        return f"needs R >= {reps:,} at the observed effect"
+        return f"needs {unit} >= {reps:,} at the observed effect"
     if est is not None and not est.scales_with_reps:
         return "more repetitions do not narrow this interval (residual scatter): needs more points"
     return "no repetition count decides at the observed effect (it sits on the band's edge)"
