@@ -92,11 +92,15 @@ def _figures_of(report, claim_id: str) -> list:
 
 
 def _figure_links(refs) -> str:
-    seen, out = set(), []
-    for f in refs:
-        if f.anchor not in seen:
-            seen.add(f.anchor)
-            out.append(f"[{f.paper_figure or 'figure'}](#{f.anchor})")
+    """Links to figures, named by the paper's figure ("Fig. 4"; with the figure's own name when
+    two share one: "Fig. 6 (fig6_1e6)")."""
+    unique = list({f.anchor: f for f in refs}.values())
+    labels = [f.paper_figure or f.name for f in unique]
+    out = []
+    for f, label in zip(unique, labels):
+        if labels.count(label) > 1 and label != f.name:
+            label = f"{label} ({f.name})"
+        out.append(f"[{label}](#{f.anchor})")
     return " ".join(out)
 
 

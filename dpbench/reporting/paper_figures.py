@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,7 @@ def _panels(members) -> list[tuple]:
     for m in members:
         names = list(dict.fromkeys(s.panel for s in m.run.runs))
         for panel in names:
-            title = panel or (f"({m.letter}) " + _short_title(m.experiment.title) if m.letter else "")
+            title = panel or (f"({m.letter}) " + _title(m.experiment.title) if m.letter else "")
             out.append((m, panel, title))
     return out
 
@@ -107,11 +108,6 @@ def _title(title: str) -> str:
     """An experiment's title without its "Seed NNN Fig. N(x):" prefix."""
     return re.sub(r"^(Seed \d+ )?(App\. [A-Z] )?Figs?\. \d+(\([a-z]\))?( / Fig\. \d+(\([a-z]\))?)?: ?", "",
                   title).strip()
-
-
-def _short_title(title: str) -> str:
-    text = _title(title)
-    return text if len(text) <= 50 else text[:49].rsplit(" ", 1)[0] + "…"
 
 
 def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: dict) -> None:
@@ -133,7 +129,7 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
             _sweep_panel(ax, exp, run, specs, x, colours, mine)
         else:
             _curve_panel(ax, exp, run, specs, colours, mine)
-        ax.set_title(title, fontsize=7.5)
+        ax.set_title("\n".join(textwrap.wrap(title, 62)[:2]), fontsize=7.5)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     first = members[0]
@@ -205,13 +201,14 @@ def _key(spec) -> str:
 # ------------------------------------------------------------------ drawing
 def _curve_panel(ax, exp, run, specs, colours, claims):
     bands = []
+    shades = _shades(specs, colours)
     for s in specs:
         res = run.results.get(_key(s))
         if res is None:
             continue
         lo, hi = res.ci95
         floor = 1e-9 if exp.yscale == "log" else -np.inf
-        colour = colours[_family(s.label)]
+        colour = shades[_key(s)]
         draw_band(ax, res.checkpoints, res.mean, np.maximum(lo, floor), hi, colour, _legend_label(s.label),
                   reps=res.reps)
         if res.reps > 1:
@@ -231,8 +228,41 @@ def _curve_panel(ax, exp, run, specs, colours, claims):
         band_strip(ax, bands, size="22%", fontsize=6.5).set_xlabel("t (pulls)", fontsize=7)
 
 
+def _shades(specs, colours) -> dict:
+    """A colour per run of a panel: its family's, and for several runs of one family (a sweep)
+    shades of it from light to dark in the order of the runs."""
+    from matplotlib.colors import to_rgb
+    by_family: dict[str, list] = {}
+    for s in specs:
+        by_family.setdefault(_family(s.label), []).append(s)
+    out = {}
+    for family, members in by_family.items():
+        base = np.array(to_rgb(colours.get(family, "k")))
+        n = len(members)
+        for i, s in enumerate(members):
+            if n == 1:
+                out[_key(s)] = tuple(base)
+            else:
+                f = -0.55 + 0.95 * i / (n - 1)          # light (mixed with white) to dark (with black)
+                out[_key(s)] = tuple(base + (1 - base) * -f) if f < 0 else tuple(base * (1 - f))
+    return out
+
+
 def _legend_label(label: str) -> str:
     return label if len(label) <= 38 else label[:36] + "…"
+
+
+def _plain_ticks(axis):
+    """Tick labels of a log axis as plain numbers (0.5, 2); minor ones (2 and 5 of a decade) only
+    when the axis, as drawn, spans less than a decade."""
+    from matplotlib.ticker import FormatStrFormatter, FuncFormatter
+
+    def minor(value, _pos):
+        low, high = axis.get_view_interval()
+        lead = f"{value:.0e}"[0]
+        return f"{value:g}" if low > 0 and high / low < 10 and lead in "25" else ""
+    axis.set_major_formatter(FormatStrFormatter("%g"))
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def _finish(ax):
@@ -377,14 +407,18 @@ def _slopes(ax, claims, points: dict, variable: str):
 # ------------------------------------------------------------------ ratios
 def ratio_figure(report, results: Sequence[ClaimResult], ev) -> None:
     """Every ``ratio`` claim: R(run) / R(baseline) over the checkpoints (95% bootstrap intervals)
-    against its expected band, one panel per experiment."""
+    against its expected band (shaded; a one-sided claim: a dashed line at its bound), one
+    panel per experiment, one series per (run, baseline) pair with every claim about it."""
+    import matplotlib
+
     from verify.inference import bootstrap_ci, mean_ratio
 
     from .claims import NotChecked
     from .runs import horizons_of
-    claims = [r for r in results if r.claim.test == "ratio"]
-    panels: dict[str, list] = {}
-    for r in claims:
+    panels: dict[str, dict] = {}
+    for r in results:
+        if r.claim.test != "ratio":
+            continue
         try:
             num = ev.result(r.claim, r.claim.params["run"])
             den = ev.result(r.claim, r.claim.params["baseline"])
@@ -393,15 +427,16 @@ def ratio_figure(report, results: Sequence[ClaimResult], ev) -> None:
         if num.reps < 2 or den.reps < 2:
             continue
         exp = num.metadata.get("experiment", "")
-        panels.setdefault(exp, []).append((r, num, den))
+        pair = panels.setdefault(exp, {}).setdefault((id(num), id(den)), (num, den, []))
+        pair[2].append(r)
     if not panels:
         return
     ncols = min(len(panels), 3)
     fig, axes = _figure(math.ceil(len(panels) / ncols), ncols)
-    import matplotlib
     cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, (exp, items) in zip(axes, panels.items()):
-        for i, (r, num, den) in enumerate(items):
+    linked = []
+    for ax, (exp, pairs) in zip(axes, panels.items()):
+        for i, (num, den, claims) in enumerate(pairs.values()):
             colour = cycle[i % len(cycle)]
             common = set(int(c) for c in den.checkpoints)
             ts = [t for t in horizons_of(num, wanted=(10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7)) if t in common]
@@ -409,24 +444,31 @@ def ratio_figure(report, results: Sequence[ClaimResult], ev) -> None:
                    for t in ts]
             est = np.array([c.estimate for c in cis])
             err = np.array([[max(c.estimate - c.low, 0) for c in cis], [max(c.high - c.estimate, 0) for c in cis]])
-            ax.errorbar(ts, est, yerr=err, marker="o", ms=2.5, lw=0.9, capsize=1.5, color=colour,
-                        label=f"{SYMBOL[r.verdict]} {r.claim.id}")
-            check = next((d.comparison for d in r.decisions if hasattr(d.comparison, "band")), None)
-            if check is not None:
-                low = check.low if math.isfinite(check.low) else 0.0
-                high = check.high if math.isfinite(check.high) else ax.get_ylim()[1]
-                ax.axhspan(low, high, color=colour, alpha=0.1, lw=0)
+            names = ", ".join(f"{SYMBOL[r.verdict]} {r.claim.id}" for r in claims)
+            ax.errorbar(ts, est, yerr=err, marker="o", ms=2.5, lw=0.9, capsize=1.5, color=colour, label=names)
+            for r in claims:
+                linked.append(r)
+                check = next((d.comparison for d in r.decisions if hasattr(d.comparison, "band")), None)
+                if check is None:
+                    continue
+                if math.isfinite(check.low) and math.isfinite(check.high):
+                    ax.axhspan(check.low, check.high, color=colour, alpha=0.12, lw=0)
+                else:
+                    ax.axhline(check.high if math.isfinite(check.high) else check.low, color=colour, ls="--", lw=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(exp, fontsize=7.5)
+        _plain_ticks(ax.yaxis)
+        run = ev.runs.get(exp)
+        title = _title(run.experiment.title) if run is not None else exp
+        ax.set_title("\n".join(textwrap.wrap(title, 60)[:2]), fontsize=7.5)
         ax.set_xlabel("T", fontsize=7)
         ax.set_ylabel("R(run) / R(baseline)", fontsize=7)
         _finish(ax)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     fig.tight_layout(pad=0.4)
-    linked = [r for _, items in panels.items() for r, _, _ in items]
-    caption = ("Privacy-cost ratios R(run) / R(baseline) against T with 95% bootstrap intervals; shaded: each "
-               f"claim's expected band (the same colour). Marks: {LEGEND}. Claims: "
-               + ", ".join(f"[{r.claim.id}](#claim-{r.claim.id}) {r.verdict.value}" for r in linked) + ".")
+    caption = ("Privacy-cost ratios R(run) / R(baseline) against T with 95% bootstrap intervals; each claim's "
+               "expected band in the same colour (shaded; dashed: the bound of a one-sided claim). Marks: "
+               f"{LEGEND}. Claims: " + ", ".join(f"[{r.claim.id}](#claim-{r.claim.id}) {r.verdict.value}"
+                                                  for r in linked) + ".")
     report.figure(fig, "ratios", caption, paper_figure="ratios", claims=[r.claim.id for r in linked])
