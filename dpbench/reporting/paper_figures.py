@@ -55,7 +55,7 @@ def draw_all(report, paper, plan: dict, runs: dict, results: Sequence[ClaimResul
     """One figure per figure of the paper: every planned run of an experiment of the paper's
     ``experiments/`` folder (``paper.toml``'s ``[figures.KEY]`` may retitle, skip or set its x
     axis), single-panel files of one paper figure drawn side by side."""
-    from .paper import run_references
+    from .references import run_references
     folder = (paper.folder / "experiments").resolve()
     groups: dict[str, list] = {}
     for key, planned in plan.items():
@@ -180,7 +180,7 @@ def _family(label: str) -> str:
 
 
 def _refs(r: ClaimResult):
-    from .paper import run_references
+    from .references import run_references
     return list(run_references(r.claim))
 
 
@@ -276,7 +276,7 @@ def _finish(ax):
 def _orderings(ax, run, specs, claims, colours):
     """The ordering claims of this panel: the tested runs' means and 95% intervals at the tested
     horizon, on a dotted line labelled with the claims and their verdicts."""
-    from .paper import run_references
+    from .references import run_references
     at: dict[int, list[str]] = {}
     for r in claims:
         if _kind(r.claim) not in ORDERING or not r.outcome.horizon:
