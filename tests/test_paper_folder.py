@@ -180,6 +180,17 @@ def test_unknown_kind_and_wide_tolerance_fail_before_anything_runs(tmp_path):
     assert "claim 'constant': key 'measure': no measurement 'the_konstant'" in text
 
 
+def test_paper_toml_is_checked_before_anything_runs(tmp_path):
+    for name, meta, wanted in (("p1", 'titel = "x"\n', "unknown key(s) titel"),
+                               ("p2", '[figures.smal]\nx = "eps"\n', "figures.smal: no experiment 'smal'"),
+                               ("p3", '[figures.small]\ny = "eps"\n', "figures.small: unknown key(s) y")):
+        folder = _paper(tmp_path, name, extra=False)
+        (folder / "paper.toml").write_text(meta)
+        with pytest.raises(dpbench.InputError, match=re.escape(wanted)):
+            build_report(folder, results_dir=tmp_path / "res", out_dir=tmp_path / "out", log=lambda _: None)
+        assert not (tmp_path / "res").exists()
+
+
 def test_cli_refuses_a_bad_claims_table_with_exit_2(tmp_path, capsys):
     folder = _paper(tmp_path, "clibad", _CLAIMS.replace('"uniform"]', '"uniforme"]'), extra=False)
     assert main(["report", str(folder), "--results", str(tmp_path / "r"), "--out", str(tmp_path / "o")]) == 2

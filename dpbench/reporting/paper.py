@@ -369,6 +369,12 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     claims = load_claims_of(paper, display)
     plan = plan_of(paper, ctx, claims)
     check_references(claims, plan, display, ctx.resolve)
+    for key in paper.figures:
+        if key not in plan:
+            close = difflib.get_close_matches(key, list(plan), n=1)
+            raise InputError(f"{paper.folder / PAPER_FILE}: figures.{key}: no experiment {key!r} in this report's plan"
+                             + (f" (did you mean {close[0]}?)" if close else "") + "; its experiments: "
+                             + ", ".join(plan))
     measurements = {**shared_measurements(), **dict(paper.hook("MEASUREMENTS", {}) or {})}
     if paper.hook("measure") is None:
         check_measures(claims, measurements, display)
