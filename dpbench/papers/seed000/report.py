@@ -1,10 +1,10 @@
 """Seed 000 report: Ren et al., "Multi-armed bandits with local differential privacy" (v000).
 
 The claims (``claims.toml``: every quantitative claim of the paper, the spec's
-checks and its reconstruction log R1-R8, R19) are decided by their tests; this module runs
-the experiments they read (through the shared result store), registers the measurements
-that are not regret runs (:mod:`.ldp_checks` and the ones below), renders the claims table,
-and adds the supporting evidence: the ratio and bound figures and the per-run bound checks.
+checks and its reconstruction log R1-R8, R19) are decided by their tests.  This module gives
+the report's hooks (:mod:`dpbench.reporting.paper`): the runs they read (``plan``), the
+measurements that are not regret runs (``measure``: :mod:`.ldp_checks` and the ones below),
+the bounds figure and the per-run bound checks.
 """
 from __future__ import annotations
 

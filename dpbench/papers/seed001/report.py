@@ -4,8 +4,9 @@ The claims (``claims.toml``: the paper's Figures 1 and 2, Theorems 4, 7, 10 and 
 corollaries with the distribution-free and regime remarks, Corollary 13's sigmoid agents, the
 lemmas, Appendix A.3 and the reconstruction log R9-R18, R20, R21) are decided by their tests.
 Fig. 2's regression runs at T = 1e7 (at 1e6 one configuration, L, F_D, eps_min = 0.2, has not
-reached logarithmic growth; spec 6.3).  This module runs the experiments, registers the
-measurements, renders the claims and adds the supporting figure and per-run bound checks.
+reached logarithmic growth; spec 6.3).  This module gives the report's hooks
+(:mod:`dpbench.reporting.paper`): the runs, the measurements, Fig. 2 against V and the per-run
+bound checks.
 """
 from __future__ import annotations
 
