@@ -109,9 +109,14 @@ def _verdict_cell(r: ClaimResult) -> str:
 
 
 def _cause(r: ClaimResult) -> str:
+    """Why a row is not reproduced, in one line (with the claim's note, e.g. a reconstructed
+    baseline, where it fits)."""
     if r.verdict is Verdict.REPRODUCED:
         return ""
-    return short(r.cause or r.detail, SHORT)
+    text = r.cause or r.detail
+    if r.claim.note and len(text) + len(r.claim.note) < SHORT:
+        text += f" ({r.claim.note})"
+    return short(text, SHORT)
 
 
 def _rows(report, results) -> list[str]:
