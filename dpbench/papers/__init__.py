@@ -18,8 +18,9 @@ A paper is found through the entry-point group ``dpbench.papers`` of ``pyproject
 ``paper_folder``, ``load_papers``): the bounds registry imports every paper package the first
 time a bound is looked up, the experiment runner lists the ``experiments/`` folders, and
 ``dpbench report 002`` builds the paper by the path every paper takes, a user's folder too
-(``dpbench report ./mypaper``, :mod:`dpbench.reporting.paper`).  The generic machinery (claim kinds and the decision rule,
-measurements of regret runs, markdown, figures, the runner, the bounds registry) lives in
+(``dpbench report ./mypaper``, :mod:`dpbench.reporting.paper`).  The generic machinery (claim
+kinds and the decision rule, measurements of regret runs, markdown, figures, the runner, the
+bounds registry) lives in
 :mod:`dpbench.reporting`, :mod:`dpbench.experiments` and :mod:`verify` and imports no paper.
 
 Papers import none of each other (an import-linter contract), with one exception: seed 001 is
