@@ -113,10 +113,25 @@ def _cause(r: ClaimResult) -> str:
     baseline, where it fits)."""
     if r.verdict is Verdict.REPRODUCED:
         return ""
-    text = r.cause or r.detail
+    against = [d.text for d in r.decisions if d.verdict is Verdict.CONTRADICTED]
+    text = compact_runs(r.claim, against[0] if r.verdict is Verdict.CONTRADICTED and against else
+                        (r.cause or r.detail))
+    text = text.replace(" (difference of means)", "")
     if r.claim.note and len(text) + len(r.claim.note) < SHORT:
         text += f" ({r.claim.note})"
     return short(text, SHORT)
+
+
+def compact_runs(claim, text: str) -> str:
+    """``text`` with the claim's run keys ``"(c) Instance 2, (eps, delta) = (1, 0.01) / DP-SE"``
+    written ``"DP-SE (c)"`` (the panel's letter, or the whole panel when it has none)."""
+    from .references import run_references
+    keys = {ref.run for ref in run_references(claim) if ref.run and " / " in ref.run}
+    for key in sorted(keys, key=len, reverse=True):
+        panel, label = key.rsplit(" / ", 1)
+        m = re.match(r"\([a-z]\)", panel)
+        text = text.replace(key, f"{label} {m.group(0) if m else '[' + panel + ']'}")
+    return text
 
 
 def _rows(report, results) -> list[str]:
@@ -208,7 +223,7 @@ def details(report, results: Sequence[ClaimResult], table: Path) -> None:
                                           f"seed {o.seed}" if o.seed is not None else "") if x)
             figs = _figure_links(_figures_of(report, cl.id))
             head = (f'<a id="{anchor(cl.id)}"></a>**{cl.id}** · {cl.where} · {_verdict_cell(r)}'
-                    + (f" ({r.cause})" if r.cause and r.verdict is not Verdict.REPRODUCED else "")
+                    + (f" ({_cause(r)})" if r.verdict is not Verdict.REPRODUCED else "")
                     + (f" · {figs}" if figs else "") + " · [front page](#front-page)")
             tested = "; ".join(x for x in (
                 f"quantity: {cl.quantity or test.quantity(cl)}" if (cl.quantity or test.quantity(cl)) else "",

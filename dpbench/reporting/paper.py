@@ -413,7 +413,7 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     report.section("Figures")
     report.text("Redrawn from this report's runs (mean over repetitions with its 95% band; marks: the claims "
                 "each figure carries, at the horizon they test). Each caption lists its claims.")
-    paper_figures.draw_all(report, paper, plan, runs, results)
+    paper_figures.draw_all(report, paper, plan, runs, results, ev)
     if paper.hook("figures") is not None:
         paper.module.figures(report, runs, results)
     paper_figures.ratio_figure(report, results, ev)

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..experiments.outputs import band_strip, draw_band
 from .claims import ClaimResult, Verdict
+from .front_page import anchor
 
 #: marks of a verdict inside a figure (the caption spells them out)
 SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.INCONCLUSIVE: "?",
@@ -51,7 +52,7 @@ def paper_figure(exp) -> tuple[str, str]:
     return (f"Fig. {m.group(1)}", (m.group(2) or "").strip("()")) if m else ("", "")
 
 
-def draw_all(report, paper, plan: dict, runs: dict, results: Sequence[ClaimResult]) -> None:
+def draw_all(report, paper, plan: dict, runs: dict, results: Sequence[ClaimResult], ev=None) -> None:
     """One figure per figure of the paper: every planned run of an experiment of the paper's
     ``experiments/`` folder (``paper.toml``'s ``[figures.KEY]`` may retitle, skip or set its x
     axis), single-panel files of one paper figure drawn side by side."""
@@ -79,7 +80,7 @@ def draw_all(report, paper, plan: dict, runs: dict, results: Sequence[ClaimResul
             linked.update(by_key.get(m.key, {}))
             if m.experiment.name not in plan:
                 linked.update(by_key.get(m.experiment.name, {}))
-        _draw_group(report, group, members, list(linked.values()), by_key)
+        _draw_group(report, group, members, list(linked.values()), by_key, ev)
 
 
 @dataclass
@@ -110,7 +111,7 @@ def _title(title: str) -> str:
                   title).strip()
 
 
-def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: dict) -> None:
+def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: dict, ev=None) -> None:
     from .markdown import fmt_t
     panels = _panels(members)
     if not panels:
@@ -126,7 +127,7 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
         mine = [r for r in by_key.get(m.key, {}).values()
                 if any(_in_panel(ref, m.key, panel, run) for ref in _refs(r))]
         if x != "t" and any(s.sweep_group and x in s.params for s in specs):
-            _sweep_panel(ax, exp, run, specs, x, colours, mine)
+            _sweep_panel(ax, exp, run, specs, x, colours, mine, ev)
         else:
             _curve_panel(ax, exp, run, specs, colours, mine)
         ax.set_title("\n".join(textwrap.wrap(title, 62)[:2]), fontsize=7.5)
@@ -140,7 +141,7 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
         name, title = group.replace("Fig. ", "fig").replace(" ", "_"), group
     else:
         name, title = first.key, first.settings.get("title") or _title(first.experiment.title)
-    claims = ", ".join(f"[{r.claim.id}](#claim-{r.claim.id}) {r.verdict.value}" for r in linked)
+    claims = ", ".join(f"[{r.claim.id}](#{anchor(r.claim.id)}) {r.verdict.value}" for r in linked)
     caption = (f"{paper_fig or first.experiment.name}: {title}. T = {fmt_t(run0.config['horizon'])}, "
                f"{run0.config['reps']} repetitions (seed {run0.config['seed']}); mean pseudo-regret with its 95% "
                "band over t, or final regret against the swept parameter with its 95% interval. "
@@ -329,7 +330,7 @@ def _crossings(ax, claims, span: tuple[float, float]):
                            label=f"{SYMBOL[r.verdict]} {r.claim.id}: crossing ~ {math.exp(est.value):,.0f}")
 
 
-def _sweep_panel(ax, exp, run, specs, variable, colours, claims):
+def _sweep_panel(ax, exp, run, specs, variable, colours, claims, ev=None):
     groups: dict[str, list] = {}
     flat = []
     for s in specs:
@@ -365,43 +366,86 @@ def _sweep_panel(ax, exp, run, specs, variable, colours, claims):
         ax.set_xscale("log")
     if exp.yscale == "log":
         ax.set_yscale("log")
-    _slopes(ax, claims, points, variable)
+    _slopes(ax, claims, points, ev)
+    if exp.yscale == "log":
+        _plain_ticks(ax.yaxis)
     ax.set_xlabel(variable, fontsize=7)
     ax.set_ylabel(f"regret at T = {int(run.config['horizon']):,}", fontsize=7)
     _finish(ax)
 
 
-def _slopes(ax, claims, points: dict, variable: str):
+def _slopes(ax, claims, points: dict, ev=None):
     """Exponent claims on a sweep panel: the fitted slope and its interval (at the family's
-    level) as a fan through the centre (in log-log) of the swept points the claim fits."""
+    level) as a fan through the centre (in log-log) of the points the claim fits (the values
+    its measurement says it kept, else every swept value in its range): the final regrets, or,
+    for a privacy part R - A (``args.level``, the algorithm's privacy-free level A), those
+    minus A, drawn as open markers.  A fit against a transformed
+    value (``args.x_transform``) or of another quantity (``of``) is not drawn."""
     for r in claims:
         if _kind(r.claim) not in SLOPES:
             continue
         slope = next((d.comparison for d in r.decisions if getattr(d.comparison, "estimate", None) is not None
                       and "slope" in getattr(d.comparison, "label", "")), None)
-        if slope is None or not math.isfinite(slope.estimate.value):
-            continue
         args = r.claim.params.get("args") or {}
+        if (slope is None or not math.isfinite(slope.estimate.value) or args.get("x_transform")
+                or r.claim.params.get("of", "regret") != "regret"):
+            continue
         sweep = args.get("sweep") or r.claim.params.get("sweep") or {}
         policy = sweep.get("policy") if isinstance(sweep, dict) else None
         lo, hi = (float(v) for v in r.claim.params.get("limit_range", (args.get("lo", -math.inf),
                                                                         args.get("hi", math.inf))))
         pts = [(x, y) for p, xy in points.items() if policy in (None, p) for x, y in xy if lo <= x <= hi and y > 0]
+        kept = fitted_values(r.outcome.statistic)
+        if kept:
+            pts = [(x, y) for x, y in pts if any(math.isclose(x, k, rel_tol=1e-6) for k in kept)]
+        level = _level(ev, r.claim, args)
+        if level:
+            pts = [(x, y - level) for x, y in pts if y > level]
         if len(pts) < 2:
             continue
         lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+        if level:
+            ax.plot(np.exp(lx), np.exp(ly), ls="none", marker="o", mfc="none", mec="k", ms=3.5, mew=0.7,
+                    label=f"R - A ({r.claim.id})")
         cx, cy = lx.mean(), ly.mean()
         grid = np.linspace(lx.min(), lx.max(), 20)
         est = slope.estimate
-        level = r.alpha / max(r.family, 1)
         b = est.value
         ax.plot(np.exp(grid), np.exp(cy + b * (grid - cx)), color="k", lw=0.9, ls="-.",
                 label=f"{SYMBOL[r.verdict]} {r.claim.id}: slope {b:.2g}")
         if not est.degenerate and not est.exact:
-            ci = est.interval(level)
+            ci = est.interval(r.alpha / max(r.family, 1))
             lower = np.exp(cy + np.minimum(ci.low * (grid - cx), ci.high * (grid - cx)))
             upper = np.exp(cy + np.maximum(ci.low * (grid - cx), ci.high * (grid - cx)))
             ax.fill_between(np.exp(grid), lower, upper, color="k", alpha=0.12, lw=0)
+
+
+_FITTED = re.compile(r"\bover (?:\w+ = )?((?:[-+0-9.eE]+, )*[-+0-9.eE]+)")
+
+
+def fitted_values(statistic: str) -> list[float]:
+    """The values an exponent was fitted over, as its measurement states them ("... over delta =
+    0.001, 0.002, 0.005 ..."); [] if it does not say."""
+    m = _FITTED.search(statistic or "")
+    if not m:
+        return []
+    try:
+        return [float(v) for v in m.group(1).split(", ")]
+    except ValueError:
+        return []
+
+
+def _level(ev, claim, args) -> float:
+    """The mean final regret A of a claim's privacy-free level run (``args.level``, subtracted
+    unless ``args.subtract`` is false); 0 if none."""
+    from .claims import NotChecked
+    ref = args.get("level")
+    if ev is None or not isinstance(ref, dict) or args.get("subtract", True) is False:
+        return 0.0
+    try:
+        return float(ev.result(claim, ref).final_regrets.mean())
+    except (NotChecked, KeyError):
+        return 0.0
 
 
 # ------------------------------------------------------------------ ratios
@@ -469,6 +513,6 @@ def ratio_figure(report, results: Sequence[ClaimResult], ev) -> None:
     fig.tight_layout(pad=0.4)
     caption = ("Privacy-cost ratios R(run) / R(baseline) against T with 95% bootstrap intervals; each claim's "
                "expected band in the same colour (shaded; dashed: the bound of a one-sided claim). Marks: "
-               f"{LEGEND}. Claims: " + ", ".join(f"[{r.claim.id}](#claim-{r.claim.id}) {r.verdict.value}"
+               f"{LEGEND}. Claims: " + ", ".join(f"[{r.claim.id}](#{anchor(r.claim.id)}) {r.verdict.value}"
                                                   for r in linked) + ".")
     report.figure(fig, "ratios", caption, paper_figure="ratios", claims=[r.claim.id for r in linked])
