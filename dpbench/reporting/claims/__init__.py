@@ -88,7 +88,7 @@ MAX_REPS = 10 ** 6
 
 #: the decision rule in one paragraph (reports and the README state it)
 RULE = (
-    "**Decision rule.** Every comparison of random evidence in this report (an estimate against a "
+    "**Decision rule.** Every comparison of random evidence in a report (an estimate against a "
     "claim's band, an ordering, a p-value) is one of a family of m; each is decided at alpha/m in the "
     "direction it decides (Bonferroni, family-wise error <= alpha), and its interval is drawn at level "
     "1 - 2 alpha/m. A row is *reproduced* when every comparison supports the claim (the whole interval "
