@@ -13,8 +13,10 @@ How a seed adds its claims
        experiment = "seed000_fig1a"            # the test's own keys (see its docstring)
        runs = ["UCB1", "LDP-UCB-B", "LDP-UCB-L"]
        horizon = 1e7                           # optional: the T the claim is about
-       # optional: alpha (default: the report's), quantity (shown instead of the test's own
-       # description of the measured quantity), note (one line shown under the table)
+       # optional: category (paper | spec | erratum | ambiguity | control; default paper),
+       # effect (required with a tolerance: the size of the effect the claim is about, larger
+       # than the tolerance), quantity (shown instead of the test's own description of the
+       # measured quantity), note (one line shown under the table)
 
    ``load_claims("NNN")`` reads and validates it (unknown test or key: an error naming the
    claim).  A run is named by its label in the claim's ``experiment`` or, in another
@@ -22,11 +24,12 @@ How a seed adds its claims
 2. In the paper's ``report.py`` gather the evidence: ``ev = Evidence(runs)`` with the
    :class:`~dpbench.experiments.runner.ExperimentRun` of every experiment (by name), and
    ``ev.measure("name", fn)`` for each Python measurement a ``value`` or ``computed`` claim
-   names (exact constants, Monte-Carlo checks, audits): ``fn(claim, ev)`` returns a number or
-   an :class:`~verify.inference.Interval` (``value``) or an :class:`Outcome` (``computed``).
-3. ``results = evaluate(load_claims("NNN"), ev, alpha=ALPHA)`` runs every test and Holm's
-   correction over every p-value of the report; ``render(report, results)`` writes the table
-   (with a count per verdict) and ``write_json(...)`` the machine-readable verdicts.
+   names (exact constants, Monte-Carlo checks, audits): ``fn(claim, ev)`` returns a number (exact)
+   or an :class:`~verify.inference.Estimate` (``value``) or an :class:`Outcome` (``computed``).
+3. ``results = evaluate(load_claims("NNN"), ev, alpha=ALPHA)`` runs every test and decides
+   every row by the rule below; ``render(report, results)`` writes the rule, its family, the
+   tables (one per category, with a count per outcome) and ``write_json(...)`` the
+   machine-readable verdicts (with each row's category, cause and comparisons).
 
 The decision rule
 =================
