@@ -331,3 +331,12 @@ def test_a_lower_bound_below_the_sum_of_the_gaps_is_vacuous():
     big = Bound(key="test.big", seed="test", theorem="t", source="s", side=LOWER, form=EXPLICIT,
                 statement="R(T) >= 40", algorithms=("ucb1",), privacy="none", value=lambda ctx: 40.0)
     assert not big.evaluate({"gaps": [0.0, 0.5, 0.5], "T": 1000}).vacuous
+
+
+def test_the_readme_states_the_rule_the_reports_use():
+    """The README's paragraph is the rule every report prints (dpbench.reporting.claims.RULE)."""
+    from pathlib import Path
+
+    from dpbench.reporting.claims import RULE
+    readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().split())
+    assert " ".join(RULE.split()) in readme

@@ -289,8 +289,8 @@ def _short(ref: dict) -> str:
 
 def measure_pairs(claim, ev: Evidence) -> Outcome:
     """Orderings ``pairs = [[lower, higher], ...]`` of final regret (runs as labels of
-    ``experiment`` or ``{experiment, run}``), one one-sided Welch test per pair (Holm over the
-    report).  A pair is unobservable (whichever way it falls) when a run of it is still in a
+    ``experiment`` or ``{experiment, run}``), one Welch difference per pair against (-inf, 0].
+    A pair is unobservable (whichever way it falls) when a run of it is still in a
     data-independent phase or round-robin (:func:`~dpbench.reporting.claims.round_robin`); with
     ``regime = true`` also when a run has not reached its instance-dependent regime
     (:func:`~dpbench.reporting.schedules.regime_limit`: the claim is about that regime)."""

@@ -13,8 +13,10 @@ How a seed adds its claims
        experiment = "seed000_fig1a"            # the test's own keys (see its docstring)
        runs = ["UCB1", "LDP-UCB-B", "LDP-UCB-L"]
        horizon = 1e7                           # optional: the T the claim is about
-       # optional: alpha (default: the report's), quantity (shown instead of the test's own
-       # description of the measured quantity), note (one line shown under the table)
+       # optional: category (paper | spec | erratum | ambiguity | control; default paper),
+       # effect (required with a tolerance: the size of the effect the claim is about, larger
+       # than the tolerance), quantity (shown instead of the test's own description of the
+       # measured quantity), note (one line shown under the table)
 
    ``load_claims("NNN")`` reads and validates it (unknown test or key: an error naming the
    claim).  A run is named by its label in the claim's ``experiment`` or, in another
@@ -22,8 +24,8 @@ How a seed adds its claims
 2. Name the measurements its ``computed`` and ``value`` claims use: every ``measure_*`` of
    :mod:`dpbench.reporting.measures` is there already; the paper's own go in its ``report.py``
    (``MEASUREMENTS = {name: fn}``, or ``measure(evidence, runs)`` calling
-   ``evidence.measure(name, fn)``): ``fn(claim, ev)`` returns a number or an
-   :class:`~verify.inference.Estimate` (``value``) or an :class:`Outcome` (``computed``).
+   ``evidence.measure(name, fn)``): ``fn(claim, ev)`` returns a number (exact)
+   or an :class:`~verify.inference.Estimate` (``value``) or an :class:`Outcome` (``computed``).
 3. ``dpbench report NNN`` (:mod:`dpbench.reporting.paper`) checks the table against the
    experiments, runs them, and ``evaluate(claims, evidence)`` decides every row by the rule
    below; :mod:`dpbench.reporting.front_page` writes the front page and the claims in detail,
@@ -89,7 +91,7 @@ MAX_REPS = 10 ** 6
 
 #: the decision rule in one paragraph (reports and the README state it)
 RULE = (
-    "**Decision rule.** Every comparison of random evidence in this report (an estimate against a "
+    "**Decision rule.** Every comparison of random evidence in a report (an estimate against a "
     "claim's band, an ordering, a p-value) is one of a family of m; each is decided at alpha/m in the "
     "direction it decides (Bonferroni, family-wise error <= alpha), and its interval is drawn at level "
     "1 - 2 alpha/m. A row is *reproduced* when every comparison supports the claim (the whole interval "
