@@ -25,6 +25,23 @@ from verify.inference import Estimate
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _registries():
+    """A paper folder's bounds.py registers its bounds in this process: undo it (and forget the
+    folder's modules) after each test, so no other test sees them."""
+    from dpbench.plugins import load_papers
+    from verify.bounds import registry
+    load_papers()                        # the installed papers' bounds stay registered
+    before = dict(registry.BOUNDS)
+    modules = set(sys.modules)
+    yield
+    registry.BOUNDS.clear()
+    registry.BOUNDS.update(before)
+    for name in set(sys.modules) - modules:
+        if name.startswith("_dpbench_paper_"):
+            del sys.modules[name]
+
+
 def readme_blocks() -> dict[str, str]:
     """The README's example files (``<!-- example: PATH -->`` before a fenced block), by path."""
     text = (ROOT / "README.md").read_text()
