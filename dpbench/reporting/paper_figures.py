@@ -267,7 +267,7 @@ def _plain_ticks(axis):
 
 
 def _finish(ax):
-    ax.tick_params(labelsize=6.5)
+    ax.tick_params(which="both", labelsize=6.5)
     ax.grid(True, which="both", alpha=0.25, lw=0.5)
     handles, labels = ax.get_legend_handles_labels()
     if handles:
