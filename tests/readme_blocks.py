@@ -2,15 +2,17 @@
 
 A fenced block's language says what it is: ``python`` (run by this interpreter in a fresh
 process, as ``python -c``: the folder is importable, as in an interactive session started
-there), ``bash`` (run by ``bash -e -o pipefail``: every command must exit 0) or ``text``
-(not code: a file tree, a diagram).  An unlabelled fence is an error: the test cannot tell
-a command from a picture.
+there), ``bash`` (run by ``bash -e -o pipefail``: every command must exit 0), ``text`` (not
+code: a file tree, a diagram) or a data format (``toml``, ``json``: not run; written into the
+folder when it is an example file).  An unlabelled fence is an error: the test cannot tell a
+command from a picture.
 
 An HTML comment on the line before a fence says how the test treats it, in words a reader
 of the source understands (it does not show on the rendered page)::
 
     <!-- example: myalgo.py -->                     the block is that file's content: written
-                                                    into the folder, not run
+                                                    into the folder (a relative path, its folders
+                                                    made), not run
     <!-- readme-test: skip: REASON -->              never run (the reason is required)
     <!-- readme-test: exit 1: REASON -->            run; it must exit with that status (a command
                                                     whose point is a refusal or a violation)
@@ -44,7 +46,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: the documents whose blocks are run
 DOCUMENTS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
-LANGUAGES = {"python": "python", "bash": "bash", "text": None}
+#: fence languages: the ones run, and the ones that are never run (pictures, data files)
+RUN_LANGUAGES = ("python", "bash")
+LANGUAGES = (*RUN_LANGUAGES, "text", "toml", "json")
 
 _FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[^`\s]*)\s*$")
 _MARK = re.compile(r"^\s*<!--\s*(?P<kind>readme-test|example):\s*(?P<text>.*?)\s*-->\s*$")
@@ -74,7 +78,7 @@ class Block:
 
     def runs_in(self, slow: bool) -> bool:
         """Whether the default run (slow=False) or the slow run executes it (a file is written in both)."""
-        if self.mode in ("skip",) or self.language == "text":
+        if self.mode == "skip" or (self.language not in RUN_LANGUAGES and self.mode != "file"):
             return False
         return slow or self.mode in ("run", "file") or self.reduction is not None
 
@@ -112,7 +116,8 @@ def blocks(document: str, text: str | None = None) -> list[Block]:
             raise MarkupError(f"{document}:{start + 1}: the fence is never closed")
         if lang not in LANGUAGES:
             raise MarkupError(f"{document}:{start + 1}: fence language {lang!r} unknown; label every "
-                              "fence python, bash (run by the README test) or text (not code)")
+                              "fence python, bash (run by the README test), text (not code) or toml, json "
+                              "(data; an example file when marked <!-- example: PATH -->)")
         code = textwrap.dedent("\n".join(line[indent:] if line[:indent].isspace() else line
                                          for line in lines[start + 1:end])) + "\n"
         block = Block(document, start + 1, lang, code)
@@ -134,7 +139,10 @@ def _marks_before(lines, start) -> list[tuple[str, str]]:
 def _apply_marks(block: Block, marks) -> None:
     for kind, text in marks:
         if kind == "example":
-            block.mode, block.filename = "file", text.strip()
+            name = text.strip()
+            if not name or Path(name).is_absolute() or ".." in Path(name).parts:
+                raise MarkupError(f"{block.id}: an example file is a path inside the folder (got {name!r})")
+            block.mode, block.filename = "file", name
             continue
         head, _, reason = text.partition(":")
         head = head.strip()
@@ -151,8 +159,8 @@ def _apply_marks(block: Block, marks) -> None:
         found = _REDUCTION.search(reason)
         if found:
             block.reduction = (found.group("horizon"), found.group("reps"))
-        if block.language == "text":
-            raise MarkupError(f"{block.id}: a text block is never run; it needs no readme-test comment")
+        if block.language not in RUN_LANGUAGES:
+            raise MarkupError(f"{block.id}: a {block.language} block is never run; it needs no readme-test comment")
 
 
 def _join_continuations(code: str) -> list[str]:
@@ -208,7 +216,9 @@ def run_block(block: Block, folder: Path, env: dict, *, slow: bool, timeout: flo
     code = block.code_for(slow)
     t0 = time.perf_counter()
     if block.mode == "file":
-        (folder / block.filename).write_text(code)
+        target = folder / block.filename
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(code)
         return Outcome(block, 0, "", 0.0)
     if block.language == "python":
         argv = [sys.executable, "-c", code]

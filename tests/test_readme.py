@@ -105,11 +105,22 @@ dpbench audit x
 ```text
 a/  b/
 ```
+<!-- example: sub/dir/data.toml -->
+```toml
+x = 1
+```
+```json
+{"a": 1}
+```
 """
 
 
-def test_blocks_are_read_with_their_marks_and_reductions():
-    slow, example, python, skipped, refused, picture = rb.blocks("DOC.md", _DOC)
+def test_blocks_are_read_with_their_marks_and_reductions(tmp_path):
+    slow, example, python, skipped, refused, picture, data_file, data = rb.blocks("DOC.md", _DOC)
+    assert data_file.mode == "file" and data_file.filename == "sub/dir/data.toml" and data_file.runs_in(slow=False)
+    assert data.language == "json" and not data.runs_in(slow=True)
+    assert rb.run_block(data_file, tmp_path, {}, slow=False).returncode == 0
+    assert (tmp_path / "sub" / "dir" / "data.toml").read_text() == "x = 1\n"
     assert [b.line for b in (slow, example, python, skipped, refused, picture)] == [3, 10, 13, 17, 21, 24]
     assert refused.mode == "run" and refused.exit_status == 1 and skipped.exit_status == 0
     assert slow.mode == "slow" and slow.reduction == ("1e4", "2") and slow.without_install
@@ -132,6 +143,8 @@ def test_blocks_are_read_with_their_marks_and_reductions():
     ("```bash\nls\n", "never closed"),
     ("<!-- readme-test: skip -->\n```bash\nls\n```\n", "'skip: REASON', 'slow: REASON' or"),
     ("<!-- readme-test: later: one day -->\n```bash\nls\n```\n", "'skip: REASON', 'slow: REASON' or"),
+    ("<!-- example: ../x.py -->\n```python\nX = 1\n```\n", "a path inside the folder"),
+    ("<!-- readme-test: slow: long -->\n```toml\nx = 1\n```\n", "a toml block is never run"),
 ])
 def test_unreadable_markup_is_an_error(text, message):
     with pytest.raises(rb.MarkupError, match=message):

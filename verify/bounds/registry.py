@@ -86,12 +86,17 @@ class Evaluation:
     slope: float | None = None        # coefficient of ln T
     trivial: float | None = None      # T * max gap: any regret is below this
     exponents: tuple[Exponent, ...] = ()
+    floor: float | None = None        # the sum of the gaps: one pull of every arm costs this
 
     @property
     def vacuous(self) -> bool:
-        """An upper bound above the trivial regret T * max gap says nothing."""
-        return (self.bound.side == UPPER and self.value is not None and self.trivial is not None
-                and self.value >= self.trivial)
+        """An upper bound above the trivial regret T * max gap says nothing; so does a lower bound
+        at or below the sum of the gaps, which any policy that pulls every arm once pays."""
+        if self.value is None:
+            return False
+        if self.bound.side == UPPER:
+            return self.trivial is not None and self.value >= self.trivial
+        return self.floor is not None and self.value <= self.floor
 
 
 @dataclass(frozen=True)
@@ -143,12 +148,13 @@ class Bound:
         ctx = _complete({**(ctx or {}), **overrides})
         reasons = self.check(ctx)
         trivial = _trivial(ctx)
+        floor = float(np.sum(ctx["gaps"])) if ctx.get("gaps") is not None else None
         if reasons:
-            return Evaluation(self, False, "; ".join(reasons), trivial=trivial)
+            return Evaluation(self, False, "; ".join(reasons), trivial=trivial, floor=floor)
         value = float(self.value(ctx)) if self.value is not None and ctx.get("T") is not None else None
         slope = float(self.slope(ctx)) if self.slope is not None else None
         exponents = tuple(e.at(ctx) for e in self.exponents)
-        return Evaluation(self, True, "", value, slope, trivial, exponents)
+        return Evaluation(self, True, "", value, slope, trivial, exponents, floor)
 
     def describe(self) -> str:
         return (f"{self.key}: {self.theorem} ({self.source}); {self.side} bound, {self.form}; "
