@@ -1,4 +1,5 @@
-"""Experiments are data: TOML files in ``specs/`` describe a paper's figure panel.
+"""Experiments are data: TOML files in a paper's ``experiments/`` folder
+(``dpbench/papers/seed<NNN>/experiments/``) describe a figure panel.
 
 A file names a default size (``horizon``, ``reps``, ``seed``), an environment,
 and a list of runs (a policy and its parameters, optionally a ``panel``, a
@@ -23,17 +24,29 @@ from pathlib import Path
 
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
-from ..validation import InputError, check_count, check_int, check_real, make_output_dir
+from ..validation import InputError, check_count, check_int, check_real, make_output_dir, unknown_name
 from .spec import Experiment, RunSpec
 
-SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
 #: the name recorded in a result store shared by several experiments
 SHARED_STORE = "shared"
 
 
+def experiment_files() -> dict[str, Path]:
+    """``{name: path}`` of every shipped experiment: the ``experiments/*.toml`` files of every
+    paper of the entry-point group ``dpbench.papers`` (:func:`dpbench.plugins.paper_packages`)."""
+    from ..plugins import paper_folder, paper_packages
+    found: dict[str, Path] = {}
+    for paper in paper_packages():
+        for path in sorted((paper_folder(paper) / "experiments").glob("*.toml")):
+            if path.stem in found:
+                raise InputError(f"experiment {path.stem!r} is shipped twice: {found[path.stem]} and {path}")
+            found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
 def experiment_names() -> list[str]:
-    return sorted(p.stem for p in SPEC_DIR.glob("*.toml"))
+    return list(experiment_files())
 
 
 def load_experiment(name_or_path) -> Experiment:
@@ -43,10 +56,10 @@ def load_experiment(name_or_path) -> Experiment:
         if not path.is_file():
             raise InputError(f"experiment file {str(path.absolute())!r} does not exist")
     else:
-        path = SPEC_DIR / f"{name_or_path}.toml"
-        if not path.exists():
-            raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
-                             f"{', '.join(experiment_names())} (or a path to a .toml file)")
+        shipped = experiment_files().get(str(name_or_path))
+        if shipped is None:
+            raise unknown_name("experiment", str(name_or_path), experiment_names(), hint="(or a path to a .toml file)")
+        path = shipped
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
@@ -132,7 +145,7 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, store=None, outputs=True, confirm=None) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True, allow_long=False) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -143,9 +156,10 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     (their run keys are prefixed with the experiment name, and a configuration reached from two
     experiments is one set of cells); default ``<out>/<name>/results.sqlite``.  ``outputs=False``
     skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
-    ``confirm(seconds, threads)``, if given, is called with the estimated time of the cells
-    still to compute (:mod:`dpbench.engine.throughput`) before any is computed, and may refuse
-    by raising :class:`InputError`.
+    Before any cell is computed, the time of the cells still to compute is estimated from each
+    policy's measured pulls per second (:func:`dpbench.engine.guard.guard`): above 10
+    minutes a ``LongRunWarning`` announces it, above a day :class:`InputError` refuses it unless
+    ``allow_long=True`` (the command line's ``--yes``).
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
@@ -182,12 +196,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
         store.register(entries)
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
-        if todo and confirm is not None:
-            from ..engine.throughput import estimate_seconds
+        if todo:
+            from ..engine.guard import guard
             parallel = (threads or dask_backend.max_threads()) if scheduler is None else \
                 (workers or dask_backend.max_threads())
-            work = [(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo]
-            confirm(estimate_seconds(work, parallel), parallel)
+            guard([(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo],
+                  parallel, allow_long=allow_long)
         if todo:
             bar = _cell_bar(counts, exp.name, progress)
             try:
