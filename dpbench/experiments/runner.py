@@ -298,7 +298,7 @@ def _run_here(store, todo, threads, bar, log):
 
 def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
     """Compute cells on Dask; the client writes each to the store as it completes."""
-    from .. import __version__
+    from ..version import __version__
     from ..engine.stamps import plan_stamp
     from ..sweeps import dask_backend
 

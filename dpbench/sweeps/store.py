@@ -165,7 +165,7 @@ class ResultStore:
 
     # ------------------------------------------------------------ opening
     def _initialise(self, name):
-        from .. import __version__
+        from ..version import __version__
         if not self.readonly:
             self._db.execute("BEGIN IMMEDIATE")
             try:
