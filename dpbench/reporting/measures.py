@@ -34,6 +34,7 @@ from .claims import (
     Outcome,
     Unobservable,
     Verdict,
+    fixed_schedule,
     provenance_of,
     round_robin,
     saturated,
@@ -272,7 +273,8 @@ def measure_sweep_dominance(claim, ev: Evidence) -> Outcome:
         b, w = better[x], worse[x]
         t = int(b.checkpoints[-1])
         names = [f"{a['better']['policy']} at {variable} = {x:g}", f"{a['worse']['policy']} at {variable} = {x:g}"]
-        comps.append(order_check(final(b), final(w), f"{variable} = {x:g}", round_robin([b, w], t, names, ev)))
+        comps.append(order_check(final(b), final(w), f"{variable} = {x:g}", round_robin([b, w], t, names, ev),
+                                 fixed=fixed_schedule([b, w], t)))
         shown.append(f"{x:g}: {fmt(final(b).mean())} vs {fmt(final(w).mean())}")
     results = [better[x] for x in common] + [worse[x] for x in common]
     return Outcome("mean R(T), better vs worse: " + "; ".join(shown), comparisons=comps,
@@ -311,7 +313,8 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
                 why = Unobservable("not yet in the instance-dependent regime: "
                                    + "; ".join(lim.reason for lim in limits),
                                    max(known) if len(known) == len(limits) else None)
-        comps.append(order_check(final(rs[0]), final(rs[1]), f"{names[0]} < {names[1]}", why))
+        comps.append(order_check(final(rs[0]), final(rs[1]), f"{names[0]} < {names[1]}", why,
+                                 fixed=fixed_schedule(rs, t)))
         for n, r in zip(names, rs):
             used[n] = r
     shown = "; ".join(f"{n}: {fmt(final(r).mean())} +- {fmt(final(r).std(ddof=1) / math.sqrt(r.reps), 2)}"

@@ -525,6 +525,13 @@ def round_robin(results, t: int, names: Sequence[str], ev: Evidence | None = Non
                         waived=paper is not None and int(paper) == int(t))
 
 
+def fixed_schedule(results, t: int) -> bool:
+    """Every run is still in its data-independent phase at t (:mod:`..schedules`): its regret at t
+    is its schedule's, a computed number rather than an estimate."""
+    from ..schedules import schedule_limit
+    return all(schedule_limit(r, t) is not None for r in results)
+
+
 def saturated(result, t: int) -> str:
     """Why ``result`` at t says nothing about how its regret scales ("" if it does): still in a
     data-independent phase, or at least ``SATURATION_SHARE`` of uniform play's regret.  Every
@@ -837,4 +844,5 @@ __all__ = ["CATEGORIES", "RULE", "Verdict", "Claim", "Outcome", "Check", "Hypoth
            "Unobservable", "Decision", "ClaimResult", "Evidence", "NotChecked", "TESTS", "claim_test", "load_claims",
            "evaluate", "decide", "decide_comparison", "family_size", "render", "write_json", "counts", "count_line",
            "scope_text", "claims_section", "checkpoint", "common_checkpoint", "uniform_share", "learning_horizon",
-           "round_robin", "saturated", "DEFAULT_ALPHA", "POWER", "ROUND_ROBIN_SHARE", "SATURATION_SHARE"]
+           "round_robin", "saturated", "fixed_schedule", "DEFAULT_ALPHA", "POWER", "ROUND_ROBIN_SHARE",
+           "SATURATION_SHARE"]

@@ -53,6 +53,7 @@ from . import (
     Check,
     Claim,
     Evidence,
+    Exact,
     Hypothesis,
     NotChecked,
     Outcome,
@@ -60,6 +61,7 @@ from . import (
     Verdict,
     claim_test,
     common_checkpoint,
+    fixed_schedule,
     learning_horizon,
     provenance_of,
     round_robin,
@@ -75,10 +77,16 @@ def register_factor(name: str, fn: Callable[[float], float]) -> None:
     FACTORS[name] = fn
 
 
-def order_check(a, b, label: str, unobservable=None, *, method: str = "welch"):
+def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", fixed: bool = False):
     """The claim mean(a) < mean(b) of independent per-repetition values: the difference a - b
-    (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way."""
+    (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way.  ``fixed``: both runs
+    are in a data-independent schedule (:func:`~dpbench.reporting.claims.fixed_schedule`); when
+    neither varies over its repetitions the comparison is of two computed numbers (exact)."""
     from verify.inference import MANN_WHITNEY, compare, difference_estimate
+    if fixed and np.ptp(a) == 0 and np.ptp(b) == 0:
+        return Exact(float(np.mean(a)) < float(np.mean(b)),
+                     f"{label}: {float(np.mean(a)):.6g} vs {float(np.mean(b)):.6g}, both fixed schedules at this T",
+                     unobservable)
     if method == MANN_WHITNEY:
         less = compare(a, b, alternative="less", method=method)
         more = compare(a, b, alternative="greater", method=method)
@@ -157,7 +165,7 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
     values = [PER_REP[kind](r, t) for r in results]
     comps = [order_check(values[i], values[i + 1], f"{names[i]} < {names[i + 1]}",
                          round_robin([results[i], results[i + 1]], t, names[i:i + 2], ev),
-                         method=claim.get("method", "welch"))
+                         method=claim.get("method", "welch"), fixed=fixed_schedule(results[i:i + 2], t))
              for i in range(len(results) - 1)]
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in zip(names, values))
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
@@ -371,11 +379,14 @@ def argmin(claim: Claim, ev: Evidence) -> Outcome:
         for other in names:
             if other == key:
                 continue
-            why = round_robin([by_name[key], by_name[other]], t, [key, other], ev)
+            pair = [by_name[key], by_name[other]]
+            why, fixed = round_robin(pair, t, [key, other], ev), fixed_schedule(pair, t)
             if alt == "less":
-                comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method))
+                comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method,
+                                         fixed=fixed))
             else:
-                comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method))
+                comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method,
+                                         fixed=fixed))
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in values.items())
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
