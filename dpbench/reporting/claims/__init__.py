@@ -718,7 +718,8 @@ def _reps_need(reps: int | None, est, unit: str = "R") -> str:
 def _horizon_cause(u: Unobservable | None) -> str:
     if u is None:
         return ""
-    return f"needs T >= {_fmt_t(u.horizon)}" if u.horizon is not None else "no horizon in reach makes it observable"
+    return (f"needs T >= {_fmt_t(u.horizon)}" if u.horizon is not None
+            else "needs a longer horizon (no registered bound says which)")
 
 
 def _inconclusive_cause(decisions: Sequence[Decision]) -> str:
