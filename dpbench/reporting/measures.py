@@ -39,7 +39,7 @@ from .claims import (
     round_robin,
     saturated,
 )
-from .claims.kinds import order_check
+from .claims.kinds import order_check, ratio_estimate
 from .markdown import fmt, fmt_t
 from .runs import panel_sweep
 
@@ -439,13 +439,17 @@ def measure_monotone(claim, ev: Evidence) -> Outcome:
     ``within``] (``within``: the rise the claim tolerates, smaller than its effect; default 0).
     A ratio shown above the band contradicts the claim; a flat stretch within the noise is
     inconclusive unless ``within`` covers it."""
-    from verify.inference import mean_ratio
     a = args(claim)
     sweep = sweep_of(ev, a["sweep"], a["variable"])
     xs = sorted(sweep)
     within = float(a.get("within", 0.0))
-    comps = [Check(estimate((final(sweep[hi]), final(sweep[lo])), mean_ratio), high=1.0 + within,
-                   label=f"R({a['variable']} = {hi:g}) / R({lo:g})") for lo, hi in zip(xs, xs[1:])]
+    comps = []
+    for lo, hi in zip(xs, xs[1:]):
+        pair = [sweep[hi], sweep[lo]]
+        t = int(pair[0].checkpoints[-1])
+        comps.append(Check(ratio_estimate(final(pair[0]), final(pair[1]), fixed_schedule(pair, t)),
+                           high=1.0 + within, label=f"R({a['variable']} = {hi:g}) / R({lo:g})",
+                           unobservable=round_robin(pair, t, [f"{a['variable']} = {hi:g}", f"{lo:g}"], ev)))
     shown = ", ".join(f"{x:g}: {fmt(final(sweep[x]).mean())}" for x in xs)
     results = list(sweep.values())
     return Outcome(shown, comparisons=comps, horizon=int(results[0].checkpoints[-1]), **provenance_of(results))
@@ -454,12 +458,13 @@ def measure_monotone(claim, ev: Evidence) -> Outcome:
 def measure_ratio_over(claim, ev: Evidence) -> Outcome:
     """R(x)/R(reference) for every value x of ``sweep`` in [``lo``, ``hi``] (bootstrap standard
     errors): against (-inf, ``at_most``] (an upper bound) or 1 +- ``within``."""
-    from verify.inference import mean_ratio
     a = args(claim)
     sweep = sweep_of(ev, a["sweep"], a["variable"])
     ref = result_of(ev, a["reference"])
     lo, hi = float(a.get("lo", -math.inf)), float(a.get("hi", math.inf))
-    ests = {x: estimate((final(r), final(ref)), mean_ratio) for x, r in sorted(sweep.items()) if lo <= x <= hi}
+    t = int(ref.checkpoints[-1])
+    ests = {x: ratio_estimate(final(r), final(ref), fixed_schedule([r, ref], t))
+            for x, r in sorted(sweep.items()) if lo <= x <= hi}
     if not ests:
         raise NotChecked(f"no {a['variable']} in [{lo:g}, {hi:g}]")
     shown = "; ".join(f"{a['variable']} = {x:g}: {e}" for x, e in ests.items())

@@ -98,22 +98,23 @@ _LINEAR = ("linear_central", "linear_local", "linear_shuffle", "linear_batched")
 
 
 def _linear_limit(result, at: int) -> ScheduleLimit | None:
-    """A linear phased-elimination run whose regret at ``at`` is the same in every repetition and
-    which, replayed from its own code and seeds (``private_phased_elimination.core_sets``, two
-    repetitions), never eliminates an action: up to ``at`` it has played its design's fixed
-    schedule (no registered bound says from when it eliminates)."""
+    """A linear phased-elimination run whose regret at ``at`` is the same in each of its (at least
+    10) repetitions: its pulls up to ``at`` did not depend on the rewards, so it has played a
+    fixed schedule (the design's, while nothing is eliminated; a replay of its own code and
+    seeds, ``private_phased_elimination.core_sets``, says which).  No registered bound says from
+    when it learns."""
     from ..engine.simulate import prepare
     from ..policies.private_phased_elimination import core_sets
     regret = np.asarray(result.regret_at(at))
-    if regret.size < 2 or np.ptp(regret) != 0:
+    if regret.size < 10 or np.ptp(regret) != 0:
         return None
     plan = prepare(result.policy, result.environment, int(result.horizon), int(result.seed),
                    env_params=dict(result.env_params), **dict(result.params))
     k = len(result.means)
-    if any(b.active < k for rep in core_sets(plan, min(2, int(result.reps))) for b in rep):
-        return None
-    return ScheduleLimit(f"{result.label}: the design's fixed schedule (no action eliminated, the same regret "
-                         f"in every repetition at T = {at:,})", at, None)
+    kept = all(b.active >= k for rep in core_sets(plan, min(2, int(result.reps))) for b in rep)
+    what = "no action eliminated" if kept else "the same eliminations in every repetition"
+    return ScheduleLimit(f"{result.label}: a fixed schedule ({what}; the same regret in all {regret.size} "
+                         f"repetitions at T = {at:,})", at, None)
 
 
 def _schedule_limit(result, at: int) -> ScheduleLimit | None:

@@ -77,6 +77,17 @@ def register_factor(name: str, fn: Callable[[float], float]) -> None:
     FACTORS[name] = fn
 
 
+def ratio_estimate(num, den, fixed: bool = False):
+    """mean(num) / mean(den) with its bootstrap standard error; ``fixed`` (both runs in a
+    data-independent schedule) and neither varying over its repetitions: an exact ratio of two
+    computed numbers."""
+    from verify.inference import Estimate, bootstrap_estimate, mean_ratio
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    if fixed and np.ptp(num) == 0 and np.ptp(den) == 0:
+        return Estimate.exact_value(float(num.mean() / den.mean()), "ratio of two fixed schedules")
+    return bootstrap_estimate((num, den), mean_ratio)
+
+
 def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", fixed: bool = False):
     """The claim mean(a) < mean(b) of independent per-repetition values: the difference a - b
     (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way.  ``fixed``: both runs
@@ -181,14 +192,13 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
                                    if "expected" in c.params and c.get("side") != "upper_bound" else "")),
             method=lambda c: "ratio of means, bootstrap standard error")
 def ratio(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import bootstrap_estimate, mean_ratio
     num, den = ev.result(claim, claim.require("run")), ev.result(claim, claim.require("baseline"))
     _need_reps([num, den])
     t = common_checkpoint([num, den], claim.horizon)
     value = _expected_value(claim, ev)
     tol = float(claim.get("tolerance", rounding(value) if "expected" in claim.params else 0.0))
-    est = bootstrap_estimate((num.regret_at(t), den.regret_at(t)), mean_ratio)
-    trail = [f"T = {fmt_t(h)}: {bootstrap_estimate((num.regret_at(h), den.regret_at(h)), mean_ratio)}"
+    est = ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t))
+    trail = [f"T = {fmt_t(h)}: {ratio_estimate(num.regret_at(h), den.regret_at(h), fixed_schedule([num, den], h))}"
              for h in horizons_of(num) if h < t and h in set(int(c) for c in den.checkpoints)]
     statistic = f"rho = {est}" + (f"; earlier {'; '.join(trail)}" if trail else "")
     stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])], ev)
@@ -595,7 +605,8 @@ def computed(claim: Claim, ev: Evidence) -> Outcome:
     return out
 
 
-__all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP", "order_check", "ks_power",
+__all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP", "order_check", "ratio_estimate",
+           "ks_power",
            "as_estimate", "value_band"]
 
 
