@@ -217,7 +217,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             need = sorted(waiting)[3 - len(kept) - 1]
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few values past their start phase at this horizon", need), **size)
-        if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never")):
+        if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never", "schedule")):
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few unsaturated values at this horizon", None), **size)
         raise NotChecked(text)
