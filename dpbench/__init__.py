@@ -15,12 +15,13 @@ from . import environments, mechanisms, policies  # noqa: E402,F401  (registers 
 from .engine.catalog import ALGORITHMS, ENVIRONMENTS, MECHANISMS  # noqa: E402
 from .engine.result import SimulationResult, to_json  # noqa: E402
 from .engine.simulate import Interrupted, simulate  # noqa: E402
+from .engine.guard import LongRunWarning  # noqa: E402
 from .extend import (ComponentError, implements, load_plugins, register_environment,  # noqa: E402
                      register_mechanism, register_policy)
 from .mechanisms import sampler  # noqa: E402
 from .validation import InputError  # noqa: E402
 
-__all__ = ["simulate", "SimulationResult", "Interrupted", "InputError", "sampler",
+__all__ = ["simulate", "SimulationResult", "Interrupted", "InputError", "LongRunWarning", "sampler",
            "ALGORITHMS", "ENVIRONMENTS", "MECHANISMS", "__version__",
            "register_policy", "register_mechanism", "register_environment", "implements", "ComponentError",
            "load_plugins"]

@@ -71,6 +71,7 @@ from .engine.catalog import (
     flag,
     integer,
     real,
+    text,
     vector,
 )
 from .engine.components import (
@@ -92,11 +93,12 @@ from .plugins import load_plugins
 __all__ = ["register_policy", "register_mechanism", "register_environment", "implements", "init_state",
            "select", "update", "privatize", "respond", "draw", "draw_sum", "broadcast", "respond_broadcast",
            "Built", "Instance", "Mechanism", "Param", "REQUIRED", "real", "integer", "vector", "choice", "flag",
+           "text",
            "ComponentError", "load_plugins"]
 
 #: keywords of :func:`dpbench.simulate` itself, so not usable as parameter names
 RESERVED = frozenset({"policy", "env", "horizon", "reps", "seed", "env_params", "checkpoints", "threads",
-                      "progress", "trace", "first_rep", "check", "mechanism"})
+                      "progress", "trace", "first_rep", "check", "mechanism", "allow_long"})
 REWARDS = ("unit", "any")
 PRIVACY = ("none", "local", "central", "shuffle")
 

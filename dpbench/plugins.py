@@ -161,7 +161,7 @@ def import_on_worker(plugins, host: str) -> None:
 
 # ------------------------------------------------------------------ papers
 #: entry-point group of the papers: ``name = "package"``, one package per paper (its claims
-#: table, experiment files, checks, bounds and report assembly; see :mod:`dpbench.papers`)
+#: table, experiment files, checks, bounds and report hooks; see :mod:`dpbench.papers`)
 PAPERS_GROUP = "dpbench.papers"
 _papers_loaded = False
 

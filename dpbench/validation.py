@@ -125,8 +125,41 @@ def check_delta(value, name: str = "delta", *, allow_zero: bool = True) -> float
 def check_choice(name: str, value, choices: Iterable[str]) -> str:
     choices = list(choices)
     if value not in choices:
-        raise InputError(f"unknown {name} {_shown(value)}; allowed values: {', '.join(sorted(choices))}")
+        raise unknown_name(name, value, choices)
     return value
+
+
+def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
+    """The allowed names closest to a misspelt ``value`` (case ignored): every name it begins
+    (``seed000_fig1`` -> ``seed000_fig1a`` ... ``seed000_fig1f``), else difflib's best matches
+    (ratio >= 0.7: a shared word such as 'Mechanism' alone is no match) within 0.05 of the best,
+    at most ``n``."""
+    import difflib
+    allowed = sorted(str(a) for a in allowed)
+    text = str(value).lower()
+    begun = [a for a in allowed if a.lower().startswith(text)] if len(text) >= 3 else []
+    if begun:
+        return begun
+    scored = sorted(((difflib.SequenceMatcher(None, text, a.lower()).ratio(), a) for a in allowed),
+                    key=lambda pair: -pair[0])
+    best = scored[0][0] if scored else 0.0
+    return [a for ratio, a in scored[:n] if ratio >= 0.7 and ratio >= best - 0.05]
+
+
+def _either(names: list[str]) -> str:
+    """'a', 'a or b', 'a, b or c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def unknown_name(what: str, value, allowed: Iterable[str], *, where: str = "", kind: str = "values",
+                 hint: str = "") -> InputError:
+    """The error for an unknown name: ``unknown policy 'ldp_ucb_bb'; did you mean ldp_ucb_b?
+    allowed values: ...`` (``where`` follows the name as "for WHERE"; ``hint`` ends the line)."""
+    allowed = sorted(str(a) for a in allowed)
+    close = closest_names(value, allowed) if isinstance(value, str) else []
+    guess = f"did you mean {_either(close)}? " if close else ""
+    return InputError(f"unknown {what} {_shown(value)}{f' for {where}' if where else ''}; {guess}allowed "
+                      f"{kind}: {', '.join(allowed) or 'none'}" + (f" {hint}" if hint else ""))
 
 
 def check_vector(name: str, values, *, low=None, high=None, min_len: int = 1,

@@ -1,6 +1,7 @@
 """Bad input fails fast with a message naming the parameter; the CLI exits 2 without traceback."""
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,12 @@ def no_compilation(monkeypatch):
     ({"policy": "ldp_ucb_b", "eps": 1.0, "reps": 0}, r"reps must be an integer in \[1, 9007199254740992\]"),
     ({"policy": "ldp_ucb_b", "eps": 1.0, "seed": -3}, r"seed must be an integer >= 0"),
     ({"policy": "no_such_policy"}, r"unknown policy 'no_such_policy'; allowed values: .*ldp_ucb_b"),
+    ({"policy": "ldp_ucb_bb", "eps": 1.0}, r"unknown policy 'ldp_ucb_bb'; did you mean ldp_ucb_b"),
+    ({"policy": "ldp_ucb_b", "epss": 1.0}, r"unknown parameter 'epss' for policy 'ldp_ucb_b'; did you mean eps\? "),
+    ({"policy": "ldp_ucb_b", "eps": 1.0, "env": "bernouli"},
+     r"unknown environment 'bernouli'; did you mean bernoulli\? "),
+    ({"policy": "ldp_ucb_l", "eps": 1.0, "mechanism": "ctll"}, r"unknown mechanism 'ctll'; did you mean ctl"),
+    ({"policy": "ucb1", "horizon": 10**12}, r"more than a day; .*allow_long=True"),
     ({"policy": "ldp_ucb_b", "eps": 1.0, "colour": 3}, r"unknown parameter 'colour'.*allowed parameters: eps"),
     ({"policy": "heldp_ucb_b", "eps_dist": "discrete", "eps_min": 0.0}, r"eps_min must be .*> 0"),
     ({"policy": "heldp_ucb_b", "eps_dist": "discrete"}, r"eps_min must be given"),
@@ -76,7 +83,7 @@ _REFUSED = [
       "9223372036854775808", "--reps", "2", "--out", "{tmp}"], "horizon must be an integer in [2, 9007199254740992]"),
     (["simulate", "--policy", "ucb1", "--horizon", "2.5"], "argument --horizon: invalid integer value: '2.5'"),
     (["simulate", "--policy", "ucb1", "--horizon", "1000000000000"],
-     "more than a day; lower --horizon or --reps, or pass --yes"),
+     "more than a day; lower the horizon or the repetitions, or opt in to run it anyway (--yes; "),
     (["run", "seed000_fig1a", "--horizon", "1e12", "--out", "{tmp}"], "more than a day"),
     (["sweep", "--name", "g", "--policy", "ucb1", "--instance", "means=0.9,0.8", "--horizon", "1e12", "--reps",
       "2", "--out", "{tmp}", "--scheduler", "none"], "more than a day"),
@@ -99,30 +106,116 @@ def test_cli_refuses_with_status_2_and_one_line(args, message, tmp_path):
 
 
 def test_long_run_is_announced_and_a_day_long_one_runs_with_yes(capsys):
-    """Above 10 minutes the estimate is printed; above a day --yes lets the run start (here it
-    reaches the kernel, which the fixture replaces by an error)."""
-    from dpbench.engine import throughput
-    rate = throughput.seconds_per_pull("ucb1", 20)
-    announced = []
-    throughput.check_duration(3600.0, threads=2, confirmed=False, log=announced.append)
-    assert len(announced) == 1 and "estimated run time 1 h on 2 thread(s)" in announced[0]
-    throughput.check_duration(300.0, threads=2, confirmed=False, log=announced.append)
-    assert len(announced) == 1
+    """Above 10 minutes the estimate is printed (one `dpbench:` line); above a day --yes lets
+    the run start (here it reaches the kernel, which the fixture replaces by an error)."""
+    from dpbench.engine import guard
+    rate = guard.seconds_per_pull("ucb1", 20)
+    with pytest.warns(guard.LongRunWarning, match=r"estimated run time 1 h on 2 thread\(s\)"):
+        guard.check_duration(3600.0, threads=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        guard.check_duration(300.0, threads=2)                 # below 10 minutes: silent
     horizon = str(int(2 * 86400 / rate))                # two days on one thread
     with pytest.raises(AssertionError, match="kernel was called"):
         main(["simulate", "--policy", "ucb1", "--horizon", horizon, "--reps", "1", "--threads", "1", "--yes",
               "--no-progress"])
-    assert "estimated run time 2 d on 1 thread(s)" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == ["dpbench: estimated run time 2 d on 1 thread(s), from the "
+                                                    "measured pulls per second of each policy (throughput.json)"]
+
+
+def _two_days(policy="ucb1"):
+    """A horizon estimated at two days on one thread (the shipped rate of ``policy``)."""
+    from dpbench.engine import guard
+    return int(2 * 86400 / guard.seconds_per_pull(policy, 20))
+
+
+def test_python_refuses_a_day_long_run_unless_allow_long():
+    """dpbench.simulate guards as the CLI does, before anything compiles: more than a day is an
+    InputError of one line naming the opt-in; allow_long=True announces the estimate and runs."""
+    with pytest.raises(dpbench.InputError) as err:
+        dpbench.simulate("ucb1", "bernoulli", horizon=10**12, reps=2)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("estimated run time ") and "allow_long=True" in message
+    with pytest.warns(dpbench.LongRunWarning, match="estimated run time 2 d on 1 thread"), \
+            pytest.raises(AssertionError, match="kernel was called"):
+        dpbench.simulate("ucb1", "bernoulli", horizon=_two_days(), reps=1, threads=1, allow_long=True)
+
+
+def test_python_announces_a_long_run_with_a_warning_at_the_callers_line():
+    with pytest.warns(dpbench.LongRunWarning, match="estimated run time 2 h on 1 thread") as record, \
+            pytest.raises(AssertionError, match="kernel was called"):
+        dpbench.simulate("ucb1", "bernoulli", horizon=_two_days() // 24, reps=1, threads=1)
+    assert record[0].filename == __file__
+
+
+def test_check_mode_counts_in_the_estimate(monkeypatch):
+    """The checked plain-Python repetition (at least 1e4 pulls/s) is part of the estimate:
+    T = 1e7 with check=True is announced (1e3 s) though its compiled run takes a second."""
+    from dpbench.engine import contracts
+
+    def stop(*args):
+        raise RuntimeError("check started")
+    monkeypatch.setattr(contracts, "run_checked", stop)
+    with pytest.warns(dpbench.LongRunWarning, match=r"estimated run time 16\.\d min"), \
+            pytest.raises(RuntimeError, match="check started"):
+        dpbench.simulate("ucb1", "bernoulli", horizon=10**7, reps=1, threads=1, check=True)
+
+
+@pytest.mark.parametrize("scheduler", [None, "local"])
+def test_python_runs_and_sweeps_refuse_a_day_long_grid(tmp_path, scheduler):
+    """run_experiment (experiments and sweeps from Python) refuses before any cell runs or any
+    Dask worker starts; allow_long=True runs it (here: reaches the kernel)."""
+    from dpbench.experiments import grid_experiment, run_experiment
+    exp = grid_experiment("g", ["ucb1", "ldp_ucb_b"], instances=[{"means": [0.9, 0.8]}], grid={"eps": [1.0]},
+                          horizon=10**12, reps=4)
+    with pytest.raises(dpbench.InputError, match="more than a day; .*allow_long=True"):
+        run_experiment(exp, out=tmp_path, progress=False, log=lambda m: None, scheduler=scheduler)
+    exp = grid_experiment("g2", ["ucb1"], instances=[{"means": [0.9, 0.8]}], horizon=_two_days(), reps=1)
+    with pytest.warns(dpbench.LongRunWarning), pytest.raises(AssertionError, match="kernel was called"):
+        run_experiment(exp, out=tmp_path, progress=False, log=lambda m: None, threads=1, allow_long=True)
+
+
+def test_closest_names():
+    from dpbench.validation import closest_names
+    policies = list(dpbench.ALGORITHMS)
+    assert closest_names("ldp_ucb_bb", policies) == ["ldp_ucb_b", "ldp_ucb_bs"]      # near-ties both
+    assert closest_names("LDP_UCB_L", policies) == ["ldp_ucb_l", "ldp_ucb_ls"]        # case ignored, prefix
+    assert closest_names("ucb2", policies) == ["ucb1"]
+    assert closest_names("NoSuchMechanism", ["LaplaceMechanism", "NoisyMax"]) == []   # a shared word is no match
+    assert closest_names("zzz", policies) == []
+
+
+@pytest.mark.parametrize("args,message", [
+    (["simulate", "--policy", "ldp_ucb_bb", "--eps", "1", "--horizon", "1000"],
+     "unknown policy 'ldp_ucb_bb'; did you mean ldp_ucb_b or ldp_ucb_bs?"),
+    (["simulate", "--policy", "ucb1", "--rewards", "bernouli", "--horizon", "1000"],
+     "unknown environment 'bernouli'; did you mean bernoulli?"),
+    (["run", "seed000_fig1", "--horizon", "1000"],
+     "unknown experiment 'seed000_fig1'; did you mean seed000_fig1a, seed000_fig1b, seed000_fig1c, seed000_fig1d, "
+     "seed000_fig1e or seed000_fig1f?"),
+    (["audit", "ctbb", "--eps", "1"], "unknown mechanism 'ctbb'; did you mean ctb"),
+    (["list", "polices"], "unknown section 'polices'; did you mean policies?"),
+])
+def test_misspelt_names_get_the_closest_allowed_names(args, message, capsys):
+    """A misspelt policy, environment, experiment, mechanism or list section: exit 2, one line,
+    naming the closest allowed names."""
+    try:
+        status = main(args)
+    except SystemExit as stop:                  # argparse's own errors
+        status = stop.code
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert err.startswith("dpbench: error: ") and message in err, err
 
 
 def test_run_time_estimate_uses_the_measured_rates():
     """A measured policy's estimate is reps x T x max(1, K/K_ref) / rate / threads; an
     unmeasured one gets the slowest measured rate (it can only over-estimate)."""
-    from dpbench.engine import throughput
-    rates = throughput._read()["rates"]
+    from dpbench.engine import guard
+    rates = guard._read()["rates"]
     assert set(rates) == set(dpbench.ALGORITHMS), "regenerate with python -m dpbench.engine.throughput"
     row = rates["ldp_ucb_b"]
-    est = throughput.estimate_seconds([("ldp_ucb_b", 2 * row["arms"], 10**9, 4)], threads=2)
+    est = guard.estimate_seconds([("ldp_ucb_b", 2 * row["arms"], 10**9, 4)], threads=2)
     assert est == pytest.approx(4 * 10**9 * 2 / row["pulls_per_second"] / 2)
     slowest = min(r["pulls_per_second"] for r in rates.values())
-    assert throughput.seconds_per_pull("not_a_policy", 2) == pytest.approx(1 / slowest)
+    assert guard.seconds_per_pull("not_a_policy", 2) == pytest.approx(1 / slowest)

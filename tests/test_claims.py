@@ -13,16 +13,7 @@ import pytest
 
 import dpbench
 from dpbench.engine.result import log_checkpoints
-from dpbench.reporting.claims import (
-    Claim,
-    Evidence,
-    Verdict,
-    claims_section,
-    evaluate,
-    learning_horizon,
-    load_claims,
-    uniform_share,
-)
+from dpbench.reporting.claims import Claim, Evidence, Verdict, evaluate, learning_horizon, load_claims, uniform_share
 from dpbench.reporting.claims.kinds import rounding
 
 MEANS = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5]
@@ -145,16 +136,22 @@ def test_claims_tables_load_and_name_bad_keys(tmp_path):
         load_claims(bad)
 
 
-def test_claims_section_renders_and_writes_json(evidence, tmp_path):
+def test_claims_render_and_write_json(evidence, tmp_path):
+    from pathlib import Path
+
+    from dpbench.reporting import front_page
+    from dpbench.reporting.claims import write_json
     from dpbench.reporting.context import ReportContext
     from dpbench.reporting.markdown import Report
-    report = Report(ReportContext(seed="000", out_dir=tmp_path), "test")
+    report = Report(ReportContext("seed000", out_dir=tmp_path), "test")
     claims = [claim("right", "ordering", experiment="exp", runs=["fast", "slow"]),
               claim("typo", "not_checked", reason="typo")]
-    claims_section(report, evidence, claims=claims)
-    text = "\n".join(report.lines)
-    assert ("2 rows: 1 reproduced, 0 contradicted, 0 inconclusive, 0 unobservable at this horizon, "
-            "1 not checked") in text
+    results = evaluate(claims, evidence)
+    front_page.details(report, results, Path("claims.toml"))
+    text = "\n".join(front_page.render(report, results, Path("claims.toml")) + report.lines)
+    assert "## The paper's claims (2: 1 reproduced, 1 not checked)" in text
     assert "Decision rule." in text and "m = 1 comparisons" in text
+    assert "[right](#claim-right)" in text and '<a id="claim-right"></a>' in text
+    write_json(tmp_path / "seed000_claims.json", results)
     rows = json.loads((tmp_path / "seed000_claims.json").read_text())
     assert rows[0]["category"] == "paper" and rows[0]["family"] == 1

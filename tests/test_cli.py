@@ -1,5 +1,6 @@
 """The documented command lines."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,65 @@ def test_quick_report_builds_from_the_command_line(tmp_path):
     report = tmp_path / "reports" / "seed004.md"
     assert f"wrote {report}" in proc.stdout
     text = report.read_text()
-    assert text.startswith("# Seed 004") and "Quick mode" in text
+    assert text.startswith("# Seed 004") and "Smoke build" in text
     # the audits and errata are rows of the claims table since the claims became data
-    for heading in ("## Claims of the paper and their verdicts", "## Bound checks", "## Provenance"):
+    for heading in ("## At a glance", "## The paper's claims", "## Errata", "## Figures", "## Claims in detail",
+                    "## Bound checks", "## Provenance"):
         assert heading in text, heading
     assert "audit.alg1" in text and "erratum E1" in text
+    # a smoke build names only files a user has, says warnings in its own words, decides nothing
+    assert "../shared" not in text and not re.search(r"seed_00\d(_001)?\.md", text)
+    assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr
+    rows = json.loads((tmp_path / "reports" / "seed004_claims.json").read_text())
+    random_rows = [r for r in rows if any(c["random"] for c in r["comparisons"])]
+    assert random_rows and all(r["verdict"] not in ("reproduced", "contradicted") for r in random_rows)
+    assert {p.name for p in (tmp_path / "reports").glob("seed004_*.png")} >= {"seed004_fig2.png", "seed004_fig4.png",
+                                                                               "seed004_fig3b.png"}
+
+
+def test_check_reports_what_it_checked_and_the_outcome(capsys):
+    """`--check` says what it checked (one repetition as plain Python, every verb call) and
+    that the compiled rerun reproduced it; the JSON carries the same under metadata.check."""
+    args = ["simulate", "--policy", "ucb1", "--means", "0.9,0.8", "--horizon", "2000", "--reps", "2", "--check"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert ("check passed: repetition 0 ran as plain Python (2000 pulls; 2000 select, 2000 respond, "
+            "2000 update, 2000 broadcast calls, each checked: arms in range") in out
+    assert "the compiled run reproduced it exactly" in out
+    assert main([*args, "--json"]) == 0
+    check = json.loads(capsys.readouterr().out)["metadata"]["check"]
+    assert check == {"repetition": 0, "pulls": 2000, "calls": {"select": 2000, "respond": 2000, "update": 2000,
+                                                              "broadcast": 2000},
+                     "reproduced_compiled": True, "outcome": "passed"}
+
+
+def test_an_error_during_a_run_starts_its_own_line(monkeypatch, capsys):
+    """A mechanism error raised while the progress bar is drawn: the bar is cleared first, so
+    the error is a line of its own (it used to follow the bar on the same line)."""
+    from dpbench.engine import contracts
+    from dpbench.engine import simulate as sim
+
+    def non_finite(plan, first, count, trace):
+        raise contracts.non_finite_error(plan, first, 17)
+    monkeypatch.setattr(sim, "compile_plan", lambda plan: 0.0)
+    monkeypatch.setattr(sim, "_run_chunk", non_finite)
+    assert main(["simulate", "--policy", "ucb1", "--horizon", "1000", "--reps", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "0/4" in err                                       # the bar was drawn
+    last = err.splitlines()[-1]
+    assert last.startswith("dpbench: error: respond") and "returned a non-finite response" in last, err
+
+
+def test_list_verbose_shows_every_range(capsys):
+    """`dpbench list -v`: every parameter line says what it accepts (no empty `(; default ...)`)."""
+    assert main(["list", "-v"]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("- ")]
+    assert len(lines) > 100
+    for line in lines:
+        allowed = re.match(r"- \w+ \((.*?); (?:default|required)", line)
+        if line.startswith("- mechanism ("):
+            continue
+        assert allowed and allowed.group(1).strip() and not allowed.group(1).startswith(" "), line
+    text = "\n".join(lines)
+    assert "- eps_mu (real number; default 1.0)" in text and "- eps (real > 0; required)" in text
+    assert "- actions (matrix: rows separated by ';', numbers by ','; required)" in text

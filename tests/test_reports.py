@@ -1,6 +1,9 @@
-"""Bound-validation reports: seeds are named as the user types them, every report builds in --quick
+"""Bound-validation reports: papers are named as the user types them, every report builds in --quick
 mode with a computed verdict on every claim row, and the README's timing table is generated.  One
-report in detail (sections, provenance, reuse of saved results): tests/papers/seed000/test_report.py."""
+report in detail (sections, provenance, reuse of saved results): tests/papers/seed000/test_report.py;
+a user's paper folder: tests/test_paper_folder.py."""
+
+import re
 
 import pytest
 
@@ -8,21 +11,21 @@ import dpbench
 from dpbench.cli import main
 from dpbench.plugins import paper_folder
 from dpbench.reporting import build_report
-from dpbench.reporting.context import require_seed
+from dpbench.reporting.paper import find_paper
 from tests.papers import check_verdicts
 
 
-def test_seed_names_are_normalised():
-    assert require_seed("0", ["000", "001"]) == "000"
-    assert require_seed("seed001", ["000", "001"]) == "001"
-    assert require_seed("SEED_000", ["000"]) == "000"
-    with pytest.raises(dpbench.InputError, match="unknown seed '7'"):
-        require_seed("7", ["000", "001"])
+def test_paper_names_are_normalised():
+    assert find_paper("0") == ("seed000", None)
+    assert find_paper("seed001") == ("seed001", None)
+    assert find_paper("SEED_002") == ("seed002", None)
+    with pytest.raises(dpbench.InputError, match="unknown paper 'seed07'.*did you mean seed00"):
+        find_paper("seed07")
 
 
-def test_cli_refuses_a_bad_seed(capsys):
+def test_cli_refuses_a_bad_paper(capsys):
     assert main(["report", "9"]) == 2
-    assert "unknown seed" in capsys.readouterr().err
+    assert "unknown paper '9'" in capsys.readouterr().err
 
 
 def test_readme_timing_block_is_the_generated_table(tmp_path):
@@ -34,7 +37,7 @@ def test_readme_timing_block_is_the_generated_table(tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "README.md").write_text(f"intro\n{start}\ntyped 12 minutes\n{end}\noutro\n")
     for seed, quick, wall in (("000", False, 100.0), ("001", False, 50.0), ("002", True, 7.0)):
-        ctx = ReportContext(seed, quick=quick, out_dir=tmp_path / "reports")
+        ctx = ReportContext(f"seed{seed}", quick=quick, out_dir=tmp_path / "reports")
         ctx.cells = {"computed": 4, "stored": 0}
         record_timing(ctx, wall, wall / 2)
     readme = (tmp_path / "README.md").read_text()
@@ -53,6 +56,9 @@ def test_every_quick_report_builds(tmp_path, seed):
     path = build_report(seed, quick=True, results_dir=tmp_path / "results", out_dir=tmp_path / "reports",
                         log=lambda _: None)
     text = path.read_text()
-    assert text.startswith(f"# Seed {seed}") and "## Provenance" in text
+    assert text.startswith(f"# Seed {seed}") and "## Provenance" in text and "Smoke build" in text
+    assert "../shared" not in text and not re.search(r"seed_00\d(_001)?\.md", text)
     if (paper_folder(f"seed{seed}") / "claims.toml").exists():
-        check_verdicts(path, seed)
+        _, rows = check_verdicts(path, seed)
+        assert all(r["verdict"] not in ("reproduced", "contradicted") for r in rows
+                   if any(c["random"] for c in r["comparisons"]))

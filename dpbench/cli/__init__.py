@@ -16,6 +16,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from ..validation import InputError
 
@@ -50,8 +51,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         from ..plugins import load_plugins
-        load_plugins(args.plugin)
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            _announce_long_runs()
+            load_plugins(args.plugin)
+            return int(args.func(args) or 0)
     except InputError as err:
         print(f"dpbench: error: {err}", file=sys.stderr)
         return 2
@@ -61,6 +64,21 @@ def main(argv=None) -> int:
     except BrokenPipeError:             # output piped into head, less, ...: stop quietly
         sys.stderr = open(os.devnull, "w")
         return 0
+
+
+def _announce_long_runs() -> None:
+    """Inside ``warnings.catch_warnings()``: a run's time estimate (``LongRunWarning``) is printed
+    on stderr as one ``dpbench: ...`` line, every time; other warnings as Python shows them."""
+    from ..engine.guard import LongRunWarning
+    show = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, LongRunWarning):
+            print(f"dpbench: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+    warnings.showwarning = showwarning
+    warnings.simplefilter("always", LongRunWarning)
 
 
 if __name__ == "__main__":

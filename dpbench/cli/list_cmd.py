@@ -3,11 +3,23 @@ from __future__ import annotations
 
 import json
 
+SECTIONS = ("all", "policies", "environments", "mechanisms", "experiments")
+
+
+def _section(text: str) -> str:
+    """argparse ``type`` of the listed section (a misspelt one gets the closest names)."""
+    import argparse
+
+    from ..validation import unknown_name
+    if text not in SECTIONS:
+        raise argparse.ArgumentTypeError(str(unknown_name("section", text, SECTIONS)))
+    return text
+
 
 def register(sub):
     p = sub.add_parser("list", help="list policies, environments, mechanisms and experiments")
-    p.add_argument("what", nargs="?", default="all",
-                   choices=["all", "policies", "environments", "mechanisms", "experiments"])
+    p.add_argument("what", nargs="?", default="all", type=_section,
+                   help=f"one of {', '.join(SECTIONS)} (default: all)")
     p.add_argument("--json", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true", help="also list each parameter")
     p.set_defaults(func=_run)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 from ..engine.result import to_json
 from ..validation import InputError, check_count, integer_text
@@ -30,7 +29,8 @@ def register(sub):
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--check", action="store_true",
                    help="first run repetition 0 as plain Python with every component call checked")
-    p.add_argument("--yes", action="store_true", help="run even if the estimated time exceeds a day")
+    p.add_argument("--yes", action="store_true",
+                   help="run even if the estimated time exceeds a day (Python: allow_long=True)")
     p.set_defaults(func=_run)
 
 
@@ -59,24 +59,17 @@ def _coerce(text):
 
 
 def _run(args) -> int:
-    from ..engine import throughput
-    from ..engine.simulate import check_threads, prepare, run_plan, simulate
-    from ..sweeps.dask_backend import max_threads
+    from ..engine.contracts import describe_check
+    from ..engine.simulate import check_threads, simulate
     params = parse_assignments(args.set)
     for key in ("means", "eps", "delta", "eps_min", "mechanism"):
         if getattr(args, key) is not None:
             params[key] = getattr(args, key)
     reps = check_count("reps", args.reps)
-    threads = check_threads(args.threads) or max_threads()
-    plan = prepare(args.policy, args.rewards, args.horizon, args.seed, **params)
-    seconds = throughput.estimate_seconds([(plan.spec.name, plan.instance.k, plan.horizon, reps)], threads)
-    throughput.check_duration(seconds, threads=threads, confirmed=args.yes, log=_stderr)
-    progress = not (args.no_progress or args.json)
-    if args.check:
-        result = simulate(args.policy, args.rewards, args.horizon, reps, args.seed, threads=args.threads,
-                          progress=progress, check=True, **params)
-    else:
-        result = run_plan(plan, reps, threads=args.threads, progress=progress)
+    check_threads(args.threads)
+    result = simulate(args.policy, args.rewards, args.horizon, reps, args.seed, threads=args.threads,
+                      progress=not (args.no_progress or args.json), check=args.check, allow_long=args.yes,
+                      **params)
     summary = result.summary()
     if args.json:
         print(json.dumps(to_json(summary), indent=1))
@@ -87,10 +80,8 @@ def _run(args) -> int:
           f"(95% CI [{lo:.6g}, {hi:.6g}])")
     print(f"  speed: {summary['pulls_per_second']:.3g} pulls/s over {result.threads} thread(s), "
           f"{summary['seconds']:.3g} s (+ {summary['compile_seconds']:.3g} s compile/cache load)")
+    if "check" in result.metadata:
+        print(f"  {describe_check(result.metadata['check'])}")
     for w in result.warnings:
         print(f"  warning: {w}")
     return 0
-
-
-def _stderr(message):
-    print(message, file=sys.stderr)

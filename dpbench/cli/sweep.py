@@ -43,22 +43,19 @@ def add_execution_arguments(p, default_scheduler: str):
     p.add_argument("--force", action="store_true", help="discard stored results and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
-    p.add_argument("--yes", action="store_true", help="run even if the estimated time exceeds a day")
+    p.add_argument("--yes", action="store_true",
+                   help="run even if the estimated time exceeds a day (Python: allow_long=True)")
 
 
 def execute(args, experiment) -> int:
     """Run ``experiment`` (name, path or Experiment) with the shared options; print the outcome."""
-    from ..engine.throughput import check_duration
     from ..experiments import run_experiment
     from ..experiments.outputs import markdown_table
     log = (lambda msg: print(msg, file=sys.stderr)) if args.json else print
-
-    def confirm(seconds, threads):
-        check_duration(seconds, threads=threads, confirmed=args.yes, log=lambda msg: print(msg, file=sys.stderr))
     run = run_experiment(experiment, horizon=args.horizon, reps=args.reps, seed=args.seed, out=args.out,
                          threads=args.threads, progress=not args.no_progress, reuse=not args.force,
                          log=log, scheduler=args.scheduler, workers=args.workers,
-                         cell_reps=args.cell_reps, connect_timeout=args.connect_timeout, confirm=confirm)
+                         cell_reps=args.cell_reps, connect_timeout=args.connect_timeout, allow_long=args.yes)
     if args.json:
         print(json.dumps(to_json({"experiment": run.experiment.name, "out_dir": str(run.out_dir),
                                     "figure": str(run.figure), "store": str(run.store),

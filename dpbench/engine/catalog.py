@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import InputError, check_choice, check_int, check_real, check_vector, describe_interval
+from ..validation import InputError, check_choice, check_int, check_real, check_vector, describe_interval, unknown_name
 from .components import ComponentError, describe_function
 
 
@@ -58,7 +58,7 @@ def real(low=None, high=None, *, low_open=False, high_open=False, allow_inf=Fals
     def check(name, value):
         return check_real(name, value, low=low, high=high, low_open=low_open,
                           high_open=high_open, allow_inf=allow_inf)
-    return Checker(check, describe_interval(low, high, low_open, high_open))
+    return Checker(check, "real" + (describe_interval(low, high, low_open, high_open) or " number"))
 
 
 def integer(low=None, high=None):
@@ -74,6 +74,12 @@ def vector(low=None, high=None, min_len=1):
             value = parse_float_list(name, value)
         return check_vector(name, value, low=low, high=high, min_len=min_len)
     return Checker(check, "list of numbers" + describe_interval(low, high, False, False))
+
+
+def text(describe: str = "text", parse: Callable[[str, Any], Any] | None = None):
+    """A parameter given as text (``parse(name, value)``, if given, checks and converts it);
+    ``describe`` says what the text must be."""
+    return Checker(parse or (lambda name, value: value), describe)
 
 
 def choice(*options):
@@ -104,9 +110,18 @@ class Param:
         return self.default is REQUIRED
 
     def describe(self) -> str:
-        rng = getattr(self.check, "describe", "")
+        """``name (allowed values; default or required): doc``, as ``dpbench list -v`` shows it."""
         dflt = "required" if self.required else f"default {self.default!r}"
-        return f"{self.name} ({rng}; {dflt}): {self.doc}"
+        return f"{self.name} ({self.allowed()}; {dflt}): {self.doc}"
+
+    def allowed(self) -> str:
+        """What the checker accepts: its ``describe`` (the checkers of this module and
+        :mod:`dpbench.extend`), else the first line of its docstring, else its name."""
+        described = getattr(self.check, "describe", None)
+        if described:
+            return str(described).strip()
+        doc = (getattr(self.check, "__doc__", None) or "").strip().splitlines()
+        return doc[0].rstrip(".") if doc else f"a value {getattr(self.check, '__name__', 'its check')} accepts"
 
 
 def validate_params(owner: str, params: tuple[Param, ...], given: dict) -> dict:
@@ -114,8 +129,7 @@ def validate_params(owner: str, params: tuple[Param, ...], given: dict) -> dict:
     known = {p.name: p for p in params}
     unknown = sorted(set(given) - set(known))
     if unknown:
-        allowed = ", ".join(sorted(known)) or "none"
-        raise InputError(f"unknown parameter {unknown[0]!r} for {owner}; allowed parameters: {allowed}")
+        raise unknown_name("parameter", unknown[0], known, where=owner, kind="parameters")
     out = {}
     for p in params:
         if p.name in given and given[p.name] is not None:
@@ -250,9 +264,8 @@ class _Registry(dict):
             from ..plugins import autoload
             autoload()                       # DPBENCH_PLUGINS and installed plugin packages
         if not isinstance(name, str) or name not in self:
-            raise InputError(f"unknown {self.what} {name!r}; allowed values: {', '.join(sorted(self))} "
-                             f"(one of your own is known once the module that registers it "
-                             "is imported: --plugin MODULE or DPBENCH_PLUGINS)")
+            raise unknown_name(self.what, name, self, hint="(one of your own is known once the module that "
+                               "registers it is imported: --plugin MODULE or DPBENCH_PLUGINS)")
         return self[name]
 
 

@@ -196,7 +196,7 @@ def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progres
         done = 0
         seconds = 0.0
         bar = _progress_bar(reps, desc or plan.label, progress)
-        try:
+        try:                    # the bar is cleared whatever stops the run: an error starts its own line
             while done < reps:
                 count = min(chunk, reps - done)
                 t0 = time.perf_counter()
@@ -212,7 +212,8 @@ def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progres
             partial = _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds,
                               n_threads, trace) if done else None
             raise Interrupted(partial) from None
-        bar.close()
+        finally:
+            bar.close()
     return _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, n_threads, trace)
 
 
@@ -237,7 +238,7 @@ def _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, t
 
 def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, env_params=None,
              checkpoints=None, threads=None, progress=False, trace=False, first_rep=0, check=False,
-             mechanism=None, **params) -> SimulationResult:
+             mechanism=None, allow_long=False, **params) -> SimulationResult:
     """Run ``reps`` repetitions of ``policy`` on ``env`` for ``horizon`` pulls.
 
     Parameters
@@ -268,13 +269,19 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
         Index of the first repetition (to extend a run).
     check : bool
         First run repetition ``first_rep`` as plain Python with every component call checked
-        against its contract (:mod:`dpbench.engine.contracts`; about 1e5 pulls per second),
+        against its contract (:mod:`dpbench.engine.contracts`; 1e4 to 1e5 pulls per second),
         then rerun it compiled, which must reproduce it; a violation raises
         :class:`~dpbench.extend.ComponentError` naming the function.
     mechanism : str or Mechanism, optional
         Replaces the privatiser of a policy that takes one (``dpbench list policies``;
         :mod:`.composition`); a named mechanism's parameters are given among ``params``
         (``eps`` serves both).
+    allow_long : bool
+        Run even if the estimated time exceeds a day (the command line's ``--yes``).  Before
+        anything compiles, the run time is estimated from each policy's measured pulls per
+        second (:mod:`dpbench.engine.guard`): above 10 minutes a
+        :class:`~dpbench.engine.guard.LongRunWarning` announces it, above a day the run is
+        refused with :class:`InputError` unless ``allow_long=True``.
     **params
         The policy's parameters (``dpbench list`` names them).
 
@@ -286,7 +293,8 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
     Raises
     ------
     InputError
-        On bad input, before compiling anything.
+        On bad input, or a run estimated at more than a day without ``allow_long``, before
+        compiling anything.
 
     Examples
     --------
@@ -299,12 +307,28 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
         raise InputError(f"reps must be an integer in [1, {MAX_COUNT}] (got None)")
     check_count("reps", reps)
     check_threads(threads)
+    first_rep = check_int("first_rep", first_rep, low=0)
     plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints,
                    mechanism=mechanism, **params)
-    if check:
-        contracts.run_checked(plan, check_int("first_rep", first_rep, low=0))
+    guard_run(plan, reps, threads, allow_long=allow_long, check=check)
+    checked = contracts.run_checked(plan, first_rep) if check else None
     result = run_plan(plan, reps, first_rep=first_rep, threads=threads, progress=progress, trace=trace)
-    if check:
+    if checked is not None:
         again = _run_chunk(plan, first_rep, 1, False)
         contracts.check_reproducible(plan, (result.regret[:1], result.pulls[:1]), again[:2], first_rep)
+        result.metadata["check"] = checked.passed()
     return result
+
+
+def guard_run(plan: Plan, reps: int, threads=None, *, allow_long: bool = False, check: bool = False) -> float:
+    """Estimate the run time of one plan and apply the guard (:func:`.guard.guard`).
+
+    The estimate is of ``reps`` repetitions on ``threads`` threads (default: numba's), plus the
+    plain-Python checked repetition when ``check``; above 10 minutes it is announced, above a
+    day refused unless ``allow_long``.  Returns the estimated seconds.
+    """
+    from .guard import guard
+    n_threads = check_threads(threads) or numba.get_num_threads()
+    serial = plan.horizon / contracts.CHECKED_PULLS_PER_SECOND if check else 0.0
+    return guard([(plan.spec.name, plan.instance.k, plan.horizon, reps)], n_threads,
+                 allow_long=allow_long, serial_seconds=serial)

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import randomness as rng
 from ..engine.caching import cached_njit
-from ..engine.catalog import EnvironmentSpec, Instance, Param, choice, integer, real, register_environment
+from ..engine.catalog import EnvironmentSpec, Instance, Param, choice, integer, real, register_environment, text
 from ..engine.components import draw, draw_sum, implements
 from ..validation import InputError, check_real
 
@@ -297,8 +297,10 @@ register_environment(EnvironmentSpec(
      _NOISE, _SIGMA), linear_sphere))
 register_environment(EnvironmentSpec(
     "linear", "linear bandit with explicit actions (K x d, rows ';'-separated) and theta",
-    (Param("actions", "K x d action matrix, e.g. '1,0;0,1;0.6,0.8'", _matrix),
-     Param("theta", "parameter theta* (length d), e.g. '0.6,0.8'", lambda n, v: _parse_vector(n, v).tolist()),
+    (Param("actions", "K x d action matrix, e.g. '1,0;0,1;0.6,0.8'",
+           text("matrix: rows separated by ';', numbers by ','", _matrix)),
+     Param("theta", "parameter theta* (length d), e.g. '0.6,0.8'",
+           text("list of d numbers", lambda n, v: _parse_vector(n, v).tolist())),
      _NOISE, _SIGMA), linear))
 register_environment(EnvironmentSpec(
     "linear_sphere_net", "linear bandit on a zeta-net of the unit sphere (seed 004 Lemma 1)",

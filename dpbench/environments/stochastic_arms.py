@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
-from ..engine.catalog import EnvironmentSpec, Instance, Param, real, register_environment, vector
+from ..engine.catalog import EnvironmentSpec, Instance, Param, real, register_environment, text, vector
 from ..engine.components import draw, draw_sum, implements
 from ..validation import InputError
 
@@ -226,4 +226,6 @@ register_environment(EnvironmentSpec(
     (_MEANS_01,), paper_mixed))
 register_environment(EnvironmentSpec(
     "mixture", "explicit per-arm laws, e.g. 'bernoulli(0.9);beta(4,1);uniform(0,1)'",
-    (Param("laws", "per-arm laws separated by ';'", lambda n, v: v),), mixture))
+    (Param("laws", "per-arm laws separated by ';'",
+           text("text: bernoulli(p), beta(a,b), two_point(lo,hi,p), uniform(lo,hi) or gaussian(mu,sd) "
+                "per arm")),), mixture))

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
-from ..validation import InputError, check_count, check_int, check_real, make_output_dir
+from ..validation import InputError, check_count, check_int, check_real, make_output_dir, unknown_name
 from .spec import Experiment, RunSpec
 
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
@@ -58,8 +58,7 @@ def load_experiment(name_or_path) -> Experiment:
     else:
         shipped = experiment_files().get(str(name_or_path))
         if shipped is None:
-            raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
-                             f"{', '.join(experiment_names())} (or a path to a .toml file)")
+            raise unknown_name("experiment", str(name_or_path), experiment_names(), hint="(or a path to a .toml file)")
         path = shipped
     try:
         raw = tomllib.loads(path.read_text())
@@ -146,7 +145,7 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, store=None, outputs=True, confirm=None) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True, allow_long=False) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -157,9 +156,10 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     (their run keys are prefixed with the experiment name, and a configuration reached from two
     experiments is one set of cells); default ``<out>/<name>/results.sqlite``.  ``outputs=False``
     skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
-    ``confirm(seconds, threads)``, if given, is called with the estimated time of the cells
-    still to compute (:mod:`dpbench.engine.throughput`) before any is computed, and may refuse
-    by raising :class:`InputError`.
+    Before any cell is computed, the time of the cells still to compute is estimated from each
+    policy's measured pulls per second (:func:`dpbench.engine.guard.guard`): above 10
+    minutes a ``LongRunWarning`` announces it, above a day :class:`InputError` refuses it unless
+    ``allow_long=True`` (the command line's ``--yes``).
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
@@ -196,12 +196,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
         store.register(entries)
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
-        if todo and confirm is not None:
-            from ..engine.throughput import estimate_seconds
+        if todo:
+            from ..engine.guard import guard
             parallel = (threads or dask_backend.max_threads()) if scheduler is None else \
                 (workers or dask_backend.max_threads())
-            work = [(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo]
-            confirm(estimate_seconds(work, parallel), parallel)
+            guard([(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo],
+                  parallel, allow_long=allow_long)
         if todo:
             bar = _cell_bar(counts, exp.name, progress)
             try:

@@ -1,10 +1,10 @@
 """Seed 000 report: Ren et al., "Multi-armed bandits with local differential privacy" (v000).
 
 The claims (``claims.toml``: every quantitative claim of the paper, the spec's
-checks and its reconstruction log R1-R8, R19) are decided by their tests; this module runs
-the experiments they read (through the shared result store), registers the measurements
-that are not regret runs (:mod:`.ldp_checks` and the ones below), renders the claims table,
-and adds the supporting evidence: the ratio and bound figures and the per-run bound checks.
+checks and its reconstruction log R1-R8, R19) are decided by their tests.  This module gives
+the report's hooks (:mod:`dpbench.reporting.paper`): the runs they read (``plan``), the
+measurements that are not regret runs (``measure``: :mod:`.ldp_checks` and the ones below),
+the bounds figure and the per-run bound checks.
 """
 from __future__ import annotations
 
@@ -21,15 +21,13 @@ from dpbench.reporting.claims import (
     Outcome,
     Unobservable,
     Verdict,
-    claims_section,
     learning_horizon,
     round_robin,
 )
 from dpbench.reporting.claims.kinds import order_check
 from dpbench.reporting.context import ReportContext
-from dpbench.reporting.figures import bound_curve, new_figure, plot_curves, ratio_figure
-from dpbench.reporting.markdown import Report, fmt, fmt_t, quick_banner, setup_lines
-from dpbench.reporting.provenance import finish
+from dpbench.reporting.figures import bound_curve, new_figure, plot_curves
+from dpbench.reporting.markdown import Report, fmt, fmt_t
 from dpbench.reporting.runs import run_results
 
 ALPHA = 0.01
@@ -321,20 +319,29 @@ def joint_horizon(claim, ev) -> Outcome:
                    reps=min(r.reps for r in nums + [base]), seed=int(base.seed))
 
 
-def evidence(ctx: ReportContext, free_runs) -> Evidence:
+def plan(ctx: ReportContext) -> dict:
+    """The report's runs: PLAN's experiments and the F5 worst-case families (built in code)."""
+    out = {name: (name, *sizes) for name, sizes in PLAN.items()}
+    out.update({exp.name: (exp, None, None) for exp in free_plan()})
+    return out
+
+
+def measure(ev: Evidence, runs: dict) -> None:
+    """The measurements that are not regret runs (:mod:`.ldp_checks`, the constants) and the ones
+    below, some reading the runs."""
     from . import ldp_checks
-    ev = ldp_checks.register(Evidence(ctx.runs, alpha=ALPHA))
-    ev.quick = ctx.quick
+    ldp_checks.register(ev)
     factor_values(ev)
     for fn in (tightness_ratio, ratio_similarity, difference_shrinks, slope_ratio_above, ucb1_late_slope, ratios_at,
                joint_horizon):
         ev.measure(fn.__name__, fn)
+    free_runs = [runs[e.name] for e in free_plan() if runs.get(e.name) is not None]
     ev.measure("distribution_free", distribution_free(free_runs, free_runs[-1] if free_runs else None))
-    return ev
 
 
 # ------------------------------------------------------------------ report
-def bounds_figure(report: Report, run):
+def bounds_figure(report: Report, run, results=()):
+    """Fig. 1(a)'s runs with the explicit upper bounds of their policies (linked from the bound rows)."""
     if run is None:
         return
     fig, (ax,) = new_figure(width=6.0, height=4.0)
@@ -347,43 +354,26 @@ def bounds_figure(report: Report, run):
             if values is not None:
                 extra[lab] = {name: values}
     plot_curves(ax, curves, bounds_for_label=extra, title="Fig. 1(a), eps = 2, with the explicit bounds")
+    keys = ("auer2002.ucb1", "seed000.thm6", "seed000.thm4")
+    claims = [r.claim.id for r in results if r.claim.test == "bound" and r.claim.params.get("bound") in keys]
     report.figure(fig, "fig1a_bounds", "Fig. 1(a) runs (mean, 95% band) with the upper bounds of "
-                                       "Auer et al., Theorem 6 and Theorem 4 (dashed).")
+                                       "Auer et al., Theorem 6 and Theorem 4 (dashed).", paper_figure="Fig. 1",
+                  claims=claims)
 
 
-def build(ctx: ReportContext) -> Report:
-    report = Report(ctx, "Seed 000: Multi-armed bandits with local differential privacy (Ren, Liu, Zhou, Shroff; v000)")
-    quick_banner(report)
-    report.text("Paper: `../shared/seeds/000_*.txt`; spec: `seed_000_001.md`. Every claim of the paper and "
-                "every check and reconstruction of the spec is a row of the claims table below, decided by its "
-                "test on the runs of this report (`dpbench report 000` rebuilds everything; results are shared "
-                "with the other reports through one result store and reused when the configuration is identical).")
-    runs = {name: ctx.experiment(name, *sizes) for name, sizes in PLAN.items()}
-    free_runs = [ctx.experiment(exp) for exp in free_plan()]
-    report.section("Setup")
-    setup_lines(report, {**runs, **{r.experiment.name: r for r in free_runs}})
-    claims_section(report, evidence(ctx, free_runs), alpha=ALPHA)
+def figures(report: Report, runs: dict, results) -> None:
+    bounds_figure(report, runs.get("seed000_fig1a"), results)
 
-    report.section("Supporting evidence")
-    ratio_figure(report, runs, [("seed000_fig1a", "LDP-UCB-B", "UCB1"), ("seed000_fig1a", "LDP-UCB-L", "UCB1"),
-                                ("seed000_fig1b", "LDP-UCB-B", "UCB1"), ("seed000_fig1b", "LDP-UCB-L", "UCB1"),
-                                ("seed000_appB_fig2a", "LDP-UCB-BS", "UCB1"),
-                                ("seed000_appB_fig2a", "LDP-UCB-LS", "UCB1")],
-                 "ratios", "Privacy-cost ratios against T with 95% bootstrap intervals; dotted: the paper's values "
-                           "(1.6, 8.5, 10, 15).", {"B": 1.6, "L": 8.5, "BS": 10.0, "LS": 15.0})
-    bounds_figure(report, runs.get("seed000_fig1a"))
+
+def sections(report: Report, runs: dict, results) -> None:
     bound_checks_section(
         report, "Bound checks per run",
         "The evidence behind the theorem rows: for every run, the log-regret slope C of R(t) = a + C ln t "
         "on [T/100, T] (or the last decade; cluster-robust OLS interval; *not applicable* when the window is "
         "not logarithmic, spec F1) against every registered slope bound, and the mean regret +- 3 s.e. "
         "against every explicit bound at every checkpoint. Vacuous bounds (>= T x max gap) are marked.",
-        {name: run for name, run in runs.items() if not name.endswith(("gap_scaling", "large_eps"))}, level=3)
-    return report
+        {name: run for name, run in runs.items() if name in PLAN and not name.endswith(("gap_scaling", "large_eps"))})
 
 
-def write(ctx: ReportContext):
-    return finish(build(ctx))
-
-
-__all__ = ["PLAN", "build", "write", "free_experiment", "free_plan", "distribution_free", "ALPHA"]
+__all__ = ["PLAN", "plan", "measure", "figures", "sections", "free_experiment", "free_plan", "distribution_free",
+           "ALPHA"]

@@ -4,8 +4,9 @@ The claims (``claims.toml``: the paper's Figures 1 and 2, Theorems 4, 7, 10 and 
 corollaries with the distribution-free and regime remarks, Corollary 13's sigmoid agents, the
 lemmas, Appendix A.3 and the reconstruction log R9-R18, R20, R21) are decided by their tests.
 Fig. 2's regression runs at T = 1e7 (at 1e6 one configuration, L, F_D, eps_min = 0.2, has not
-reached logarithmic growth; spec 6.3).  This module runs the experiments, registers the
-measurements, renders the claims and adds the supporting figure and per-run bound checks.
+reached logarithmic growth; spec 6.3).  This module gives the report's hooks
+(:mod:`dpbench.reporting.paper`): the runs, the measurements, Fig. 2 against V and the per-run
+bound checks.
 """
 from __future__ import annotations
 
@@ -24,15 +25,13 @@ from dpbench.reporting.claims import (
     Outcome,
     Unobservable,
     Verdict,
-    claims_section,
     learning_horizon,
 )
 from dpbench.reporting.claims.kinds import order_check
 from dpbench.reporting.context import ReportContext
-from dpbench.reporting.figures import new_figure, ratio_figure
-from dpbench.reporting.markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from dpbench.reporting.figures import new_figure
+from dpbench.reporting.markdown import Report, fmt, fmt_t
 from dpbench.reporting.measures import estimate
-from dpbench.reporting.provenance import finish
 from dpbench.reporting.runs import run_results
 
 ALPHA = seed000.ALPHA
@@ -372,21 +371,30 @@ def r18_threshold(claim, ev) -> Outcome:
                    comparisons=(Exact(ok, f"threshold {got:.3g}"),))
 
 
-def evidence(ctx: ReportContext, t_runs, eps_run) -> Evidence:
+def plan(ctx: ReportContext) -> dict:
+    """The report's runs: PLAN's experiments and the F5 worst-case families (built in code)."""
+    t_runs, eps_run = free_plan()
+    out = {name: (name, *sizes) for name, sizes in PLAN.items()}
+    out.update({exp.name: (exp, None, None) for exp in [*t_runs, eps_run]})
+    return out
+
+
+def measure(ev: Evidence, runs: dict) -> None:
+    """Seed 000's curator checks and constants, and the measurements below, some reading the runs."""
     from dpbench.papers.seed000 import ldp_checks
-    ev = ldp_checks.register(Evidence(ctx.runs, alpha=ALPHA))
-    ev.quick = ctx.quick
+    ldp_checks.register(ev)
     seed000.factor_values(ev)
     for fn in (seed000.difference_shrinks, seed000.joint_horizon, v_fit, v_fit_values, minimisers_at, table_a3,
                noncooperating_FG, noncooperating_both, boundary_tightness, kl_looser, regime, r9_literal_ctb,
                r11_factor, r13_g_on_reward, r15_reduction, r17_conditional, r17_alternative, r18_threshold):
         ev.measure(fn.__name__, fn)
-    ev.measure("distribution_free", seed000.distribution_free(t_runs, eps_run, HETERO, 1.0))
-    return ev
+    t_plan, eps_plan = free_plan()
+    t_runs = [runs[e.name] for e in t_plan if runs.get(e.name) is not None]
+    ev.measure("distribution_free", seed000.distribution_free(t_runs, runs.get(eps_plan.name), HETERO, 1.0))
 
 
 # ------------------------------------------------------------------ report
-def v_figure(report: Report, run):
+def v_figure(report: Report, run, results=()):
     from verify import regret_fits as rf
     runs = fig2_runs(run)
     if len(runs) < 3:
@@ -405,42 +413,22 @@ def v_figure(report: Report, run):
     ax.set_ylabel(f"mean regret at T = {fmt_t(next(iter(runs.values())).horizon)}")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-    report.figure(fig, "v_regression", "Seed 001 Fig. 2 reproduction: mean final regret of the 16 HeLDP "
-                                       "configurations against V, with the pooled fit.")
+    claims = [r.claim.id for r in results if r.claim.params.get("measure") in ("v_fit", "v_fit_values")]
+    report.figure(fig, "v_regression", "Fig. 2: mean final regret of the 16 HeLDP configurations against V, with "
+                                       "the pooled fit.", paper_figure="Fig. 2", claims=claims)
 
 
-def build(ctx: ReportContext) -> Report:
-    report = Report(ctx, "Seed 001: Multi-armed bandits with heterogeneous local differential privacy "
-                         "(Ren et al.; v001)")
-    quick_banner(report)
-    report.text("Paper: `../shared/seeds/001_*.txt`; spec: `seed_000_001.md` (sections 2, 5 F7, 6.3). The HoLDP "
-                "panels run HeLDP-UCB-L/B with eps_t = eps = eps_min. Every claim of the paper and every check "
-                "and reconstruction of the spec is a row of the claims table, decided by its test.")
-    runs = {name: ctx.experiment(name, *sizes) for name, sizes in PLAN.items()}
-    t_runs, eps_plan = free_plan()
-    t_runs = [ctx.experiment(e) for e in t_runs]
-    eps_run = ctx.experiment(eps_plan)
-    report.section("Setup")
-    setup_lines(report, {**runs, **{r.experiment.name: r for r in t_runs + [eps_run]}})
-    claims_section(report, evidence(ctx, t_runs, eps_run), alpha=ALPHA)
+def figures(report: Report, runs: dict, results) -> None:
+    v_figure(report, runs.get("seed001_fig2"), results)
 
-    report.section("Supporting evidence")
-    ratio_figure(report, runs, [("seed001_fig1c", "HeLDP-UCB-B", "UCB1"), ("seed001_fig1c", "HeLDP-UCB-L", "UCB1"),
-                                        ("seed001_fig1d", "HeLDP-UCB-B", "UCB1"),
-                                        ("seed001_fig1d", "HeLDP-UCB-L", "UCB1")],
-                         "ratios", "HoLDP ratios on mixed arms against T (95% bootstrap intervals); dotted: the "
-                                   "paper's 1.6, 8.6, 74, 210.", {"B2": 1.6, "L2": 8.6, "B02": 74.0, "L02": 210.0})
-    v_figure(report, runs.get("seed001_fig2"))
+
+def sections(report: Report, runs: dict, results) -> None:
     bound_checks_section(
         report, "Bound checks per run",
         "As in the seed 000 report: log-regret slopes on [T/100, T] (or the last decade) and mean regrets "
         "+- 3 s.e. against every registered bound of each run's policy. Theorems 7 and 10 are minimised "
-        "over kappa numerically; for homogeneous levels they equal Corollaries 8 and 11.", runs, level=3)
-    return report
+        "over kappa numerically; for homogeneous levels they equal Corollaries 8 and 11.",
+        {name: run for name, run in runs.items() if name in PLAN})
 
 
-def write(ctx: ReportContext):
-    return finish(build(ctx))
-
-
-__all__ = ["PLAN", "build", "write", "fig2_runs", "ALPHA"]
+__all__ = ["PLAN", "plan", "measure", "figures", "sections", "fig2_runs", "ALPHA"]

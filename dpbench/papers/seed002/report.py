@@ -22,10 +22,9 @@ import numpy as np
 
 from dpbench.reporting import measures as M
 from dpbench.reporting.bound_checks import bound_checks_section
-from dpbench.reporting.claims import Check, Evidence, NotChecked, Outcome, claims_section, provenance_of
+from dpbench.reporting.claims import Check, Evidence, NotChecked, Outcome, provenance_of
 from dpbench.reporting.context import ReportContext
-from dpbench.reporting.markdown import Report, fmt, quick_banner, setup_lines
-from dpbench.reporting.provenance import finish
+from dpbench.reporting.markdown import Report, fmt
 
 #: (evidence key, experiment, horizon, repetitions); None: the experiment file's size
 PLAN = [
@@ -265,29 +264,11 @@ MEASUREMENTS = {
 }
 
 
-def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
-    runs = {}
-    for key, name, horizon, reps in PLAN:
-        runs[key] = ctx.experiment(name, horizon, reps)
-    return M.evidence_of(ctx, runs, MEASUREMENTS), runs
+def plan(ctx: ReportContext) -> dict:
+    return {key: (name, horizon, reps) for key, name, horizon, reps in PLAN}
 
 
-def build(ctx: ReportContext) -> Report:
-    report = Report(ctx, "Seed 002: Optimal learning policies for differential privacy in MABs (Wang & Zhu)")
-    quick_banner(report)
-    report.text("Paper: `../shared/seeds/002_*.txt` (heavily garbled OCR); spec: `seed_002.md`, whose confidence "
-                "tags [H]/[M]/[L] mark every reconstructed constant. The paper gives no numbers for its "
-                "figures: its claims are orderings and scaling regimes. Figs. 6-7 run at T = 1e5 and 1e6 (the "
-                "OCR's '10°' is either; the spec derives its regimes for 1e6). Privacy-part exponents subtract "
-                "each algorithm's own privacy-free level A (the same algorithm with its privacy terms off: "
-                "DP-FTPL-Gauss with a one-pull start phase, DP-FTPL-New at eps = 500), not Thompson sampling's "
-                "regret, and keep the values where the privacy part leads (R > 2A), the start phase ends "
-                "before T/2 and the run is not round-robin.")
-    ev, runs = evidence(ctx)
-    report.section("Setup")
-    setup_lines(report, {key: run for key, run in runs.items()})
-    claims_section(report, ev)
-
+def sections(report: Report, runs: dict, results) -> None:
     bound_checks_section(report, "Bound checks (Figs. 4-5 and the GDP-Elim-New check)",
                          "Every registered bound against every run of these experiments (the claims table's "
                          "bound rows cover every run of the report). Theorems 16 and 18 are explicit and their "
@@ -295,8 +276,3 @@ def build(ctx: ReportContext) -> Report:
                          "O(N/lambda^4) term, so only their ln T coefficients are checked.",
                          {runs[k].experiment.name: runs[k]
                           for k in ("seed002_fig4", "seed002_fig5", "gdp_elim") if runs.get(k)})
-    return report
-
-
-def write(ctx: ReportContext):
-    return finish(build(ctx))

@@ -30,12 +30,10 @@ from dpbench.reporting.claims import (
     Outcome,
     Unobservable,
     Verdict,
-    claims_section,
     provenance_of,
 )
 from dpbench.reporting.context import ReportContext
-from dpbench.reporting.markdown import Report, fmt, quick_banner, setup_lines
-from dpbench.reporting.provenance import finish
+from dpbench.reporting.markdown import Report, fmt
 
 MODES = ("paper", "scaled")
 SETTINGS = {"fig1": "S1", "fig3": "S2", "fig4": "S3"}
@@ -414,36 +412,20 @@ MEASUREMENTS = {
 }
 
 
-def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
+def plan(ctx: ReportContext) -> dict:
+    """PLAN's experiments, the worst-case families, the declared-u and the lower-bound runs (built in code)."""
     from dpbench.experiments.runner import experiment_from_raw
-    runs = {key: ctx.experiment(name, horizon, reps) for key, name, horizon, reps in PLAN}
+    out = {key: (name, horizon, reps) for key, name, horizon, reps in PLAN}
     for horizon in WORST_T:
-        runs[worst_key(horizon)] = ctx.experiment(experiment_from_raw(worst_case_experiment(horizon)))
-    runs["declared_u"] = ctx.experiment(experiment_from_raw(declared_u_experiment()))
-    runs["lower_bounds"] = ctx.experiment(experiment_from_raw(lower_bound_experiment()))
-    return M.evidence_of(ctx, runs, MEASUREMENTS), runs
+        out[worst_key(horizon)] = (experiment_from_raw(worst_case_experiment(horizon)), None, None)
+    out["declared_u"] = (experiment_from_raw(declared_u_experiment()), None, None)
+    out["lower_bounds"] = (experiment_from_raw(lower_bound_experiment()), None, None)
+    return out
 
 
-def build(ctx: ReportContext) -> Report:
-    report = Report(ctx, "Seed 003: Optimal rates of (locally) differentially private heavy-tailed MABs (Tao et al.)")
-    quick_banner(report)
-    report.text("Paper: `../shared/seeds/003_*.txt`; spec: `seed_003.md`. The paper gives no numbers, only "
-                "orderings. With its literal constants every algorithm is near round-robin up to T = 1e7 "
-                "(spec 5.5), so each experiment runs in the paper-literal and the constant-scaled mode. The paper "
-                "ran 90 repetitions per configuration; this report uses 30 (checks: 10-20). Where the paper's "
-                "statement and the spec differ the paper's intent is tested and the spec's addition gets its own "
-                "row (the paper claims S3 > S1 and S3 > S2; S1 > S2 is the spec's reading of H_v).")
-    ev, runs = evidence(ctx)
-    report.section("Setup")
-    setup_lines(report, runs)
-    claims_section(report, ev)
+def sections(report: Report, runs: dict, results) -> None:
     bound_checks_section(report, "Bound checks (explicit bounds on the central runs)",
                          "Theorem 2 (DPRUCB) and Lemma 4 (DPRSE) need eps <= 1 and the literal constants: scaled-mode "
                          "runs and the LDP runs at eps in {5, 10, 20} are *not applicable*, with the reason.",
                          {runs[k].experiment.name: runs[k]
                           for k in ("seed003_fig1_paper", "seed003_fig1_scaled", "lower_bounds") if runs.get(k)})
-    return report
-
-
-def write(ctx: ReportContext):
-    return finish(build(ctx))

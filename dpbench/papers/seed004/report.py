@@ -19,10 +19,9 @@ import numpy as np
 
 from dpbench.reporting import measures as M
 from dpbench.reporting.bound_checks import registry_table
-from dpbench.reporting.claims import Evidence, Exact, NotChecked, Outcome, claims_section, provenance_of
+from dpbench.reporting.claims import Evidence, Exact, NotChecked, Outcome, provenance_of
 from dpbench.reporting.context import ReportContext
-from dpbench.reporting.markdown import Report, quick_banner, setup_lines
-from dpbench.reporting.provenance import finish
+from dpbench.reporting.markdown import Report
 
 PLAN = [("seed004_fig2", "seed004_fig2", None, None), ("seed004_fig4", "seed004_fig4", None, None),
         ("seed004_fig3b", "seed004_fig3b", None, None), ("coreset_k", "seed004_check_coreset_k", None, None),
@@ -302,36 +301,21 @@ def worst_key(horizon: int) -> str:
     return f"worst_T{horizon:.0e}".replace("+", "")
 
 
-def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
+def plan(ctx: ReportContext) -> dict:
+    """PLAN's experiments, the worst-case families and the d probe (built in code)."""
     from dpbench.experiments.runner import experiment_from_raw
-    runs = {key: ctx.experiment(name, horizon, reps) for key, name, horizon, reps in PLAN}
+    out = {key: (name, horizon, reps) for key, name, horizon, reps in PLAN}
     for horizon in WORST_T:
-        runs[worst_key(horizon)] = ctx.experiment(experiment_from_raw(worst_case_experiment(horizon)))
-    runs["d_probe"] = ctx.experiment(experiment_from_raw(d_probe_experiment()))
-    return M.evidence_of(ctx, runs, MEASUREMENTS), runs
+        out[worst_key(horizon)] = (experiment_from_raw(worst_case_experiment(horizon)), None, None)
+    out["d_probe"] = (experiment_from_raw(d_probe_experiment()), None, None)
+    return out
 
 
-def build(ctx: ReportContext) -> Report:
-    report = Report(ctx, "Seed 004: Differentially private stochastic linear bandits: (almost) for free (Hanna et al.)")
-    quick_banner(report)
-    report.text("Paper: `../shared/seeds/004_*.txt`; spec: `seed_004.md`. The paper's results are qualitative "
-                "(regret against the privacy budget). Its non-private reference curve is Lattimore & Szepesvari's "
-                "phased elimination ([24, Ch. 22]); the spec's acceptance criteria A-C use the non-private batched "
-                "algorithm (Alg. 1 without noise), a different algorithm (erratum E10): both comparisons are rows. "
-                "Fig. 2 runs the corrected modes (errata E1-E5), Fig. 4 the paper-literal ones.")
-    ev, runs = evidence(ctx)
-    report.section("Setup")
-    setup_lines(report, runs)
-    claims_section(report, ev)
+def sections(report: Report, runs: dict, results) -> None:
     report.section("Bound checks")
     report.text("Every theorem of this paper is order-only (an unstated constant C): Theorems 1-3, L&S's Theorem "
                 "22.1 and Remark 2's lower bound are checked as T exponents on the worst-case-over-gaps family (the "
                 "claims thm1.T_exponent, thm3.T_exponent, ls.T_exponent, remark2.lower, remark6.*); the 1/eps laws "
                 "as the s93* claims.")
-    report.section("Registered bounds of seed 004", 3)
-    registry_table(report, "004")
-    return report
-
-
-def write(ctx: ReportContext):
-    return finish(build(ctx))
+    report.section("Registered bounds of seed004", 3)
+    registry_table(report, "seed004")

@@ -21,15 +21,15 @@ How a seed adds its claims
    ``load_claims("NNN")`` reads and validates it (unknown test or key: an error naming the
    claim).  A run is named by its label in the claim's ``experiment`` or, in another
    experiment, by ``{experiment = "...", run = "..."}``.
-2. In the paper's ``report.py`` gather the evidence: ``ev = Evidence(runs)`` with the
-   :class:`~dpbench.experiments.runner.ExperimentRun` of every experiment (by name), and
-   ``ev.measure("name", fn)`` for each Python measurement a ``value`` or ``computed`` claim
-   names (exact constants, Monte-Carlo checks, audits): ``fn(claim, ev)`` returns a number (exact)
+2. Name the measurements its ``computed`` and ``value`` claims use: every ``measure_*`` of
+   :mod:`dpbench.reporting.measures` is there already; the paper's own go in its ``report.py``
+   (``MEASUREMENTS = {name: fn}``, or ``measure(evidence, runs)`` calling
+   ``evidence.measure(name, fn)``): ``fn(claim, ev)`` returns a number (exact)
    or an :class:`~verify.inference.Estimate` (``value``) or an :class:`Outcome` (``computed``).
-3. ``results = evaluate(load_claims("NNN"), ev, alpha=ALPHA)`` runs every test and decides
-   every row by the rule below; ``render(report, results)`` writes the rule, its family, the
-   tables (one per category, with a count per outcome) and ``write_json(...)`` the
-   machine-readable verdicts (with each row's category, cause and comparisons).
+3. ``dpbench report NNN`` (:mod:`dpbench.reporting.paper`) checks the table against the
+   experiments, runs them, and ``evaluate(claims, evidence)`` decides every row by the rule
+   below; :mod:`dpbench.reporting.front_page` writes the front page and the claims in detail,
+   ``write_json(...)`` the machine-readable verdicts.
 
 The decision rule
 =================
@@ -752,10 +752,6 @@ def count_line(results: Sequence[ClaimResult], category: str | None = None) -> s
 
 
 # --------------------------------------------------------------- output
-CLAIM_HEADER = ["id", "paper", "claim", "quantity", "expected", "test", "T, reps, seed", "measured",
-                "verdict"]
-
-
 def scope_text(results: Sequence[ClaimResult]) -> str:
     """What the family-wise correction of this report covers, in numbers."""
     if not results:
@@ -768,42 +764,6 @@ def scope_text(results: Sequence[ClaimResult]) -> str:
             f"row of every category, whatever its outcome); alpha = {alpha:g} family-wise, so each comparison "
             f"is decided at alpha/m = {level:.2g} and every interval in the verdict column is drawn at level "
             f"1 - {2 * level:.2g}. Exact computations ({exact} comparisons) are not in the family.")
-
-
-def render(report, results: Sequence[ClaimResult], *, title: str = "Claims of the paper and their verdicts"):
-    """The claims tables of a report: the rule and its scope, then one table per category (the
-    paper's own claims first) with a count per outcome, and the notes."""
-    from ..markdown import fmt_t
-    report.section(title)
-    report.text(RULE, scope_text(results),
-                "Counts: " + "; ".join(f"{CATEGORIES[cat]}: {count_line(results, cat)}" for cat in CATEGORIES
-                                        if any(r.category == cat for r in results)) + ". "
-                f"Claims table: `{_table_path(report)}`.")
-    for cat, name in CATEGORIES.items():
-        rows_of = [r for r in results if r.category == cat]
-        if not rows_of:
-            continue
-        report.section(f"{name[0].upper()}{name[1:]} ({count_line(rows_of)})", 3)
-        rows = []
-        for r in rows_of:
-            cl, o = r.claim, r.outcome
-            test = TESTS[cl.test]
-            size = ", ".join(x for x in (f"T = {fmt_t(o.horizon)}" if o.horizon else "",
-                                          f"R = {o.reps}" if o.reps else "",
-                                          f"seed {o.seed}" if o.seed is not None else "") if x)
-            verdict = f"**{r.verdict.value}**" + (f" ({r.cause})" if r.cause and r.verdict is not Verdict.REPRODUCED
-                                                  and r.cause != r.detail else "")
-            verdict += f": {r.detail}" if r.detail else ""
-            rows.append([cl.id, cl.where, cl.statement, cl.quantity or test.quantity(cl),
-                         test.expected(cl), test.method(cl), size, o.statistic, verdict])
-        report.table(CLAIM_HEADER, rows)
-    notes = [f"{r.claim.id}: {r.claim.note}" for r in results if r.claim.note]
-    if notes:
-        report.bullets(notes)
-
-
-def _table_path(report) -> str:
-    return f"dpbench/papers/{report.name}/claims.toml"
 
 
 def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
@@ -819,18 +779,6 @@ def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
     return path
 
 
-def claims_section(report, evidence: Evidence, *, alpha: float = DEFAULT_ALPHA, claims=None,
-                   title: str = "Claims of the paper and their verdicts") -> list[ClaimResult]:
-    """Evaluate the report's claims table (default: the paper's ``claims.toml``), render it, and write
-    ``<report>_claims.json`` next to the report; returns the results."""
-    claims = load_claims(report.ctx.seed) if claims is None else claims
-    results = evaluate(claims, evidence, alpha=alpha)
-    render(report, results, title=title)
-    report.ctx.out_dir.mkdir(parents=True, exist_ok=True)
-    write_json(Path(report.ctx.out_dir) / f"{report.name}_claims.json", results)
-    return results
-
-
 def _fmt_t(t) -> str:
     from ..markdown import fmt_t
     if t is None:
@@ -843,7 +791,7 @@ from . import kinds  # noqa: E402,F401  (registers the test kinds)
 
 __all__ = ["CATEGORIES", "RULE", "Verdict", "Claim", "Outcome", "Check", "Hypothesis", "Exact",
            "Unobservable", "Decision", "ClaimResult", "Evidence", "NotChecked", "TESTS", "claim_test", "load_claims",
-           "evaluate", "decide", "decide_comparison", "family_size", "render", "write_json", "counts", "count_line",
-           "scope_text", "claims_section", "checkpoint", "common_checkpoint", "uniform_share", "learning_horizon",
+           "evaluate", "decide", "decide_comparison", "family_size", "write_json", "counts", "count_line",
+           "scope_text", "checkpoint", "common_checkpoint", "uniform_share", "learning_horizon",
            "round_robin", "saturated", "fixed_schedule", "DEFAULT_ALPHA", "POWER", "ROUND_ROBIN_SHARE",
            "SATURATION_SHARE"]
