@@ -167,6 +167,32 @@ def grid_bin_index(edges, starts, lo, scale, s):
     return j
 
 
+@cached_njit(inline="always")
+def bin_index_in(edges, first, length, s):
+    """bin_index(edges[first:first + length], s), without making the slice (a view costs more
+    than the search in the kernel's inner loop)."""
+    base = first
+    while length > 0:
+        half = length >> 1
+        base += (length - half) if edges[base + half] < s else 0
+        length = half
+    return base - first
+
+
+@cached_njit(inline="always")
+def grid_bin_index_in(edges, first, starts, start_first, cells, lo, scale, s):
+    """grid_bin_index(edges[first:], starts[start_first:start_first + cells + 1], lo, scale, s),
+    without making the slices."""
+    g = grid_cell(s, lo, scale, cells)
+    j = starts[start_first + g]
+    end = starts[start_first + g + 1]
+    if end - j > 8:
+        return j + bin_index_in(edges, first + j, end - j, s)
+    while j < end and edges[first + j] < s:
+        j += 1
+    return j
+
+
 #: edges beyond which the counting kernel looks bins up on a grid (binary search below)
 GRID_MIN_EDGES = 16
 
@@ -260,18 +286,20 @@ def row_code(spec, row):
                     row.view(np.uint64))
 
 
-@cached_njit
-def statistic_value(spec, row):
-    """The scalar statistic of one output row (NaN: the row is in no event)."""
+@cached_njit(inline="always")
+def statistic_value(spec, row, bits):
+    """The scalar statistic ``spec`` of one output row (``bits``: the row viewed as uint64; NaN:
+    the row is in no bin), as the kernel and the block path both compute it."""
     kind = spec.kind
     if kind == VALUE:
         return row[spec.column]
     if kind == LINEAR:
         return linear_value(spec.bias, spec.weights, row)
     if kind == ADDITIVE:
-        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges,
-                              spec.feat_w, row, row.view(np.uint64))
-    return code_rank(spec.keys, spec.ranks, row_code(spec, row))
+        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges, spec.feat_w,
+                              row, bits)
+    return code_rank(spec.keys, spec.ranks,
+                     code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, row, bits))
 
 
 @cached_njit(parallel=True)
@@ -292,7 +320,8 @@ def grain_block(bits, out):
 def statistic_block(spec, rows, out):
     """out[i] = statistic of rows[i] (the block path, for any mechanism)."""
     for i in prange(rows.shape[0]):
-        out[i] = statistic_value(spec, rows[i])
+        row = rows[i]
+        out[i] = statistic_value(spec, row, row.view(np.uint64))
 
 
 # --------------------------------------------------------------- kernel
@@ -304,31 +333,17 @@ NONE = -1
 
 
 @cached_njit(inline="always")
-def slot_value(spec, row, bits):
-    """The scalar statistic ``spec`` of one output row (NaN: in no bin), for the kernel's slots."""
-    kind = spec.kind
-    if kind == VALUE:
-        return row[spec.column]
-    if kind == LINEAR:
-        return linear_value(spec.bias, spec.weights, row)
-    if kind == ADDITIVE:
-        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges, spec.feat_w,
-                              row, bits)
-    return code_rank(spec.keys, spec.ranks,
-                     code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, row, bits))
-
-
-@cached_njit(inline="always")
-def slot_spec(spec0, spec1, spec2, spec3, k):
-    """The statistic of slot k (the kernel takes its MAX_STATS specs as separate arguments: a
-    tuple of specs cannot enter a parallel loop)."""
-    if k == 0:
-        return spec0
-    if k == 1:
-        return spec1
-    if k == 2:
-        return spec2
-    return spec3
+def count_slot(spec, row, bits, counts, k, edges, edge_at, grid_lo, grid_scale, starts, start_at):
+    """Count the statistic of slot k of one output row into its histogram (see mechanism_kernel)."""
+    s = statistic_value(spec, row, bits)
+    if s == s:
+        first = edge_at[k]
+        cells = start_at[k + 1] - start_at[k] - 1
+        if cells > 0:
+            j = grid_bin_index_in(edges, first, starts, start_at[k], cells, grid_lo[k], grid_scale[k], s)
+        else:
+            j = bin_index_in(edges, first, edge_at[k + 1] - first, s)
+        counts[first + k + j] += 1
 
 
 @cached_njit(parallel=True)
@@ -343,7 +358,8 @@ def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, spec2, spec3, used, edg
     whose statistic lies in bin j = (e[j-1], e[j]] (e[-1] = -inf, e[len] = +inf; NaN: no bin),
     looked up on the grid (grid_lo[k], grid_scale[k], starts[start_at[k]:start_at[k + 1]]) of
     :func:`bin_grid` unless that is empty.  An output with a non-finite entry is counted in
-    bad[b] and in no bin.
+    bad[b] and in no bin.  (The slots are separate arguments, unrolled: a tuple of specs cannot
+    enter a parallel loop, and selecting one per output costs more than the statistic.)
 
     One kernel for both jobs and any number of statistics up to MAX_STATS: one compilation
     per mechanism type, and the stored and the counted outputs are the same draws.
@@ -369,16 +385,14 @@ def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, spec2, spec3, used, edg
             if not finite:
                 bad[b] += 1
                 continue
-            for k in range(used):
-                s = slot_value(slot_spec(spec0, spec1, spec2, spec3, k), row, bits)
-                if s == s:
-                    e = edges[edge_at[k]:edge_at[k + 1]]
-                    g = starts[start_at[k]:start_at[k + 1]]
-                    if g.shape[0] > 0:
-                        j = grid_bin_index(e, g, grid_lo[k], grid_scale[k], s)
-                    else:
-                        j = bin_index(e, s)
-                    cb[edge_at[k] + k + j] += 1
+            if used > 0:
+                count_slot(spec0, row, bits, cb, 0, edges, edge_at, grid_lo, grid_scale, starts, start_at)
+            if used > 1:
+                count_slot(spec1, row, bits, cb, 1, edges, edge_at, grid_lo, grid_scale, starts, start_at)
+            if used > 2:
+                count_slot(spec2, row, bits, cb, 2, edges, edge_at, grid_lo, grid_scale, starts, start_at)
+            if used > 3:
+                count_slot(spec3, row, bits, cb, 3, edges, edge_at, grid_lo, grid_scale, starts, start_at)
 
 
 _NO_SPEC = None

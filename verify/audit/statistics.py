@@ -85,6 +85,29 @@ def p_value(k1, n1, k2, n2, eps, delta=0.0):
     return float(math.exp(hi))
 
 
+class ClopperPearson:
+    """How the audit certifies one pre-chosen event from its counts: :func:`eps_bound` and
+    :func:`p_value` (fixed n, union of two one-sided Clopper-Pearson bounds).
+
+    The audit's plan holds its certifier; another one (a joint test, a sequential e-value test
+    over rounds of counts) offers the same two methods.
+    """
+
+    name = "Clopper-Pearson"
+
+    def bound(self, k1, n1, k2, n2, alpha, delta=0.0) -> float:
+        """Certified eps lower bound at confidence 1 - alpha (-inf if vacuous)."""
+        return eps_bound(k1, n1, k2, n2, alpha, delta)
+
+    def p_value(self, k1, n1, k2, n2, eps, delta=0.0) -> float:
+        """p-value of H0 "(eps, delta)-DP holds on this event"."""
+        return p_value(k1, n1, k2, n2, eps, delta)
+
+
+#: the audit's default certifier
+CLOPPER_PEARSON = ClopperPearson()
+
+
 # ------------------------------------------------------------ ranking proxy
 def approx_eps_bound(k1, n1, k2, n2, z, delta=0.0):
     """A fast, slightly conservative stand-in for :func:`eps_bound` used to *rank* many

@@ -87,8 +87,24 @@ class Certification:
 
 
 def certify(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], bar=None) -> Certification:
-    """Count and judge every layer's event (see the module docstring)."""
+    """Count and judge every layer's event on n fresh outputs per input (see the module docstring)."""
     t0 = time.perf_counter()
+    hists = count_events(plan, source, refined, plan.n, (1,), bar)
+    layers = judge(plan, refined, hists, plan.n)
+    curve_layer = LAW if LAW in refined else next(iter(refined))
+    curve = tradeoff.certify(refined[curve_layer].curve_events, hists[curve_layer, 0], hists[curve_layer, 1],
+                             plan.n, plan.alpha, plan.delta_grid)
+    return Certification(layers, curve, time.perf_counter() - t0)
+
+
+def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], n: int, stream: tuple,
+                 bar=None) -> dict:
+    """(layer, side) -> histogram of the layer's statistic on n fresh outputs of that input.
+
+    Every layer's statistic on a pair is counted on the same outputs (one draw per input);
+    ``stream`` ends the sample streams' keys (pair, side, *stream): a sequential certification
+    counts round r on the stream (1, r), say, and adds the histograms up.
+    """
     by_pair: dict[int, list] = {}
     for layer, r in refined.items():
         by_pair.setdefault(r.pair, []).append(layer)
@@ -96,24 +112,26 @@ def certify(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], 
     for p, members in by_pair.items():
         binnings = [(refined[layer].event.statistic, refined[layer].event.edges) for layer in members]
         for side, x in enumerate(plan.pairs[p]):
-            for layer, h in zip(members, source.histograms(x, plan.n, binnings, (p, side, 1), bar)):
+            for layer, h in zip(members, source.histograms(x, n, binnings, (p, side, *stream), bar)):
                 hists[layer, side] = h
+    return hists
+
+
+def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, n: int) -> dict[str, Certified]:
+    """Every layer's verdict from its counts on n outputs per input, at its share of alpha, by the
+    plan's certifier (the bound and p-value of one pre-chosen event)."""
     levels = plan.levels(refined)
     out = {}
     for layer, r in refined.items():
         h_x, h_xp = hists[layer, 0], hists[layer, 1]
         k1, k2 = r.event.counts(h_x, h_xp)
         level = levels[layer]
-        bound = float(st.eps_bound(k1, plan.n, k2, plan.n, level, plan.delta))
+        bound = float(plan.certifier.bound(k1, n, k2, n, level, plan.delta))
         out[layer] = Certified(layer=layer, refined=r, hist_x=h_x, hist_x_prime=h_xp, k_favoured=k1, k_other=k2,
                                level=level, alpha=plan.alpha, eps_lower_bound=max(0.0, bound),
-                               p_claim=float(st.p_value(k1, plan.n, k2, plan.n, plan.eps, plan.delta)),
+                               p_claim=float(plan.certifier.p_value(k1, n, k2, n, plan.eps, plan.delta)),
                                p_strata=_strata_test(r.event, h_x, h_xp) if layer == FLOATING_POINT else None)
-    curve_layer = LAW if LAW in refined else next(iter(refined))
-    r = refined[curve_layer]
-    curve = tradeoff.certify(r.curve_events, hists[curve_layer, 0], hists[curve_layer, 1], plan.n, plan.alpha,
-                             plan.delta_grid)
-    return Certification(out, curve, time.perf_counter() - t0)
+    return out
 
 
 def _strata_test(event: Event, hist_x, hist_x_prime) -> float | None:

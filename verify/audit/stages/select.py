@@ -66,8 +66,7 @@ def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
     if not found:
         names = ", ".join(f.name for f, _ in plan.features)
         raise InputError(f"no statistic of the features asked for ({names}) applies to the outputs of "
-                              f"{source.name}" + ("" if "category" in names else
-                                                  "; try features='auto'"))
+                         f"{source.name}")
     out = {}
     for layer in LAYERS:
         mine = [c for c in found if c.layer == layer]

@@ -49,6 +49,8 @@ class AuditPlan:
                       the smallest mass of a violating event that certification alone / the
                       whole audit finds and certifies (:func:`resolution_floor`)
     progress          show a progress bar
+    certifier         how a pre-chosen event's counts become a bound and a p-value
+                      (:class:`..statistics.ClopperPearson`)
     """
 
     eps: float
@@ -67,6 +69,7 @@ class AuditPlan:
     certification_floor: float
     delta_floor: float
     progress: bool = False
+    certifier: st.ClopperPearson = st.CLOPPER_PEARSON
 
     @property
     def requested_layers(self) -> set:
