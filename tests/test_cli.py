@@ -1,5 +1,6 @@
 """The documented command lines."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,8 +52,17 @@ def test_quick_report_builds_from_the_command_line(tmp_path):
     report = tmp_path / "reports" / "seed004.md"
     assert f"wrote {report}" in proc.stdout
     text = report.read_text()
-    assert text.startswith("# Seed 004") and "Quick mode" in text
+    assert text.startswith("# Seed 004") and "Smoke build" in text
     # the audits and errata are rows of the claims table since the claims became data
-    for heading in ("## Claims of the paper and their verdicts", "## Bound checks", "## Provenance"):
+    for heading in ("## At a glance", "## The paper's claims", "## Errata", "## Figures", "## Claims in detail",
+                    "## Bound checks", "## Provenance"):
         assert heading in text, heading
     assert "audit.alg1" in text and "erratum E1" in text
+    # a smoke build names only files a user has, says warnings in its own words, decides nothing
+    assert "../shared" not in text and not re.search(r"seed_00\d(_001)?\.md", text)
+    assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr
+    rows = json.loads((tmp_path / "reports" / "seed004_claims.json").read_text())
+    random_rows = [r for r in rows if any(c["random"] for c in r["comparisons"])]
+    assert random_rows and all(r["verdict"] not in ("reproduced", "contradicted") for r in random_rows)
+    assert {p.name for p in (tmp_path / "reports").glob("seed004_*.png")} >= {"seed004_fig2.png", "seed004_fig4.png",
+                                                                               "seed004_fig3b.png"}

@@ -96,6 +96,27 @@ def test_design_exploration_then_commit():
     assert r.pulls.sum() == 10**6
 
 
+def test_core_sets_are_recorded_from_the_run_itself():
+    """``core_sets`` reads the batches of the very run the engine computes (same seeds): every
+    action the compiled run pulls is in some batch's core set or is the committed one; in d = 2
+    a core set has 2-3 actions (G-optimal support <= d(d+1)/2), the no-core-set ablation plays
+    every active action."""
+    from dpbench.engine.simulate import prepare
+    from dpbench.policies.private_phased_elimination import core_sets
+    kw = dict(k=200, d=2, instance_seed=0, eps=1.0)
+    plan = prepare("linear_central", "linear_sphere", 10**5, SEED, **kw)
+    batches = core_sets(plan, 2)
+    compiled = dpbench.simulate("linear_central", "linear_sphere", 10**5, 2, SEED, **kw)
+    for rep, recorded in enumerate(batches):
+        assert recorded and {len(b.core) for b in recorded} <= {2, 3}
+        played = set(np.flatnonzero(compiled.pulls[rep]))
+        in_cores = set().union(*(set(b.core) for b in recorded))
+        assert len(played - in_cores) <= 1                  # at most the committed action
+        assert len(in_cores - played) <= 3 and len(in_cores) > 3  # a last batch cut short by T
+    full = core_sets(prepare("linear_central", "linear_sphere", 10**5, SEED, design="uniform", **kw))[0]
+    assert all(len(b.core) == b.active for b in full) and full[0].active == 200
+
+
 def test_ten_million_rounds_are_routine():
     """Phased policies decide once per batch, so T = 1e7 costs less than a per-pull policy's
     T = 1e6: each run (2 x 1e7 pulls, compile excluded) takes less time than UCB1's 2 x 1e6

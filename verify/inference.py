@@ -14,7 +14,13 @@ Holm's correction, and statsmodels regressions whose results object carries the 
   so a naive OLS standard error over checkpoints would be far too small.
 * :func:`power_law`: weighted least squares of log means on log x across separate runs
   (weights from the delta-method variance of each log mean), with a lack-of-fit test
-  and the residual scatter folded into the interval when it exceeds the sampling noise.
+  whose failure the fit reports (a claim decided on it is inconclusive); a run whose
+  repetitions have no spread gets no invented weight: the fit falls back to the residual
+  scatter of the log means, and says so.
+* :class:`Estimate`: a random number with its standard error and degrees of freedom, whose
+  interval can be drawn at any level (the level a report's family-wise correction sets);
+  :func:`bootstrap_estimate` and :func:`difference_estimate` make one from repetitions.
+  An estimate with no spread is *degenerate* unless it is exact (a computed constant).
 """
 from __future__ import annotations
 
@@ -49,6 +55,110 @@ class Interval:
 
     def __str__(self):
         return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}]"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measured number with its standard error: ``value / se`` is Student-t with ``df``
+    degrees of freedom (``inf``: normal), so its interval can be drawn at any level.
+
+    ``reps`` is the number of repetitions behind it (what "more repetitions" scales: the
+    standard error falls like 1/sqrt(reps) when ``scales_with_reps``); ``exact`` marks a
+    computed, non-random number (a constant, a formula), which needs no interval.  A random
+    estimate whose standard error is zero or not finite is *degenerate*: it decides nothing.
+    """
+    value: float
+    se: float
+    df: float = math.inf
+    reps: int | None = None
+    exact: bool = False
+    method: str = ""
+    scales_with_reps: bool = True
+
+    @classmethod
+    def exact_value(cls, value: float, method: str = "computed") -> Estimate:
+        return cls(float(value), 0.0, exact=True, method=method)
+
+    @property
+    def degenerate(self) -> str:
+        """Why this estimate cannot support an interval ("" if it can)."""
+        if self.exact:
+            return ""
+        if not math.isfinite(self.value):
+            return f"estimate {self.value}"
+        if not math.isfinite(self.se):
+            return "no finite standard error"
+        if self.se <= 1e-12 * abs(self.value) or self.se <= 0.0:
+            return (f"zero spread over {self.reps} repetitions" if self.reps else "zero spread") + \
+                   " (a zero-width interval decides nothing)"
+        return ""
+
+    def quantile(self, tail: float) -> float:
+        """The multiplier q of ``se`` that leaves ``tail`` probability above value + q se."""
+        if self.df == math.inf or self.df > 1e6:
+            return float(stats.norm.isf(tail))
+        return float(stats.t.isf(tail, max(self.df, 1.0)))
+
+    def interval(self, tail: float) -> Interval:
+        """The two-sided interval with ``tail`` probability beyond each end (level 1 - 2 tail)."""
+        if self.exact:
+            return Interval(self.value, self.value, self.value, 1.0, "exact")
+        half = self.quantile(tail) * self.se
+        return Interval(self.value, self.value - half, self.value + half, 1.0 - 2.0 * tail,
+                        self.method or "t", self.se)
+
+    def __str__(self):
+        if self.exact:
+            return f"{self.value:.6g} (exact)"
+        return f"{self.value:.4g} (s.e. {self.se:.2g})"
+
+
+def difference_estimate(a, b) -> Estimate:
+    """mean(a) - mean(b) of independent samples, Welch's standard error and Welch-Satterthwaite
+    degrees of freedom."""
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    if min(a.size, b.size) < 2:
+        raise InputError("a difference of means needs at least 2 values per sample")
+    va, vb = _variance(a) / a.size, _variance(b) / b.size
+    se2 = va + vb
+    parts = [(v, n - 1) for v, n in ((va, a.size), (vb, b.size)) if v > 0]
+    df = se2 ** 2 / sum(v * v / d for v, d in parts) if parts else math.inf
+    return Estimate(float(a.mean() - b.mean()), math.sqrt(se2), float(df), int(min(a.size, b.size)),
+                    method="Welch")
+
+
+def mean_estimate(x) -> Estimate:
+    """mean(x) with its standard error (t with n - 1 degrees of freedom)."""
+    x = np.asarray(x, dtype=float).ravel()
+    if x.size < 2:
+        raise InputError("a mean's standard error needs at least 2 values")
+    return Estimate(float(x.mean()), math.sqrt(_variance(x) / x.size), float(x.size - 1), int(x.size),
+                    method="t")
+
+
+def _variance(x: np.ndarray) -> float:
+    """The sample variance; exactly 0 when every value is equal (rounding in the mean would
+    otherwise leave a spurious 1e-25)."""
+    return 0.0 if x.size < 2 or np.ptp(x) == 0 else float(x.var(ddof=1))
+
+
+def bootstrap_estimate(samples: Sequence, statistic: Callable, *, n_resamples: int = 2000,
+                       seed: int = 0) -> Estimate:
+    """``statistic(*samples, axis=-1)`` with its bootstrap standard error (repetitions of each
+    sample resampled independently); t with (smallest sample - 1) degrees of freedom.  Its
+    interval at a report's family-wise level is value +- q se: at levels like 1 - 1e-4 a
+    percentile interval of a few thousand resamples would be read off its extreme resamples."""
+    data = tuple(np.asarray(s, dtype=float).ravel() for s in samples)
+    if not data or min(d.size for d in data) < 2:
+        raise InputError("bootstrap_estimate needs samples of at least 2 values each")
+    estimate = float(statistic(*data, axis=-1))
+    rng = np.random.default_rng(seed)
+    draws = statistic(*(d[rng.integers(0, d.size, (n_resamples, d.size))] for d in data), axis=-1)
+    draws = np.asarray(draws, dtype=float)
+    finite = draws[np.isfinite(draws)]
+    se = float(finite.std(ddof=1)) if finite.size == draws.size and finite.size > 1 else math.inf
+    n = min(d.size for d in data)
+    return Estimate(estimate, se, float(n - 1), int(n), method=f"bootstrap s.e. ({n_resamples} resamples)")
 
 
 def mean_ratio(x, y, axis=-1):
@@ -169,38 +279,85 @@ def curve_slope(x: np.ndarray, y: np.ndarray, *, level: float = 0.95) -> SlopeFi
                     {"r_squared_pooled": float(res.rsquared), "clusters": reps})
 
 
-def power_law(xs: Sequence[float], samples: Sequence, *, level: float = 0.95) -> SlopeFit:
+def power_law(xs: Sequence[float], samples: Sequence, *, level: float = 0.95,
+              lack_of_fit_alpha: float = 0.01) -> SlopeFit:
     """Exponent of y against x across runs: WLS of ln(mean y_i) on ln x_i, weights the inverse
     delta-method variances var(y_i) / (n_i mean(y_i)^2).
 
-    The interval first assumes those variances are right (statsmodels' 'fixed scale'); the
+    The interval assumes those variances are right (statsmodels' 'fixed scale'); the
     lack-of-fit statistic (weighted residual sum of squares, chi-square with n - 2 degrees of
-    freedom) tests that assumption, and when it exceeds its degrees of freedom the interval is
-    widened by that overdispersion (Birge ratio), so curvature of the law shows as a wider
-    interval and a small lack-of-fit p-value, never as false precision.
+    freedom) tests that assumption.  When it fails at ``lack_of_fit_alpha`` the power law does
+    not describe the points within their noise: ``diagnostics['degenerate']`` says so (a claim
+    decided on this fit is inconclusive) and the interval is widened by the overdispersion
+    (Birge ratio) for display.
+
+    A run whose repetitions have no spread (a deterministic cell) has no sampling variance to
+    weight by: the fit is then ordinary least squares of the log means, its interval from the
+    residual scatter alone (t with n - 2 degrees of freedom), and ``diagnostics['zero_variance']``
+    lists those runs.  With no residual degree of freedom, or no scatter at all, the interval has
+    zero or infinite width and ``diagnostics['degenerate']`` says why.  Nothing is floored.
     """
     xs = np.asarray(xs, dtype=float)
     ys = [np.asarray(s, dtype=float).ravel() for s in samples]
     means = np.array([y.mean() for y in ys])
-    var_log = np.array([y.var(ddof=1) / (y.size * m * m) for y, m in zip(ys, means)])
-    var_log = np.maximum(var_log, 1e-300)
+    var_log = np.array([_variance(y) / (y.size * m * m) for y, m in zip(ys, means)])
     design = sm.add_constant(np.log(xs))
+    df = xs.size - 2
+    reps = int(min(y.size for y in ys))
+    ols = sm.OLS(np.log(means), design).fit()
+    zero = [float(x) for x, v in zip(xs, var_log) if not v > 0]
+    diagnostics = {"df": df, "residuals": ols.resid.tolist(), "zero_variance": zero, "degenerate": "",
+                   "lack_of_fit_chi2": math.nan, "lack_of_fit_p": math.nan, "birge_ratio": math.nan,
+                   "scale": 1.0, "reps": reps}
+    if zero:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            se = float(ols.bse[1]) if df > 0 else math.nan
+        slope = float(ols.params[1])
+        if df > 0 and se <= 1e-9 * max(1.0, abs(slope)):
+            se = 0.0                                     # exact points: rounding is not scatter
+        if df > 0 and se > 0:
+            half = float(stats.t.isf((1 - level) / 2, df)) * se
+        else:
+            half = math.nan if df <= 0 else 0.0
+        diagnostics["degenerate"] = (
+            f"{len(zero)} run(s) without spread over repetitions (at {', '.join(f'{x:g}' for x in zero)}): "
+            + ("no residual degree of freedom for an interval" if df <= 0 else
+               "and the log means lie exactly on a line: a zero-width interval" if se == 0 else ""))
+        if df > 0 and se > 0:
+            diagnostics["degenerate"] = ""              # an honest interval from the residual scatter
+        diagnostics.update(method="OLS of log means (residual scatter; runs without spread carry no weight)",
+                           se_df=float(df), scales_with_reps=False)
+        return SlopeFit(slope, float(ols.params[0]), (slope - half, slope + half), level,
+                        float(ols.rsquared), se, int(xs.size), ols, diagnostics)
     weights = 1.0 / var_log
     base = sm.WLS(np.log(means), design, weights=weights).fit(cov_type="fixed scale")
-    df = xs.size - 2
     chi2 = float(np.sum(weights * base.resid ** 2))
     birge = chi2 / df if df > 0 else math.nan
     scale = max(1.0, birge) if df > 0 else 1.0
     res = sm.WLS(np.log(means), design, weights=weights).fit(cov_type="fixed scale",
                                                             cov_kwds={"scale": scale})
     lo, hi = res.conf_int(alpha=1 - level)[1]
-    ols = sm.OLS(np.log(means), design).fit()
-    diagnostics = {"lack_of_fit_chi2": chi2, "df": df, "birge_ratio": birge, "scale": scale,
-                   "lack_of_fit_p": float(stats.chi2.sf(chi2, df)) if df > 0 else math.nan,
-                   "residuals": ols.resid.tolist()}
+    p_lof = float(stats.chi2.sf(chi2, df)) if df > 0 else math.nan
+    diagnostics.update(lack_of_fit_chi2=chi2, birge_ratio=birge, scale=scale, lack_of_fit_p=p_lof,
+                       method="WLS of log means (delta-method weights)", se_df=float(max(reps - 1, 1)),
+                       scales_with_reps=True)
+    if df > 0 and p_lof < lack_of_fit_alpha:
+        diagnostics["degenerate"] = (f"the power law fails its lack-of-fit test (chi2 = {chi2:.3g} on {df} df, "
+                                     f"p = {p_lof:.2g} < {lack_of_fit_alpha:g}): the points are not one power "
+                                     "law within their noise")
     return SlopeFit(float(res.params[1]), float(res.params[0]), (float(lo), float(hi)), level,
-                    float(ols.rsquared), float(res.bse[1]), int(xs.size), res, diagnostics)
+                    float(ols.rsquared), float(base.bse[1]), int(xs.size), res, diagnostics)
 
 
-__all__ = ["Interval", "TestResult", "SlopeFit", "bootstrap_ci", "mean_ratio", "compare", "holm",
-           "curve_slope", "power_law", "WELCH", "MANN_WHITNEY"]
+def slope_estimate(fit: SlopeFit) -> Estimate:
+    """The slope of a :func:`power_law` fit as an :class:`Estimate` (standard error without the
+    display widening; degrees of freedom and scaling from the fit's method)."""
+    d = fit.diagnostics
+    return Estimate(fit.slope, fit.se if math.isfinite(fit.se) else math.inf, d.get("se_df", math.inf),
+                    d.get("reps"), method=d.get("method", ""), scales_with_reps=d.get("scales_with_reps", True))
+
+
+__all__ = ["Interval", "Estimate", "TestResult", "SlopeFit", "bootstrap_ci", "bootstrap_estimate",
+           "difference_estimate", "mean_estimate", "mean_ratio", "compare", "holm", "curve_slope", "power_law",
+           "slope_estimate", "WELCH", "MANN_WHITNEY"]

@@ -328,15 +328,15 @@ def _slope_checks(fit: Fit, curves: Curves, bounds, ctx) -> list[Verdict]:
         evidence = {"bound_slope": ev.slope, "estimate": fit.estimate, "ci": fit.ci, "side": b.side,
                     "form": b.form}
         if b.side == UPPER:
-            ok = lo <= ev.slope
-            text = (f"C = {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'<=' if ok else '>'} "
-                    f"upper-bound coefficient {ev.slope:.4g}")
+            status = WITHIN if hi <= ev.slope else OUTSIDE if lo > ev.slope else INCONCLUSIVE
+            text = (f"C = {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] vs upper-bound coefficient {ev.slope:.4g}")
         else:
-            ok = hi >= ev.slope
-            text = (f"C = {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'>=' if ok else '<'} "
-                    f"lower-bound coefficient {ev.slope:.4g}"
-                    + ("" if ok or b.form != ASYMPTOTIC else " (asymptotic bound, finite-T slope)"))
-        checks.append(Verdict(WITHIN if ok else OUTSIDE, text, b.key, evidence))
+            status = WITHIN if lo >= ev.slope else OUTSIDE if hi < ev.slope else INCONCLUSIVE
+            if status == OUTSIDE and b.form == ASYMPTOTIC:
+                status = INCONCLUSIVE          # an asymptotic lower bound says nothing of a finite-T slope
+            text = (f"C = {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] vs lower-bound coefficient {ev.slope:.4g}"
+                    + (" (asymptotic bound, finite-T slope)" if b.form == ASYMPTOTIC else ""))
+        checks.append(Verdict(status, text, b.key, evidence))
     return checks
 
 
@@ -370,8 +370,6 @@ def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 
     curves = as_curves(result)
     chosen, context = _resolve_bounds(bounds, curves, ctx)
     reps = curves.reps
-    mean = curves.regret.mean(axis=0)
-    se = curves.regret.std(axis=0, ddof=1) / math.sqrt(reps) if reps > 1 else np.full_like(mean, np.nan)
     out = []
     for b in chosen:
         if b.value is None:
@@ -379,15 +377,7 @@ def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 
         if reps < 2:
             out.append(Verdict(NOT_APPLICABLE, f"{reps} repetition(s): no standard error", b.key))
             continue
-        idx = np.arange(curves.checkpoints.size) if b.anytime else np.array([curves.checkpoints.size - 1])
-        idx = idx[curves.checkpoints[idx] >= max(2, context.get("K", 2))]
-        rows, reason = [], ""
-        for i in idx:
-            ev = b.evaluate(context, T=float(curves.checkpoints[i]))
-            if not ev.applicable:
-                reason = ev.reason
-                break
-            rows.append((float(curves.checkpoints[i]), ev.value, ev.vacuous, mean[i], se[i]))
+        rows, reason = bound_points(curves, b, context)
         if reason or not rows:
             out.append(Verdict(NOT_APPLICABLE, reason or "no checkpoint to check", b.key))
             continue
@@ -400,7 +390,8 @@ def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 
         evidence = {"horizon": t[last], "bound": val[last], "mean": m[last], "se": s[last],
                     "vacuous_fraction": float(vac.mean()), "checked": int(t.size)}
         where = "every checkpoint" if b.anytime else "the horizon"
-        vac_note = f"; vacuous (>= T x max gap) at {int(vac.sum())}/{t.size} checkpoints" if vac.any() else ""
+        vac_note = (f"; vacuous ({'>= T x max gap' if b.side == UPPER else '<= the sum of the gaps'}) at "
+                    f"{int(vac.sum())}/{t.size} checkpoints" if vac.any() else "")
         if bad.any():
             i = int(np.argmax(bad))
             out.append(Verdict(OUTSIDE, f"at t = {t[i]:g}: mean {m[i]:.4g} +- {z:g} SE {s[i]:.3g} "
@@ -414,24 +405,57 @@ def check_values(result, bounds=None, *, ctx: Mapping | None = None, z: float = 
     return out
 
 
+def bound_points(result, bound: Bound, ctx: Mapping | None = None) -> tuple[list[tuple], str]:
+    """Return the checkpoints at which explicit bound ``bound`` bounds the run's mean regret.
+
+    Every checkpoint for an ``anytime`` bound, else the horizon (t >= max(2, K)): rows (t, bound
+    value, vacuous, mean, standard error), or ([], why the bound does not apply).
+    """
+    curves = as_curves(result)
+    context = ctx if ctx is not None else _resolve_bounds([bound], curves, None)[1]
+    reps = curves.reps
+    mean = curves.regret.mean(axis=0)
+    se = curves.regret.std(axis=0, ddof=1) / math.sqrt(reps) if reps > 1 else np.full_like(mean, np.nan)
+    idx = np.arange(curves.checkpoints.size) if bound.anytime else np.array([curves.checkpoints.size - 1])
+    idx = idx[curves.checkpoints[idx] >= max(2, context.get("K", 2))]
+    rows = []
+    for i in idx:
+        ev = bound.evaluate(context, T=float(curves.checkpoints[i]))
+        if not ev.applicable:
+            return [], ev.reason
+        rows.append((float(curves.checkpoints[i]), ev.value, ev.vacuous, float(mean[i]), float(se[i])))
+    return rows, ""
+
+
 # ----------------------------------------------------------- exponents
 def _exponent_check(est, ci, expected: Exponent | float, side: str | None, tolerance: float,
                     label: str) -> Verdict:
+    """Compare an exponent's interval with a prediction or a one-sided order bound.
+
+    ``side`` None: the band value +- tolerance must contain the whole interval (disjoint:
+    inconsistent); a bound: the interval on the bound's side is consistent, wholly beyond it
+    inconsistent; anything else is inconclusive.
+    """
     lo, hi = ci
     if isinstance(expected, Exponent):
         value, limit = expected.value, expected.limit
     else:
         value, limit = float(expected), None
     evidence = {"estimate": est, "ci": ci, "expected": value, "tolerance": tolerance, "side": side}
-    if side is None:                                            # a scaling law: the CI must reach it
-        ok = lo <= value + tolerance and hi >= value - tolerance
-        rel = "contains" if ok else "excludes"
-        return Verdict(CONSISTENT if ok else INCONSISTENT,
-                       f"exponent {est:.3g} [{lo:.3g}, {hi:.3g}] {rel} {value:.3g} +- {tolerance:g}", label, evidence)
+    if side is None:                                            # a scaling law: the band must hold the CI
+        band_lo, band_hi = value - tolerance, value + tolerance
+        status = (CONSISTENT if band_lo <= lo and hi <= band_hi else
+                  INCONSISTENT if hi < band_lo or lo > band_hi else INCONCLUSIVE)
+        rel = {CONSISTENT: "inside", INCONSISTENT: "outside", INCONCLUSIVE: "straddles"}[status]
+        return Verdict(status, f"exponent {est:.3g} [{lo:.3g}, {hi:.3g}] {rel} {value:.3g} +- {tolerance:g}",
+                       label, evidence)
     grows = (limit == "infinity") == (side == UPPER)
-    ok = lo <= value + tolerance if grows else hi >= value - tolerance
+    if grows:
+        status = CONSISTENT if hi <= value + tolerance else INCONSISTENT if lo > value + tolerance else INCONCLUSIVE
+    else:
+        status = CONSISTENT if lo >= value - tolerance else INCONSISTENT if hi < value - tolerance else INCONCLUSIVE
     sign = "<=" if grows else ">="
-    return Verdict(CONSISTENT if ok else INCONSISTENT,
+    return Verdict(status,
                    f"exponent {est:.3g} [{lo:.3g}, {hi:.3g}]: {side} bound needs {sign} {value:.3g} "
                    f"(+- {tolerance:g}) as {getattr(expected, 'variable', 'x')} -> "
                    f"{'0' if limit == 'zero' else 'infinity'}", label, evidence)
@@ -469,6 +493,16 @@ def exponent_checks(fit: Fit, variable: str, *, bounds=(), ctx: Mapping | None =
     out = []
     if predicted is not None:
         out.append(_exponent_check(fit.estimate, fit.ci, predicted, None, tolerance, predicted_label))
+    out += _bound_exponent_checks(fit, variable, bounds, ctx, tolerance)
+    degenerate = fit.details.get("degenerate")
+    if degenerate:                          # a fit failing its own lack-of-fit test decides nothing
+        out = [Verdict(INCONCLUSIVE, f"{v.reason}; but {degenerate}", v.bound, v.evidence)
+               if v.status in (CONSISTENT, INCONSISTENT) else v for v in out]
+    return out
+
+
+def _bound_exponent_checks(fit: Fit, variable: str, bounds, ctx, tolerance: float) -> list[Verdict]:
+    out = []
     for b in bounds:
         b = _bounds.get(b) if isinstance(b, str) else b
         ev = b.evaluate(_bounds.context(None, **(ctx or {})))
@@ -630,9 +664,11 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
     """Slope of ln C on ln eps, C the log-regret slope of each run (spec 000/001 F3).
 
     ``results`` maps eps -> SimulationResult.  Runs whose window is not
-    logarithmic are excluded (listed in ``details['excluded']``).  Checks: the
-    local slope of the theory factor over the same eps values (``factor`` =
-    ``"beta"``, ``"F_L"`` or a function: C proportional to F) and/or ``predicted``
+    logarithmic are excluded (listed in ``details['excluded']``).  Checks: C
+    proportional to the theory factor (``factor`` = ``"beta"``, ``"F_L"`` or a
+    function): the slope of ln(C / F) in ln eps is 0, with its lack-of-fit test
+    (``details['factor_fit']``; the factor's local slope is in
+    ``details['factor_local_slope']``), and/or ``predicted``
     (e.g. -2, the small-eps limit of both factors).  Fit 2 of F3, C = k F(eps), is
     reported in ``details`` (k, its R^2, and eps^2 C).
 
@@ -663,7 +699,7 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
             fit.verdict.reason += f"; {len(excluded)} run(s) excluded as not logarithmic (eps = " \
                                   f"{', '.join(f'{e:g}' for e in excluded)})"
         return fit
-    fn = {"beta": lambda e: _bounds.seed000_001.beta(e), "F_L": lambda e: _bounds.seed000_001.F_L(e)}.get(
+    fn = {"beta": lambda e: _bounds.factors.beta(e), "F_L": lambda e: _bounds.factors.F_L(e)}.get(
         factor, factor) if factor is not None else None
     label = "eps^-2 law (small-eps limit)"
     if fn is not None:
@@ -675,8 +711,16 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
         fit.details.update({"factor_local_slope": local, "k": float(model.params[0]),
                             "k_r_squared": float(model.rsquared), "eps2_C": (np.square(xs) * c_mean).tolist()})
         name = factor if isinstance(factor, str) else "F"
-        fit.checks = exponent_checks(fit, "eps", predicted=local, tolerance=tolerance,
-                                     predicted_label=f"C proportional to {name}(eps): local slope")
+        # C proportional to F: ln(C / F) has slope 0 in ln eps, and its lack-of-fit test asks whether
+        # C / F is constant within the noise (F itself is no power law, so ln C's slope is not one number)
+        law = power_law(xs, [s / f for s, f in zip(samples, fx)], level=level)
+        fit.details["factor_fit"] = {"slope": law.slope, "ci": law.ci, **law.diagnostics}
+        check = _exponent_check(law.slope, law.ci, 0.0, None, tolerance,
+                                f"C proportional to {name}(eps): slope of ln(C / {name})")
+        if law.diagnostics["degenerate"] and check.status != INCONCLUSIVE:
+            check = Verdict(INCONCLUSIVE, f"{check.reason}; but {law.diagnostics['degenerate']}", check.bound,
+                            check.evidence)
+        fit.checks = [check]
     if predicted is not None:
         fit.checks += exponent_checks(fit, "eps", predicted=predicted, tolerance=tolerance, predicted_label=label)
     return fit
@@ -739,12 +783,14 @@ def heldp_v(result, alternative: bool = False) -> float:
 
 
 def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: float = 0.9977,
-                 level: float = 0.95, n_boot: int = 2000, seed: int = 0, min_runs: int = 3) -> Fit:
+                 tolerance: float = 5e-5, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
+                 min_runs: int = 3) -> Fit:
     """Linear regression of final regret on V (seed 001 Fig. 2), with R^2 and its bootstrap interval.
 
     ``results`` are HeLDP ``SimulationResult`` objects (each carries V_L, V_L' and V_B in
     ``info``).  The pooled fit is the estimate; per-policy fits are in ``details``.
-    The check compares R^2 with the paper's ``paper_r2``.
+    The check compares R^2's interval with the paper's ``paper_r2`` +- ``tolerance`` (default:
+    its rounding): inside, outside or straddling.
 
     Parameters
     ----------
@@ -754,6 +800,8 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
         Regress on V_L' instead of V_L.
     paper_r2 : float
         The paper's R^2.
+    tolerance : float
+        Half-width of the band around it.
     level, n_boot, seed
         Confidence level of R^2's bootstrap interval, its resamples and seed.
     min_runs : int
@@ -796,11 +844,8 @@ def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: floa
               details={"slope": float(model.params[1]), "intercept": float(model.params[0]), "V": v.tolist(),
                        "mean_regret": means.tolist(), "per_policy_r_squared": per_group,
                        "alternative_V_L": alternative})
-    lo, hi = interval
-    ok = lo <= paper_r2 <= hi
-    fit.checks = [Verdict(CONSISTENT if ok else INCONSISTENT,
-                          f"R^2 = {fit.estimate:.4f} [{lo:.4f}, {hi:.4f}] {'contains' if ok else 'excludes'} "
-                          f"the paper's {paper_r2}", "seed001.fig2", {"paper": paper_r2})]
+    fit.checks = [claim_check(fit, paper_r2, "seed001.fig2", relative_tolerance=tolerance / abs(paper_r2))]
+    fit.checks[0].evidence["paper"] = paper_r2
     return fit
 
 
@@ -851,8 +896,10 @@ def ratio_at(numerator, denominator, t: int | None = None, *, level: float = 0.9
 def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: float = 0.0) -> Verdict:
     """Compare a paper's number with a measured interval.
 
-    A paper's number against a measured interval: consistent if the interval (widened by
-    ``relative_tolerance`` of the claim, for rounded claims) contains it.
+    A paper's number against a measured interval: consistent if the whole interval lies inside
+    the claim +- ``relative_tolerance`` of it (for rounded claims), inconsistent if it lies
+    outside, inconclusive if it straddles an edge (with no tolerance a point claim is never
+    consistent: an interval that merely contains a number is not evidence for it).
 
     Parameters
     ----------
@@ -868,16 +915,17 @@ def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: flo
     Returns
     -------
     Verdict
-        Consistent, inconsistent, or not applicable (no interval).
+        Consistent, inconsistent, inconclusive, or not applicable (no interval).
     """
     if not fit.applicable:
         return Verdict(NOT_APPLICABLE, fit.verdict.reason, label)
     lo, hi = fit.ci
     pad = abs(claimed) * relative_tolerance
-    ok = lo - pad <= claimed <= hi + pad
-    return Verdict(CONSISTENT if ok else INCONSISTENT,
-                   f"measured {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {'contains' if ok else 'excludes'} "
-                   f"{claimed:g}" + (f" (+- {pad:.3g})" if pad else ""), label,
+    status = (CONSISTENT if claimed - pad <= lo and hi <= claimed + pad else
+              INCONSISTENT if hi < claimed - pad or lo > claimed + pad else INCONCLUSIVE)
+    rel = {CONSISTENT: "inside", INCONSISTENT: "outside", INCONCLUSIVE: "straddles"}[status]
+    return Verdict(status, f"measured {fit.estimate:.4g} [{lo:.4g}, {hi:.4g}] {rel} {claimed:g}"
+                   + (f" +- {pad:.3g}" if pad else ""), label,
                    {"claimed": claimed, "estimate": fit.estimate, "ci": fit.ci})
 
 

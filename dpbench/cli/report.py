@@ -1,4 +1,4 @@
-"""``dpbench report SEED|all [--quick]``: build the bound-validation report of a paper."""
+"""``dpbench report PAPER|all|FOLDER [--quick]``: build the bound-validation report of a paper."""
 from __future__ import annotations
 
 import time
@@ -8,13 +8,15 @@ from ..validation import InputError
 
 def register(subparsers):
     p = subparsers.add_parser(
-        "report", help="bound-validation report of a paper: claims, bound checks, errata",
-        description="Run (or reuse saved results of) a paper's experiments, fit the regret curves, "
-                    "check every bound of the registry, run the audits and feasibility checks that "
-                    "exist, and write reports/seed<NNN>.md with its figures.")
-    p.add_argument("seed", help="000, 001, 002, 003, 004 (or seed000, 2, ...), or all")
+        "report", help="bound-validation report of a paper (installed, or a folder of your own)",
+        description="Check a paper's claims table, run (or reuse saved results of) its experiments, decide "
+                    "every claim, redraw its figures, and write <out>/<paper>.md: a front page of verdicts, "
+                    "the figures, every claim in detail. PAPER is an installed paper (000 ... 004, seed002), "
+                    "'all', or a folder holding claims.toml and experiments/ (e.g. ./mypaper; its policies and "
+                    "mechanisms come from --plugin as for every command).")
+    p.add_argument("paper", metavar="PAPER", help="000, 001, ..., seed002, all, or a paper folder (./mypaper)")
     p.add_argument("--quick", action="store_true",
-                   help="tiny sizes (T <= 20,000, <= 4 repetitions): checks the report builds, for CI")
+                   help="smoke build (T <= 20,000, <= 4 repetitions): checks the report builds; decides nothing")
     p.add_argument("--results", default="dpbench-results", metavar="DIR",
                    help="where experiment results are saved and reused (default: dpbench-results)")
     p.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
@@ -26,16 +28,18 @@ def register(subparsers):
 
 
 def run(args) -> int:
-    from ..reporting import SEEDS, build_report, discard_store
-    from ..reporting.context import require_seed
-    seeds = SEEDS if str(args.seed).lower() == "all" else (require_seed(args.seed, SEEDS),)
+    from ..reporting import build_report, discard_store, installed_papers
+    from ..reporting.paper import find_paper
     if args.threads is not None and args.threads < 1:
         raise InputError(f"threads must be an integer >= 1 (got {args.threads})")
+    papers = installed_papers() if str(args.paper).lower() == "all" else [args.paper]
+    for paper in papers:
+        find_paper(paper)                 # an unknown paper fails before anything runs
     if args.force:
         discard_store(args.results)           # once: the reports share their cells
-    for seed in seeds:
+    for paper in papers:
         t0 = time.perf_counter()
-        path = build_report(seed, quick=args.quick, results_dir=args.results, out_dir=args.out,
+        path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=args.out,
                             threads=args.threads, progress=not args.no_progress)
         print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0

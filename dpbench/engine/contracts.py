@@ -204,11 +204,12 @@ def _real(x) -> bool:
 class _Checked:
     """The loop's verbs, each calling the registered function and checking its contract."""
 
-    def __init__(self, plan):
+    def __init__(self, plan, observe=None):
         self.plan = plan
         self.k = plan.instance.k
         self.changed = False
         self.updates = 0
+        self.observe = observe
 
     def fail(self, who, what, t):
         raise ComponentError(f"check: {who} {what} (at t={t}, repetition of seed {self.plan.seed})")
@@ -226,6 +227,8 @@ class _Checked:
             self.fail(who, f"returned arm {arm!r}; arms are integers 0..{self.k - 1}", t)
         if not _integer(m) or m < 1:
             self.fail(who, f"returned m = {m!r}; m is the number of pulls, an integer >= 1", t)
+        if self.observe is not None:
+            self.observe(state, t)
         return int(arm), int(m)
 
     def broadcast(self, policy, state):
@@ -269,13 +272,15 @@ def _seed_compiled_stream(seed):
     np.random.seed(seed)
 
 
-def run_checked(plan, rep: int) -> None:
+def run_checked(plan, rep: int, observe=None) -> None:
     """Repetition ``rep`` of ``plan`` as plain Python through the loop's own code, every verb
-    call checked; raises :class:`ComponentError` naming the function that breaks its contract."""
+    call checked; raises :class:`ComponentError` naming the function that breaks its contract.
+    ``observe(state, t)``, if given, reads the policy's state after every ``select`` (to record
+    what a run's results do not keep, e.g. a batch's core set)."""
     from ..randomness import rep_seeds
     from .kernel import simulate_kernel
 
-    checked = _Checked(plan)
+    checked = _Checked(plan, observe)
     loop_code = simulate_kernel.py_func
     names = {v: getattr(checked, v) for v in ("init_state", "select", "update", "respond_broadcast",
                                               "broadcast")}

@@ -129,33 +129,80 @@ def _finish_panel(ax, panel, xlabel, ylabel):
 
 
 def _save_figure(plt, fig, title, path):
-    fig.suptitle(title, fontsize=10)
+    import textwrap
+    width = max(40, int(fig.get_figwidth() * 12))
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in title.split("\n")), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
 
 
+def draw_band(ax, t, mean, lo, hi, colour, label: str, *, reps: int):
+    """A mean curve with its 95% band (filled and outlined); the band's relative half-width at the
+    last point goes in the label.  Returns the line."""
+    line, = ax.plot(t, mean, color=colour, lw=1.1, label=label)
+    if reps > 1:
+        ax.fill_between(t, lo, hi, color=line.get_color(), alpha=0.3, lw=0)
+        for edge in (lo, hi):
+            ax.plot(t, edge, color=line.get_color(), lw=0.5, alpha=0.9)
+        if mean[-1] > 0:
+            line.set_label(f"{label} (±{(hi[-1] - lo[-1]) / 2 / mean[-1]:.1%})")
+    return line
+
+
+def band_strip(ax, bands, *, size: str = "24%", fontsize: float = 7):
+    """Below ``ax`` (sharing its t axis), each curve's 95% band as a percentage of its mean, so
+    the band is seen at any number of repetitions (on a log regret axis a +-1% band is thinner
+    than the line).  ``bands``: (t, mean, lo, hi, colour) per curve.  Returns the strip's axes."""
+    from mpl_toolkits.axes_grid1 import make_axes_locatable
+    strip = make_axes_locatable(ax).append_axes("bottom", size=size, pad=0.08, sharex=ax)
+    top = 0.0
+    for t, mean, lo, hi, colour in bands:
+        t, mean = np.asarray(t, float), np.asarray(mean, float)
+        ok = mean > 0
+        if ok.sum() < 2:
+            continue
+        half = 100.0 * (np.asarray(hi, float)[ok] - np.asarray(lo, float)[ok]) / 2 / mean[ok]
+        strip.fill_between(t[ok], -half, half, color=colour, alpha=0.25, lw=0)
+        strip.plot(t[ok], half, color=colour, lw=0.6)
+        strip.plot(t[ok], -half, color=colour, lw=0.6)
+        late = t[ok] >= 10 * t[ok][0]
+        top = max(top, float(np.nanmax(half[late] if late.any() else half)))
+    top = min(max(top * 1.15, 0.5), 100.0)
+    strip.set_ylim(-top, top)
+    strip.axhline(0, color="0.4", lw=0.5)
+    strip.set_ylabel("95% band,\n% of mean", fontsize=fontsize * 0.85)
+    strip.tick_params(labelsize=fontsize * 0.85)
+    strip.grid(True, which="both", alpha=0.25, lw=0.5)
+    ax.tick_params(labelbottom=False)
+    ax.set_xlabel("")
+    return strip
+
+
 def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, title: str | None = None):
     """Mean pseudo-regret with its 95% band, log time axis, one subplot per panel."""
-    plt, fig, cells = _panel_figure(runs, 3, 5.2, 3.9)
+    plt, fig, cells = _panel_figure(runs, 3, 5.2, 4.8)
     for ax, panel in cells:
+        bands = []
         for run, key in zip(runs, results):
             if run.panel != panel:
                 continue
             res = results[key]
-            t = res.checkpoints
             lo, hi = res.ci95
-            line, = ax.plot(t, res.mean, label=run.label, lw=1.6)
-            if res.reps > 1:
-                ax.fill_between(t, np.maximum(lo, 0), hi, color=line.get_color(), alpha=0.2, lw=0)
+            line = draw_band(ax, res.checkpoints, res.mean, np.maximum(lo, 1e-9 if exp.yscale == "log" else 0), hi,
+                             None, run.label, reps=res.reps)
+            bands.append((res.checkpoints, res.mean, lo, hi, line.get_color()))
         ax.set_xscale("log")
         if exp.yscale == "log":
             ax.set_yscale("log")
             ax.set_ylim(bottom=1)
         _finish_panel(ax, panel, "t (pulls)", "pseudo-regret")
+        if any(res.reps > 1 for res in results.values()):
+            band_strip(ax, bands).set_xlabel("t (pulls)")
     reps = next(iter(results.values())).reps if results else 0
-    return _save_figure(plt, fig, title or f"{exp.title}\nmean over {reps} repetitions, 95% band", path)
+    return _save_figure(plt, fig, title or f"{exp.title}\nmean over {reps} repetitions, 95% band (its half-width "
+                                          "at the horizon in the legend)", path)
 
 
 def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, param: str, path: Path):

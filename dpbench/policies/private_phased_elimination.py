@@ -543,3 +543,32 @@ register_algorithm(AlgorithmSpec(
     params=(Param("delta", "confidence delta (default 1/T)", real(0.0, 1.0, low_open=True, high_open=True), None),
             _TOL, _MAX_ITER),
     build=_build_lattimore, rewards="any", privacy="none"))
+
+
+class BatchRecord(NamedTuple):
+    """One batch of a run: its core set C_i (action indices, in playing order) and |A_i|."""
+    core: tuple[int, ...]
+    active: int
+
+
+def core_sets(plan, reps: int = 1) -> list[list[BatchRecord]]:
+    """The core set C_i = supp pi_i and the active-set size |A_i| of every batch of the first
+    ``reps`` repetitions of ``plan`` (:func:`dpbench.engine.simulate.prepare` of a policy of this
+    module): its own verbs run as plain Python (:func:`~dpbench.engine.contracts.run_checked`,
+    the same seeds as the compiled run) and the state read as each batch starts.  A batch is
+    |C_i| engine steps, so this is cheap at any horizon; the compiled loop keeps only regret
+    and pull counts."""
+    from ..engine.contracts import run_checked
+    out = []
+    for rep in range(reps):
+        seen: list[BatchRecord] = []
+        batch = [0]
+
+        def observe(state, t, seen=seen, batch=batch):
+            if int(state.batch[0]) != batch[0] and int(state.commit[0]) < 0:
+                batch[0] = int(state.batch[0])
+                seen.append(BatchRecord(tuple(int(a) for a in state.order[:int(state.n_support[0])]),
+                                        int(state.n_active[0])))
+        run_checked(plan, rep, observe)
+        out.append(seen)
+    return out

@@ -1,35 +1,47 @@
-"""Bound-validation reports: ``dpbench report SEED|all [--quick]`` writes ``reports/seed<NNN>.md``.
+"""Bound-validation reports: ``dpbench report PAPER|all|FOLDER [--quick]`` writes ``reports/<paper>.md``.
 
-One module per paper (``seed000`` ... ``seed004``) builds its report from its
-experiments (run through the experiments runner, reusing saved results), the
-claims tables (``claims``, tested by ``measures``), the regret fits and bound
-checks of ``verify``, and the specs' errata.  Shared parts, by concern:
-``context`` (sizes, folders, the shared result store), ``markdown`` (the report
-and number formats), ``runs`` (results of a run by label, checkpoint, sweep),
-``bound_checks`` (fits against the registered bounds), ``figures`` and
-``provenance`` (versions, commit, command, build times).
+A paper is a folder (:mod:`.paper`): its claims table, its experiments (the figures), optionally
+its bounds, measurements and extra sections.  The installed papers (``dpbench/papers/seed<NNN>/``,
+found through the entry-point group ``dpbench.papers``) and a user's folder take the same path:
+:func:`build_report` runs its experiments (reusing saved results), decides every claim by the
+one rule of :mod:`.claims`, and writes the front page (:mod:`.front_page`), the figures redrawn
+from the runs (:mod:`.paper_figures`) and every claim in detail.  This package is the generic
+machinery and imports no paper.  By concern: ``context`` (sizes, folders, the shared result
+store), ``markdown`` (the report and number formats), ``runs`` (results of a run by label,
+checkpoint, sweep), ``measures`` (measurements any paper's claims name), ``bound_checks``
+(fits against the registered bounds), ``figures`` and ``provenance`` (versions, commit,
+command, build times).
 """
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
-from .context import discard_store, ReportContext, require_seed
-
-SEEDS = ("000", "001", "002", "003", "004")
+from .context import discard_store, ReportContext
 
 
-def build_report(seed: str, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
+def installed_papers() -> list[str]:
+    """The installed papers' names (``seed000`` ... ``seed004``)."""
+    from .paper import installed_papers as names
+    return names()
+
+
+def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                  threads=None, progress: bool = False, force: bool = False, log=print) -> Path:
-    """Build the report of ``seed`` ("000" ... "004", "seed002", "2"); return the markdown path.
-    ``force`` discards the shared result store first (every report's results)."""
-    seed = require_seed(seed, SEEDS)
+    """Build the report of ``paper`` (an installed paper: "002", "2", "seed002"; or a folder with a
+    ``claims.toml``, e.g. ``"./mypaper"``); return the markdown path (``<out_dir>/<paper>.md``).
+    Bad input (an unknown paper, a claim naming an experiment or run that does not exist, an
+    unknown test kind, a tolerance wider than the claim's effect) raises
+    :class:`~dpbench.InputError` before anything runs.  ``force`` discards the shared result
+    store first (every report's results)."""
+    from .paper import build, find_paper, load_paper
+    name, folder = find_paper(paper)
+    target = str(paper) if folder is not None else (name.removeprefix("seed") if name.startswith("seed") else name)
+    loaded = load_paper(name, folder)
     if force:
         discard_store(results_dir)
-    module = importlib.import_module(f"{__name__}.seed{seed}")
-    ctx = ReportContext(seed=seed, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir),
-                        threads=threads, progress=progress, force=force, log=log)
-    return module.write(ctx)
+    ctx = ReportContext(name, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir), threads=threads,
+                        progress=progress, force=force, log=log, paper_dir=folder, target=target)
+    return build(ctx, loaded)
 
 
-__all__ = ["SEEDS", "build_report", "ReportContext", "discard_store"]
+__all__ = ["build_report", "installed_papers", "ReportContext", "discard_store"]

@@ -49,10 +49,11 @@ def late_log_fit(result, **options):
 BOUND_HEADER = ["experiment", "run", "bound", "compared", "measured [95% CI]", "bound", "verdict"]
 
 
-def registry_table(report: Report, seed: str):
-    """Every registered bound of a seed: theorem, side, form, statement, notes."""
+def registry_table(report: Report, paper: str):
+    """Every registered bound of a paper (``"seed000"``, or the ``seed`` a user's bounds give):
+    theorem, side, form, statement, notes."""
     rows = [[b.key, b.theorem, b.side, b.form, b.statement, ", ".join(a for a in b.algorithms if "_" in a)
-             or ", ".join(b.algorithms), b.notes] for b in bounds_for(seed=seed)]
+             or ", ".join(b.algorithms), b.notes] for b in bounds_for(seed=paper)]
     report.table(["key", "theorem", "side", "form", "statement", "policies", "notes"], rows)
 
 
@@ -72,5 +73,5 @@ def bound_checks_section(report: Report, title: str, text: str, runs: dict, *, l
     report.section(title, level)
     report.text(text)
     report.table(BOUND_HEADER, all_bound_rows(runs))
-    report.section(f"Registered bounds of seed {report.ctx.seed}", 3)
-    registry_table(report, report.ctx.seed)
+    report.section(f"Registered bounds of {report.ctx.paper}", 3)
+    registry_table(report, report.ctx.paper)

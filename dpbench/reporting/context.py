@@ -3,14 +3,9 @@ result store every report runs its experiments in."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from ..validation import InputError
-
-CHECKS_DIR = Path(__file__).with_name("checks")
-
 
 QUICK_HORIZON = 20_000
 
@@ -25,7 +20,9 @@ SHARED_STORE = Path("reports") / "results.sqlite"
 
 @dataclass
 class ReportContext:
-    seed: str                         # "000"
+    """One report build: which paper (its name and folder), the sizes, where results and the
+    report go, and what the build ran so far."""
+    paper: str                         # "seed002", or the folder name of a user's paper
     quick: bool = False
     results_dir: Path = Path("dpbench-results")
     out_dir: Path = Path("reports")
@@ -33,11 +30,34 @@ class ReportContext:
     progress: bool = False
     force: bool = False                # discard stored results and recompute
     log: Callable[[str], None] = print
+    paper_dir: Path | None = None      # the paper's folder (default: the installed paper's)
+    target: str = ""                   # the paper as the command named it ("002", "./mypaper")
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=time.process_time)
     runs: dict = field(default_factory=dict)            # experiment name -> ExperimentRun
     cells: dict = field(default_factory=lambda: {"computed": 0, "stored": 0})
+
+    @property
+    def folder(self) -> Path:
+        """The paper's folder: claims table, experiments, checks (``dpbench/papers/seed<NNN>/`` or a
+        user's folder)."""
+        if self.paper_dir is not None:
+            return Path(self.paper_dir)
+        from ..plugins import paper_folder
+        return paper_folder(self.paper)
+
+    def command(self, *, quick: bool | None = None) -> str:
+        """The command that rebuilds this report (non-default options included)."""
+        quick = self.quick if quick is None else quick
+        parts = ["dpbench report", self.target or self.paper]
+        if quick:
+            parts.append("--quick")
+        if Path(self.results_dir) != Path("dpbench-results"):
+            parts.append(f"--results {self.results_dir}")
+        if Path(self.out_dir) != Path("reports"):
+            parts.append(f"--out {self.out_dir}")
+        return " ".join(parts)
 
     @property
     def store(self) -> Path:
@@ -48,24 +68,38 @@ class ReportContext:
         reps = exp.reps if reps is None else reps
         if self.quick:
             return min(horizon, QUICK_HORIZON), min(reps, QUICK_REPS)
-        return horizon, reps
+        return int(horizon), int(reps)
+
+    def resolve(self, name):
+        """The :class:`~dpbench.experiments.runner.Experiment` ``name`` names: an Experiment built in
+        code, a file of this paper's ``experiments/`` or ``checks/`` folder, or another installed
+        paper's experiment; None if there is none (loads files only: nothing runs)."""
+        from ..experiments.runner import Experiment, experiment_files, load_experiment
+        if isinstance(name, Experiment):
+            return name
+        for sub in ("experiments", "checks"):
+            path = self.folder / sub / f"{name}.toml"
+            if path.is_file():
+                return load_experiment(path)
+        shipped = experiment_files().get(str(name))
+        return None if shipped is None else load_experiment(shipped)
 
     def experiment(self, name, horizon: int | None = None, reps: int | None = None):
-        """Run (or reuse) experiment ``name`` (a shipped name, a check in ``checks/``, or an
-        :class:`~dpbench.experiments.runner.Experiment` built in code) in the shared result store;
-        None if it does not exist yet."""
-        from ..experiments.runner import Experiment, experiment_names, load_experiment, run_experiment
-        if isinstance(name, Experiment):
-            exp = name
-        else:
-            target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
-            if not isinstance(target, str) and not target.exists():
-                self.missing.append(name)
-                self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")
-                return None
-            exp = load_experiment(target)
+        """Run (or reuse) experiment ``name`` (see :meth:`resolve`) in the shared result store;
+        None if it does not exist."""
+        exp = self.resolve(name)
+        if exp is None:
+            self.missing.append(str(name))
+            self.log(f"report {self.paper}: experiment {name!r} does not exist; skipped")
+            return None
+        return self.run(exp, horizon, reps)
+
+    def run(self, exp, horizon: int | None = None, reps: int | None = None):
+        """Run (or reuse) the :class:`~dpbench.experiments.runner.Experiment` ``exp`` at the
+        report's sizes in the shared result store."""
+        from ..experiments.runner import run_experiment
         horizon, reps = self.sizes(exp, horizon, reps)
-        self.log(f"report {self.seed}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
+        self.log(f"report {self.paper}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
                              progress=self.progress, log=self.log, store=self.store, outputs=False)
         for k in self.cells:
@@ -78,12 +112,3 @@ def discard_store(results_dir) -> None:
     """Delete the reports' shared result store (``--force``)."""
     from ..sweeps.store import ResultStore
     ResultStore.remove(Path(results_dir) / SHARED_STORE)
-
-
-def require_seed(text: str, known: Sequence[str]) -> str:
-    s = str(text).strip().lower().removeprefix("seed").removeprefix("_")
-    if s.isdigit():
-        s = f"{int(s):03d}"
-    if s not in known:
-        raise InputError(f"unknown seed {text!r}; allowed values: {', '.join(known)}, all")
-    return s

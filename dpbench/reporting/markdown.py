@@ -4,11 +4,44 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .context import QUICK_HORIZON, QUICK_REPS, ReportContext
+
+#: resolution of a report's PNG figures (small files: a 2 x 2 panel figure is about 100 KB)
+FIGURE_DPI = 100
+
+
+@dataclass
+class FigureRef:
+    """A figure of a report: its PNG, its anchor in the markdown, the paper's figure it redraws
+    (``"Fig. 4"``, if any) and the claims it shows (ids)."""
+    name: str
+    path: Path
+    caption: str
+    paper_figure: str = ""
+    claims: tuple[str, ...] = ()
+
+    @property
+    def anchor(self) -> str:
+        return f"figure-{self.name}"
+
+
+def save_png(fig, path: Path, dpi: int = FIGURE_DPI) -> Path:
+    """Write a matplotlib figure as a small PNG: rendered at ``dpi``, then reduced to a 256-colour
+    palette (a line plot loses nothing visible; the file is 3-4 times smaller)."""
+    import io
+
+    from PIL import Image
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=dpi, format="png")
+    buf.seek(0)
+    with Image.open(buf) as image:
+        image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
+    return path
 
 
 class Report:
@@ -16,9 +49,11 @@ class Report:
 
     def __init__(self, ctx: ReportContext, title: str):
         self.ctx = ctx
-        self.name = f"seed{ctx.seed}"
+        self.name = ctx.paper
+        self.title = title
         self.lines: list[str] = [f"# {title}", ""]
         self.figures: list[Path] = []
+        self.figure_refs: list[FigureRef] = []
 
     def section(self, title: str, level: int = 2):
         self.lines += ["", "#" * level + " " + title, ""]
@@ -40,15 +75,28 @@ class Report:
             self.lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
         self.lines.append("")
 
-    def figure(self, fig, name: str, caption: str):
-        """Save a matplotlib figure as ``<seed>_<name>.png`` next to the report and link it."""
+    def figure(self, fig, name: str, caption: str, *, paper_figure: str = "", claims=()) -> FigureRef:
+        """Save a matplotlib figure as ``<paper>_<name>.png`` next to the report, embed it under an
+        anchor (``#figure-<name>``) claims can link to, and return its :class:`FigureRef`."""
         import matplotlib.pyplot as plt
         self.ctx.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.ctx.out_dir / f"{self.name}_{name}.png"
-        fig.savefig(path, dpi=80)
+        save_png(fig, path)
         plt.close(fig)
         self.figures.append(path)
-        self.lines += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
+        ref = FigureRef(name, path, caption, paper_figure, tuple(claims))
+        self.figure_refs.append(ref)
+        alt = (paper_figure or name) + " (redrawn)"
+        self.lines += [f'<a id="{ref.anchor}"></a>', "", f"![{alt}]({path.name})", "", f"*{caption}*", ""]
+        return ref
+
+    def mark(self) -> int:
+        """The current end of the markdown (where :meth:`insert` can put lines later)."""
+        return len(self.lines)
+
+    def insert(self, at: int, lines: Sequence[str]) -> None:
+        """Put ``lines`` at position ``at`` (from :meth:`mark`), e.g. a front page written last."""
+        self.lines[at:at] = list(lines)
 
     def write(self) -> Path:
         self.ctx.out_dir.mkdir(parents=True, exist_ok=True)
@@ -101,10 +149,12 @@ def status_cell(verdict) -> str:
 
 def quick_banner(report: Report):
     if report.ctx.quick:
-        report.text("> **Quick mode** (`--quick`): every experiment ran at T <= "
+        report.text("> **Smoke build** (`--quick`): every experiment ran at T <= "
                     f"{QUICK_HORIZON:,} with at most {QUICK_REPS} repetitions. This checks that the report "
-                    "builds; the numbers are far too small for conclusions, and most fits are "
-                    "(correctly) *not applicable*. Run `dpbench report SEED` for the real report.")
+                    "builds, nothing more: no verdict is decided from numbers this small, so every row that "
+                    "the full report would decide from its runs reads *inconclusive* here (exact "
+                    "computations keep their verdict). For the real report run "
+                    f"`{report.ctx.command(quick=False)}`.")
 
 
 def setup_lines(report: Report, runs: dict):

@@ -11,14 +11,7 @@ from .markdown import Report
 
 def command_line(ctx: ReportContext) -> str:
     """The command that rebuilds this report (non-default options included)."""
-    parts = ["dpbench report", ctx.seed]
-    if ctx.quick:
-        parts.append("--quick")
-    if Path(ctx.results_dir) != Path("dpbench-results"):
-        parts.append(f"--results {ctx.results_dir}")
-    if Path(ctx.out_dir) != Path("reports"):
-        parts.append(f"--out {ctx.out_dir}")
-    return " ".join(parts)
+    return ctx.command()
 
 
 def git_commit() -> str:
@@ -64,7 +57,7 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
     from ..engine.result import now_iso
     path = Path(ctx.out_dir) / TIMINGS
     data = json.loads(path.read_text()) if path.exists() else {}
-    name = f"seed{ctx.seed}{' --quick' if ctx.quick else ''}"
+    name = f"{ctx.paper}{' --quick' if ctx.quick else ''}"
     entry = data.get(name, {})
     this = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
             "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
@@ -77,7 +70,7 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
     # a build that computed some cells and reused others keeps the empty-store figure
     data[name] = entry
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    write_timing_tables(ctx.out_dir, readme=not ctx.quick)
+    write_timing_tables(ctx.out_dir, readme=not ctx.quick and ctx.paper_dir is None)
     return path
 
 

@@ -21,8 +21,11 @@ need: ``gaps`` (every arm, 0 for optimal ones), ``K``, ``T``, ``eps``,
 ``p0, alpha0, beta0, Q_L, Q_B, eps_min, eps_max``, the reward law
 ``environment`` ...  :func:`context` builds it from a ``SimulationResult``.
 
-Bounds register themselves from the per-seed modules
-(``seed000_001.py``, ``seed002.py``, ``seed003.py``, ``seed004.py``).
+Each paper registers its bounds with :func:`register` when its package is imported
+(``dpbench/papers/seed<NNN>/bounds.py``; a user's module does the same).  This module
+imports no paper: :func:`get` and :func:`bounds_for` first import every paper of the
+entry-point group ``dpbench.papers`` (:func:`dpbench.plugins.load_papers`), the way plugins
+are discovered, so a user's installed paper is found by the same path as the five built in.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpbench.plugins import load_papers
 from dpbench.validation import InputError
 
 UPPER, LOWER = "upper", "lower"
@@ -82,12 +86,17 @@ class Evaluation:
     slope: float | None = None        # coefficient of ln T
     trivial: float | None = None      # T * max gap: any regret is below this
     exponents: tuple[Exponent, ...] = ()
+    floor: float | None = None        # the sum of the gaps: one pull of every arm costs this
 
     @property
     def vacuous(self) -> bool:
-        """An upper bound above the trivial regret T * max gap says nothing."""
-        return (self.bound.side == UPPER and self.value is not None and self.trivial is not None
-                and self.value >= self.trivial)
+        """An upper bound above the trivial regret T * max gap says nothing; so does a lower bound
+        at or below the sum of the gaps, which any policy that pulls every arm once pays."""
+        if self.value is None:
+            return False
+        if self.bound.side == UPPER:
+            return self.trivial is not None and self.value >= self.trivial
+        return self.floor is not None and self.value <= self.floor
 
 
 @dataclass(frozen=True)
@@ -139,12 +148,13 @@ class Bound:
         ctx = _complete({**(ctx or {}), **overrides})
         reasons = self.check(ctx)
         trivial = _trivial(ctx)
+        floor = float(np.sum(ctx["gaps"])) if ctx.get("gaps") is not None else None
         if reasons:
-            return Evaluation(self, False, "; ".join(reasons), trivial=trivial)
+            return Evaluation(self, False, "; ".join(reasons), trivial=trivial, floor=floor)
         value = float(self.value(ctx)) if self.value is not None and ctx.get("T") is not None else None
         slope = float(self.slope(ctx)) if self.slope is not None else None
         exponents = tuple(e.at(ctx) for e in self.exponents)
-        return Evaluation(self, True, "", value, slope, trivial, exponents)
+        return Evaluation(self, True, "", value, slope, trivial, exponents, floor)
 
     def describe(self) -> str:
         return (f"{self.key}: {self.theorem} ({self.source}); {self.side} bound, {self.form}; "
@@ -196,10 +206,12 @@ def _complete(ctx: dict) -> dict:
 
 
 # ----------------------------------------------------------------- registry
+#: every registered bound by key; complete once the papers are loaded (get and bounds_for do it)
 BOUNDS: dict[str, Bound] = {}
 
 
 def register(bound: Bound) -> Bound:
+    """Add ``bound`` to the registry (a paper's bounds module calls this when imported)."""
     if bound.key in BOUNDS:
         raise ValueError(f"bound {bound.key!r} registered twice")
     if bound.side not in (UPPER, LOWER) or bound.form not in (EXPLICIT, ASYMPTOTIC, ORDER):
@@ -215,6 +227,8 @@ def register(bound: Bound) -> Bound:
 
 
 def get(key: str) -> Bound:
+    """The bound registered under ``key`` (e.g. ``"seed000.thm6"``)."""
+    load_papers()
     try:
         return BOUNDS[key]
     except KeyError:
@@ -224,6 +238,7 @@ def get(key: str) -> Bound:
 def bounds_for(policy: str | None = None, *, seed: str | None = None, side: str | None = None,
                form: str | None = None) -> list[Bound]:
     """Registered bounds, filtered by policy (name or paper label), seed, side and form."""
+    load_papers()
     label = None
     if policy is not None:
         from dpbench.engine.catalog import ALGORITHMS

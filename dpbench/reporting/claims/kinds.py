@@ -1,32 +1,39 @@
 """The test kinds of a claims table (the ``test`` key of a ``[[claim]]``), one function each.
 
 ==============  ==================================================================================
-``ordering``    ``runs`` (claimed increasing regret): one-sided Welch (``method = "mannwhitney"``
-                for Mann-Whitney) per adjacent pair on per-repetition values (``per_rep`` =
-                ``"regret"`` at T, or ``"late_exponent"``: the local log-log exponent of R(t) on
-                [T/10, T], i.e. how far from flat the curve still is); Holm over the report.
-                Unobservable when a run of a failing pair is still round-robin.
-``ratio``       ``run`` / ``baseline`` mean regret at T, bootstrap interval at level 1 - alpha,
-                against ``expected`` (or ``measure``) +- ``tolerance`` (default: half a unit of
-                the paper's last digit); ``side = "upper_bound"``: refuted only if the interval
-                lies above the value.
+``ordering``    ``runs`` (claimed increasing regret): per adjacent pair, the difference of mean
+                per-repetition values (Welch) against (-inf, 0] (``method = "mannwhitney"``: a
+                one-sided Mann-Whitney test each way) on ``per_rep`` = ``"regret"`` at T, or
+                ``"late_exponent"``: the local log-log exponent of R(t) on [T/10, T].
+                Unobservable (both ways) when a run of a pair is still round-robin.
+``ratio``       ``run`` / ``baseline`` mean regret at T (bootstrap standard error) against
+                ``expected`` (or ``measure``) +- ``tolerance`` (default: half a unit of the
+                paper's last digit); ``side = "upper_bound"``: against (-inf, expected + tol].
 ``exponent``    log-log slope across runs (``runs`` with ``values``, or ``sweep = {panel?,
                 policy, variable}``) of the final regret (``of = "regret"``) or of the log-regret
-                slope C (``of = "log_slope"``, runs outside the logarithmic regime excluded) by
+                slope C (``of = "log_slope"``, runs outside the logarithmic regime left out) by
                 weighted least squares (:func:`verify.inference.power_law`), against
                 ``predicted`` (a number or ``"factor:NAME"``, the local slope of a registered
-                factor over the same values) +- ``tolerance``.
+                factor over the same values) +- ``tolerance``.  Saturated runs are left out
+                (:func:`~dpbench.reporting.claims.saturated`); ``limit_range = [lo, hi]``: a
+                limit claim ("-2 as eps -> 0") uses only values in the limit's range.  A fit
+                failing its lack-of-fit test decides nothing.
 ``flattening``  every run of ``runs`` has reached the logarithmic regime: the slope of R against
                 ln t on [T/10, T] is at most (1 + ``tolerance``) x that on [T/100, T/10]
-                (one-sided t-test over repetitions).  Unobservable before theory forces learning.
+                (mean difference over repetitions against (-inf, 0]).  Unobservable before
+                theory forces learning.
 ``argmin``      ``runs`` with the claimed ``best`` (lowest regret) and optionally ``worst``:
-                one-sided tests of best < every other and worst > every other.
-``same_law``    two ``runs`` have the same regret law at T (two-sample Kolmogorov-Smirnov).
-``bound``       registered bound ``bound`` against every run of the evidence it applies to
-                (values at every checkpoint, log-regret slope): refuted if a check is outside,
-                unobservable if every check is vacuous (the bound >= T x max gap).
-``value``       measurement ``measure`` (a number or an interval) against ``expected`` +-
-                ``tolerance``, or ``at_least`` / ``at_most``.
+                differences of best - every other against (-inf, 0] (worst: [0, inf)).
+``same_law``    two ``runs`` have the same regret law at T: two-sample Kolmogorov-Smirnov
+                (rejection contradicts), reproduced only with power >= POWER against a
+                location shift of ``departure`` x the mean (a DKW bound on the power).
+``bound``       registered bound ``bound`` against every run of the evidence it applies to: the
+                mean regret at every checkpoint (anytime bounds) or at the horizon, and the
+                log-regret slope, each against the bound; unobservable if every check is vacuous
+                (an upper bound >= T x max gap, a lower bound <= the sum of the gaps).
+``value``       measurement ``measure`` (a number: exact; an Estimate or an Interval with a
+                standard error: random) against ``expected`` +- ``tolerance``, or ``at_least``
+                / ``at_most``.
 ``computed``    measurement ``measure`` returns the :class:`Outcome` itself (complex checks).
 ``not_checked`` ``reason``: why no computation can check it (e.g. a typo in a proof).
 ==============  ==================================================================================
@@ -43,6 +50,7 @@ from ..bound_checks import late_log_fit
 from ..markdown import fmt, fmt_t
 from ..runs import horizons_of, panel_sweep
 from . import (
+    Check,
     Claim,
     Evidence,
     Hypothesis,
@@ -56,6 +64,7 @@ from . import (
     provenance_of,
     round_robin,
     run_name,
+    saturated,
 )
 
 #: named theory factors f(x) whose local log-log slope a claim may predict ("factor:NAME")
@@ -66,8 +75,16 @@ def register_factor(name: str, fn: Callable[[float], float]) -> None:
     FACTORS[name] = fn
 
 
-def _alpha(claim: Claim, ev: Evidence) -> float:
-    return claim.alpha if claim.alpha is not None else ev.alpha
+def order_check(a, b, label: str, unobservable=None, *, method: str = "welch"):
+    """The claim mean(a) < mean(b) of independent per-repetition values: the difference a - b
+    (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way."""
+    from verify.inference import MANN_WHITNEY, compare, difference_estimate
+    if method == MANN_WHITNEY:
+        less = compare(a, b, alternative="less", method=method)
+        more = compare(a, b, alternative="greater", method=method)
+        return Hypothesis(less.p_value, True, f"{label}: {less}", unobservable, p_against=more.p_value)
+    return Check(difference_estimate(a, b), high=0.0, label=f"{label} (difference of means)",
+                 unobservable=unobservable)
 
 
 def rounding(value: float) -> float:
@@ -128,9 +145,8 @@ def _per_rep_name(claim):
 @claim_test("ordering", keys=("runs",), optional=("experiment", "method", "per_rep"),
             quantity=_per_rep_name,
             expected=lambda c: " < ".join(_names(c)),
-            method=lambda c: f"one-sided {c.get('method', 'welch')} per adjacent pair, Holm")
+            method=lambda c: f"{c.get('method', 'welch')} difference per adjacent pair, family-wise")
 def ordering(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import compare
     results = ev.results(claim)
     _need_reps(results)
     names = _names(claim)
@@ -139,13 +155,12 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
         raise NotChecked(f"unknown per_rep {kind!r}; allowed: {', '.join(PER_REP)}")
     t = common_checkpoint(results, claim.horizon)
     values = [PER_REP[kind](r, t) for r in results]
-    hyps = []
-    for i in range(len(results) - 1):
-        test = compare(values[i], values[i + 1], alternative="less", method=claim.get("method", "welch"))
-        hyps.append(Hypothesis(test.p_value, True, f"{names[i]} < {names[i + 1]}: {test}",
-                               round_robin([results[i], results[i + 1]], t, names[i:i + 2])))
+    comps = [order_check(values[i], values[i + 1], f"{names[i]} < {names[i + 1]}",
+                         round_robin([results[i], results[i + 1]], t, names[i:i + 2], ev),
+                         method=claim.get("method", "welch"))
+             for i in range(len(results) - 1)]
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in zip(names, values))
-    return Outcome(statistic, hypotheses=tuple(hyps), horizon=t, **provenance_of(results))
+    return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
 
 # ------------------------------------------------------------------ ratio
@@ -156,30 +171,22 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
                                 + (f"{c.params['expected']:g}" if "expected" in c.params else c.get("measure", ""))
                                 + (f" +- {c.get('tolerance', rounding(c.params['expected'])):g}"
                                    if "expected" in c.params and c.get("side") != "upper_bound" else "")),
-            method=lambda c: "bootstrap interval of the ratio of means")
+            method=lambda c: "ratio of means, bootstrap standard error")
 def ratio(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import bootstrap_ci, mean_ratio
+    from verify.inference import bootstrap_estimate, mean_ratio
     num, den = ev.result(claim, claim.require("run")), ev.result(claim, claim.require("baseline"))
     _need_reps([num, den])
-    alpha = _alpha(claim, ev)
     t = common_checkpoint([num, den], claim.horizon)
     value = _expected_value(claim, ev)
     tol = float(claim.get("tolerance", rounding(value) if "expected" in claim.params else 0.0))
-    ci = bootstrap_ci((num.regret_at(t), den.regret_at(t)), mean_ratio, level=1 - alpha)
-    trail = [f"T = {fmt_t(h)}: {bootstrap_ci((num.regret_at(h), den.regret_at(h)), mean_ratio, level=1 - alpha)}"
+    est = bootstrap_estimate((num.regret_at(t), den.regret_at(t)), mean_ratio)
+    trail = [f"T = {fmt_t(h)}: {bootstrap_estimate((num.regret_at(h), den.regret_at(h)), mean_ratio)}"
              for h in horizons_of(num) if h < t and h in set(int(c) for c in den.checkpoints)]
-    statistic = f"rho = {ci} ({100 * (1 - alpha):g}% BCa)" + (f"; earlier {'; '.join(trail)}" if trail else "")
-    size = dict(horizon=t, **provenance_of([num, den]))
-    if claim.get("side") == "upper_bound":
-        above = ci.low > value + tol
-        return Outcome(statistic, Verdict.REFUTED if above else Verdict.REPRODUCED,
-                       reason=f"interval {'above' if above else 'not above'} {value:.4g}", **size)
-    if ci.contains(value, tol):
-        return Outcome(statistic, Verdict.REPRODUCED, reason=f"interval meets {value:g} +- {tol:g}", **size)
-    stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])])
-    if stuck is not None:
-        return Outcome(statistic, Verdict.UNOBSERVABLE, reason=str(stuck), **size)
-    return Outcome(statistic, Verdict.REFUTED, reason=f"interval excludes {value:g} +- {tol:g}", **size)
+    statistic = f"rho = {est}" + (f"; earlier {'; '.join(trail)}" if trail else "")
+    stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])], ev)
+    low = -math.inf if claim.get("side") == "upper_bound" else value - tol
+    check = Check(est, low, value + tol, "rho", stuck)
+    return Outcome(statistic, comparisons=(check,), horizon=t, **provenance_of([num, den]))
 
 
 # ------------------------------------------------------------------ exponent
@@ -198,63 +205,89 @@ def _sweep_results(claim: Claim, ev: Evidence) -> tuple[list[float], list]:
     return values, ev.results(claim)
 
 
-def _predicted(claim: Claim, xs) -> tuple[float, str]:
+def _factor(claim: Claim) -> tuple[str, Callable[[float], float]] | None:
+    """The registered theory factor a claim predicts (``predicted = "factor:NAME"``), or None."""
     pred = claim.require("predicted")
     if isinstance(pred, str) and pred.startswith("factor:"):
         name = pred.split(":", 1)[1]
         if name not in FACTORS:
             raise NotChecked(f"factor {name!r} is not registered")
-        f = FACTORS[name]
-        slope = float(np.polyfit(np.log(xs), np.log([f(x) for x in xs]), 1)[0])
-        return slope, f"local slope of {name} over these values"
-    return float(pred), "paper"
+        return name, FACTORS[name]
+    return None
 
 
 @claim_test("exponent", keys=("predicted",),
-            optional=("experiment", "runs", "values", "sweep", "of", "tolerance", "variable"),
+            optional=("experiment", "runs", "values", "sweep", "of", "tolerance", "variable", "limit_range"),
             quantity=lambda c: (f"d ln {'C' if c.get('of') == 'log_slope' else 'R(T)'} / d ln "
                                 f"{c.get('variable') or (c.get('sweep') or {}).get('variable', 'x')}"),
-            expected=lambda c: f"{c.params['predicted']} +- {c.get('tolerance', 0.1):g}",
-            method=lambda c: "WLS of log means on log values (statsmodels), interval at 1 - alpha")
+            expected=lambda c: (f"y / {c.params['predicted'][7:]} flat: slope 0 +- {c.get('tolerance', 0.1):g}"
+                                if str(c.params["predicted"]).startswith("factor:")
+                                else f"{c.params['predicted']} +- {c.get('tolerance', 0.1):g}"),
+            method=lambda c: "WLS of log means on log values (statsmodels) with its lack-of-fit test")
 def exponent(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import power_law
+    from verify.inference import power_law, slope_estimate
     xs, results = _sweep_results(claim, ev)
     _need_reps(results, 3)
-    alpha = _alpha(claim, ev)
     tol = float(claim.get("tolerance", 0.1))
     of = claim.get("of", "regret")
-    kept_x, samples, excluded, stuck = [], [], [], []
+    lo, hi = (float(v) for v in claim.get("limit_range", (-math.inf, math.inf)))
+    kept_x, samples, excluded, stuck, outside = [], [], [], [], []
     for x, r in zip(xs, results):
+        if not lo <= x <= hi:
+            outside.append(x)
+            continue
         t = min(int(r.checkpoints[-1]), int(claim.horizon or r.checkpoints[-1]))
+        why = saturated(r, t)
         if of == "log_slope":
             fit = late_log_fit(_truncate(r, t), bounds=())
             if not fit.applicable:
-                excluded.append(x)
-                stuck.append(r)
-                continue
-            samples.append(fit.details["per_rep"])
-        else:
+                why = why or "not logarithmic"
+            elif not why:
+                samples.append(fit.details["per_rep"])
+        elif not why:
             samples.append(r.regret_at(max(c for c in r.checkpoints if c <= t)))
+        if why:
+            excluded.append(f"{x:g} ({why})")
+            stuck.append(r)
+            continue
         kept_x.append(x)
     size = dict(horizon=int(min(r.checkpoints[-1] for r in results)), **provenance_of(results))
+    in_range = f" in the limit's range [{lo:g}, {hi:g}]" if math.isfinite(lo) or math.isfinite(hi) else ""
     if len(kept_x) < 3:
-        horizons = [learning_horizon(r) for r in stuck]
-        why = Unobservable(f"{len(excluded)} of {len(xs)} runs not yet logarithmic (at "
-                           f"{', '.join(f'{x:g}' for x in excluded)}); an exponent needs 3",
-                           None if any(h is None for h in horizons) or not horizons else max(horizons))
-        return Outcome("", Verdict.UNOBSERVABLE, reason=str(why), **size)
-    fit = power_law(kept_x, samples, level=1 - alpha)
-    pred, source = _predicted(claim, kept_x)
+        text = (f"{len(kept_x)} value(s){in_range} usable"
+                + (f"; left out: {', '.join(excluded)}" if excluded else "")
+                + (f"; outside the limit's range: {', '.join(f'{x:g}' for x in outside)}" if outside else ""))
+        if len(kept_x) + len(stuck) >= 3:
+            horizons = [learning_horizon(r) for r in stuck]
+            why = Unobservable(f"{len(stuck)} of {len(xs) - len(outside)} runs{in_range} not usable at this "
+                               "horizon; an exponent needs 3",
+                               None if any(h is None for h in horizons) or not horizons else max(horizons))
+            return Outcome(text, Verdict.UNOBSERVABLE, unobservable=why, **size)
+        raise NotChecked(f"{text}; an exponent needs 3 values{in_range}")
+    factor = _factor(claim)
+    if factor is None:
+        pred, source, what = float(claim.params["predicted"]), "paper", "slope"
+    else:
+        # proportional to a factor F that is no power law: ln(y / F) has slope 0, and the fit's
+        # lack-of-fit test asks whether y / F is constant within the noise
+        name, f = factor
+        samples = [np.asarray(s, dtype=float) / f(x) for x, s in zip(kept_x, samples)]
+        local = float(np.polyfit(np.log(kept_x), np.log([f(x) for x in kept_x]), 1)[0])
+        pred, what = 0.0, f"slope of ln(y / {name})"
+        source = f"proportional to {name}; its local slope here {local:.3g}"
+    fit = power_law(kept_x, samples, level=0.99)
     d = fit.diagnostics
-    statistic = (f"slope {fit.slope:.3g} [{fit.ci[0]:.3g}, {fit.ci[1]:.3g}] over {', '.join(f'{x:g}' for x in kept_x)}"
-                 f"; R^2 = {fit.r_squared:.4f}; lack of fit chi2 = {d['lack_of_fit_chi2']:.3g} on {d['df']} df"
-                 + (f" (p = {d['lack_of_fit_p']:.2g}; interval widened x{math.sqrt(d['scale']):.2g})"
-                    if d["df"] > 0 else "")
-                 + (f"; excluded (not logarithmic): {', '.join(f'{x:g}' for x in excluded)}" if excluded else "")
+    statistic = (f"{what} {fit.slope:.3g} over {', '.join(f'{x:g}' for x in kept_x)}{in_range}"
+                 f"; R^2 = {fit.r_squared:.4f}"
+                 + (f"; lack of fit chi2 = {d['lack_of_fit_chi2']:.3g} on {d['df']} df (p = {d['lack_of_fit_p']:.2g})"
+                    if d["df"] > 0 and math.isfinite(d["lack_of_fit_chi2"]) else "")
+                 + (f"; no spread at {', '.join(f'{x:g}' for x in d['zero_variance'])}: OLS on the residual scatter"
+                    if d["zero_variance"] else "")
+                 + (f"; left out: {', '.join(excluded)}" if excluded else "")
+                 + (f"; outside the limit's range: {', '.join(f'{x:g}' for x in outside)}" if outside else "")
                  + f"; predicted {pred:.3g} ({source})")
-    ok = fit.ci[0] - tol <= pred <= fit.ci[1] + tol
-    return Outcome(statistic, Verdict.REPRODUCED if ok else Verdict.REFUTED,
-                   reason=f"interval {'meets' if ok else 'excludes'} {pred:.3g} +- {tol:g}", **size)
+    check = Check(slope_estimate(fit), pred - tol, pred + tol, what, degenerate=d["degenerate"])
+    return Outcome(statistic, comparisons=(check,), **size)
 
 
 def _truncate(result, t: int):
@@ -288,29 +321,29 @@ def _decade_slopes(result, t: int) -> tuple[np.ndarray, np.ndarray]:
 @claim_test("flattening", keys=("runs",), optional=("experiment", "tolerance"),
             quantity=lambda c: "slope of R against ln t on [T/10, T] over that on [T/100, T/10]",
             expected=lambda c: f"<= {1 + c.get('tolerance', 0.2):g} for every run (logarithmic growth)",
-            method=lambda c: "one-sided t-test per run over repetitions, Holm")
+            method=lambda c: "mean over repetitions of late - (1 + tol) early slope, per run")
 def flattening(claim: Claim, ev: Evidence) -> Outcome:
+    from verify.inference import mean_estimate
     results = ev.results(claim)
     _need_reps(results)
     names = _names(claim)
     tol = float(claim.get("tolerance", 0.2))
     t = common_checkpoint(results, claim.horizon)
-    hyps, shown = [], []
+    comps, shown = [], []
     for name, r in zip(names, results):
         early, late = _decade_slopes(r, t)
         diff = late - (1 + tol) * early
-        test = stats.ttest_1samp(diff, 0.0, alternative="less")
-        p = float(test.pvalue) if math.isfinite(test.pvalue) else 1.0
         ratio = float(late.mean() / early.mean()) if early.mean() > 0 else math.inf
         shown.append(f"{name}: {ratio:.2f}")
-        why = round_robin([r], t, [name])
+        why = round_robin([r], t, [name], ev)
         if why is None:
             h = learning_horizon(r)
             if h is not None and t < h:
                 why = Unobservable(f"{name} still accelerating at T = {fmt_t(t)} (late/early slope {ratio:.2f}) "
                                    "before its bound forces learning", h)
-        hyps.append(Hypothesis(p, True, f"{name} flat (t = {test.statistic:.3g})", why))
-    return Outcome("late/early slope ratio: " + "; ".join(shown), hypotheses=tuple(hyps), horizon=t,
+        comps.append(Check(mean_estimate(diff), high=0.0, label=f"{name}: late - {1 + tol:g} x early slope",
+                           unobservable=why))
+    return Outcome("late/early slope ratio: " + "; ".join(shown), comparisons=comps, horizon=t,
                    **provenance_of(results))
 
 
@@ -319,16 +352,15 @@ def flattening(claim: Claim, ev: Evidence) -> Outcome:
             quantity=lambda c: "pseudo-regret R(T) per repetition",
             expected=lambda c: f"lowest: {run_name(c.params['best'])}"
                                + (f"; highest: {run_name(c.params['worst'])}" if "worst" in c.params else ""),
-            method=lambda c: f"one-sided {c.get('method', 'welch')} against every other run, Holm")
+            method=lambda c: f"{c.get('method', 'welch')} difference against every other run, family-wise")
 def argmin(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import compare
     results = ev.results(claim)
     _need_reps(results)
     names = _names(claim)
     t = common_checkpoint(results, claim.horizon)
     values = dict(zip(names, (r.regret_at(t) for r in results)))
     by_name = dict(zip(names, results))
-    hyps = []
+    comps = []
     method = claim.get("method", "welch")
     for role, ref, alt in (("best", claim.params["best"], "less"), ("worst", claim.params.get("worst"), "greater")):
         if ref is None:
@@ -339,18 +371,44 @@ def argmin(claim: Claim, ev: Evidence) -> Outcome:
         for other in names:
             if other == key:
                 continue
-            test = compare(values[key], values[other], alternative=alt, method=method)
-            hyps.append(Hypothesis(test.p_value, True, f"{key} {'<' if alt == 'less' else '>'} {other}: {test}",
-                                   round_robin([by_name[key], by_name[other]], t, [key, other])))
+            why = round_robin([by_name[key], by_name[other]], t, [key, other], ev)
+            if alt == "less":
+                comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method))
+            else:
+                comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method))
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in values.items())
-    return Outcome(statistic, hypotheses=tuple(hyps), horizon=t, **provenance_of(results))
+    return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
 
 # ------------------------------------------------------------------ same law
-@claim_test("same_law", keys=("runs",), optional=("experiment",),
+def ks_power(a, b, shift: float) -> Callable[[float, int], float]:
+    """A lower bound on the power of the two-sample Kolmogorov-Smirnov test against a location
+    shift ``shift`` of the pooled, centred law of (a, b), as a function of (level, reps per
+    sample): D, the shift's sup-distance between the two CDFs, against the test's asymptotic
+    critical value, with the Dvoretzky-Kiefer-Wolfowitz bound on both empirical CDFs."""
+    pooled = np.sort(np.concatenate([np.asarray(a, float) - np.mean(a), np.asarray(b, float) - np.mean(b)]))
+    grid = np.concatenate([pooled, pooled + shift])
+
+    def cdf(x):
+        return np.searchsorted(pooled, x, side="right") / pooled.size
+    d = float(np.max(np.abs(cdf(grid) - cdf(grid - shift)))) if shift > 0 else 0.0
+
+    def power(level: float, reps: int) -> float:
+        if reps < 2 or d <= 0:
+            return 0.0
+        crit = math.sqrt(-math.log(level / 2) / 2) * math.sqrt(2.0 / reps)
+        if d <= crit:
+            return 0.0
+        gap = (d - crit) / 2
+        return max(0.0, 1.0 - 4.0 * math.exp(-2.0 * reps * gap * gap))
+    return power
+
+
+@claim_test("same_law", keys=("runs",), optional=("experiment", "departure"),
             quantity=lambda c: "law of R(T) over repetitions",
             expected=lambda c: " = ".join(_names(c)),
-            method=lambda c: "two-sample Kolmogorov-Smirnov (rejection refutes), Holm")
+            method=lambda c: ("two-sample Kolmogorov-Smirnov (rejection contradicts; non-rejection counts with "
+                              f"power against a shift of {c.get('departure', '?')} x the mean)"))
 def same_law(claim: Claim, ev: Evidence) -> Outcome:
     results = ev.results(claim)
     if len(results) != 2:
@@ -360,23 +418,32 @@ def same_law(claim: Claim, ev: Evidence) -> Outcome:
     t = common_checkpoint(results, claim.horizon)
     a, b = (r.regret_at(t) for r in results)
     test = stats.ks_2samp(a, b)
+    departure = claim.get("departure")
+    power, text = None, ""
+    if departure is not None:
+        shift = float(departure) * abs(0.5 * (a.mean() + b.mean()))
+        power, text = ks_power(a, b, shift), f"a shift of {float(departure):g} x the mean ({shift:.4g})"
+    hyp = Hypothesis(float(test.pvalue), False, f"KS D = {test.statistic:.3g}",
+                     round_robin(results, t, names, ev), power=power, departure=text, reps=min(a.size, b.size))
     return Outcome(f"{names[0]}: {_mean_se(a)}; {names[1]}: {_mean_se(b)}; KS D = {test.statistic:.3g}",
-                   hypotheses=(Hypothesis(float(test.pvalue), False, f"KS p = {test.pvalue:.2g}"),),
-                   horizon=t, **provenance_of(results))
+                   comparisons=(hyp,), horizon=t, **provenance_of(results))
 
 
 # ------------------------------------------------------------------ bound
 @claim_test("bound", keys=("bound",), optional=("experiments",),
             quantity=lambda c: "mean regret at every checkpoint and log-regret slope of every run it covers",
             expected=lambda c: "within the bound",
-            method=lambda c: "verify.regret_fits checks (mean +- 3 s.e., slope interval)")
+            method=lambda c: "mean regret (t, over repetitions) and slope interval against the bound, per run")
 def bound(claim: Claim, ev: Evidence) -> Outcome:
     from verify import bounds
     from verify import regret_fits as rf
+    from verify.bounds.registry import ASYMPTOTIC, UPPER
+    from verify.inference import Estimate
     key = claim.require("bound")
     b = bounds.get(key)
+    upper = b.side == UPPER
     names = claim.get("experiments") or list(ev.runs)
-    checked, outside, vacuous, reasons, used = [], [], [], set(), []
+    comps, vacuous, reasons, used, shown = [], [], set(), [], []
     for name in names:
         run = ev.runs.get(name)
         if run is None:
@@ -385,35 +452,56 @@ def bound(claim: Claim, ev: Evidence) -> Outcome:
             if not b.applies_to(res.policy, res.label):
                 continue
             used.append(res)
-            verdicts = rf.check_values(res, [key])
+            where = f"{name}: {label}"
+            if b.value is not None and res.reps >= 2:
+                rows, reason = rf.bound_points(res, b)
+                live = [r for r in rows if not r[2]]
+                if reason:
+                    reasons.add(reason)
+                elif rows and not live:
+                    vacuous.append(res)
+                elif live:
+                    # the checkpoint nearest to the bound in standard errors decides both ways: every
+                    # checkpoint must clear the bound (no correction needed), one beyond it contradicts
+                    # (searched over len(live) checkpoints)
+                    margin = [_margin(v - m if upper else m - v, s) for t, v, _, m, s in live]
+                    t, v, _, m, se = live[int(np.argmin(margin))]
+                    est = Estimate(m, se, float(res.reps - 1), int(res.reps), method="mean over repetitions")
+                    comps.append(Check(est, -math.inf if upper else v, v if upper else math.inf,
+                                       f"{where}: R({fmt_t(t)}) vs {v:.4g}", looks=len(live)))
+                    shown.append(f"{label}: {fmt(m)} vs {fmt(v)} at T = {fmt_t(t)}")
             if b.slope is not None:
                 fit = late_log_fit(res, bounds=[key])
-                verdicts += fit.checks
                 if not fit.applicable:
                     reasons.add("log-regret slope not applicable (window not logarithmic) on some runs")
-            for v in verdicts:
-                where = f"{name}: {label}"
-                if v.status == rf.NOT_APPLICABLE:
-                    reasons.add(v.reason)
-                elif v.status == rf.OUTSIDE:
-                    outside.append(f"{where}: {v.reason}")
-                else:
-                    checked.append(where)
-                    if v.evidence.get("vacuous_fraction", 0.0) >= 1.0:
-                        vacuous.append(res)
+                    continue
+                for v in fit.checks:
+                    if v.status == rf.NOT_APPLICABLE:
+                        reasons.add(v.reason)
+                        continue
+                    slope = v.evidence["bound_slope"]
+                    est = Estimate(fit.estimate, fit.details["se"], float(res.reps - 1), int(res.reps),
+                                   method="log-regret slope")
+                    comps.append(Check(est, -math.inf if upper else slope, slope if upper else math.inf,
+                                       f"{where}: ln t coefficient vs {slope:.4g}",
+                                       can_contradict=upper or b.form != ASYMPTOTIC))
     if not used:
         raise NotChecked(f"no run of this report is covered by {key}")
     size = dict(horizon=int(max(r.horizon for r in used)), **provenance_of(used))
-    statistic = f"{len(checked) + len(outside)} checks on {len(used)} runs; {len(outside)} outside"
-    if outside:
-        return Outcome(statistic + ": " + "; ".join(outside[:3]), Verdict.REFUTED, reason="a check is outside", **size)
-    if not checked:
+    statistic = (f"{len(comps)} checks on {len(used)} runs" + (f"; {len(vacuous)} vacuous" if vacuous else "")
+                 + (f"; nearest: {'; '.join(shown[:3])}" if shown else ""))
+    if not comps:
+        if vacuous:
+            horizon = min((h for r in vacuous if (h := _nonvacuous_horizon(b, r)) is not None), default=None)
+            what = "bound >= T x max gap" if upper else "bound <= the sum of the gaps"
+            return Outcome(statistic, Verdict.UNOBSERVABLE,
+                           unobservable=Unobservable(f"every check is vacuous ({what})", horizon), **size)
         raise NotChecked("not applicable: " + "; ".join(sorted(reasons)))
-    if len(vacuous) == len(checked):
-        horizon = min((h for r in vacuous if (h := _nonvacuous_horizon(b, r)) is not None), default=None)
-        return Outcome(statistic, Verdict.UNOBSERVABLE,
-                       reason=str(Unobservable("every check is vacuous (bound >= T x max gap)", horizon)), **size)
-    return Outcome(statistic, Verdict.REPRODUCED, reason="no check outside", **size)
+    return Outcome(statistic, comparisons=comps, **size)
+
+
+def _margin(room: float, se: float) -> float:
+    return room / se if se > 0 else math.copysign(math.inf, room)
 
 
 def _nonvacuous_horizon(b, result) -> float | None:
@@ -444,33 +532,45 @@ def _describe_value(claim: Claim) -> str:
     return ""
 
 
+def as_estimate(got):
+    """A measurement as an :class:`~verify.inference.Estimate`: a number is exact; an Interval
+    with a standard error is random (its interval is redrawn at the family's level)."""
+    from verify.inference import Estimate, Interval
+    if isinstance(got, Estimate):
+        return got
+    if isinstance(got, Interval):
+        if not math.isfinite(got.se):
+            raise TypeError("an Interval measurement needs its standard error (se) to be redrawn at the "
+                            "report's family-wise level")
+        return Estimate(got.estimate, got.se, method=got.method)
+    return Estimate.exact_value(float(got))
+
+
+def value_band(claim: Claim) -> tuple[float, float]:
+    if "expected" in claim.params:
+        target = float(claim.params["expected"])
+        tol = float(claim.get("tolerance", rounding(target)))
+        return target - tol, target + tol
+    if "at_least" in claim.params:
+        return float(claim.params["at_least"]), math.inf
+    if "at_most" in claim.params:
+        return -math.inf, float(claim.params["at_most"])
+    raise NotChecked("a value claim needs expected, at_least or at_most")
+
+
 @claim_test("value", keys=("measure",), optional=("expected", "tolerance", "at_least", "at_most"),
             quantity=lambda c: c.params["measure"].replace("_", " "),
             expected=_describe_value,
-            method=lambda c: "computed value (interval at 1 - alpha when random)")
+            method=lambda c: "computed value (exact), or an estimate's interval at the family's level")
 def value(claim: Claim, ev: Evidence) -> Outcome:
     got = ev.measurement(claim)
     text = ""
     if isinstance(got, tuple):
         got, text = got
-    is_interval = hasattr(got, "low")
-    shown = str(got) if is_interval else f"{float(got):.6g}"
-    statistic = shown + (f"; {text}" if text else "")
-    lo, hi = (got.low, got.high) if is_interval else (float(got), float(got))
-    if "expected" in claim.params:
-        target = float(claim.params["expected"])
-        tol = float(claim.get("tolerance", rounding(target)))
-        ok = lo - tol <= target <= hi + tol
-        reason = f"{'meets' if ok else 'misses'} {target:g} +- {tol:g}"
-    elif "at_least" in claim.params:
-        ok = hi >= float(claim.params["at_least"])
-        reason = f"{'>=' if ok else '<'} {claim.params['at_least']:g}"
-    elif "at_most" in claim.params:
-        ok = lo <= float(claim.params["at_most"])
-        reason = f"{'<=' if ok else '>'} {claim.params['at_most']:g}"
-    else:
-        raise NotChecked("a value claim needs expected, at_least or at_most")
-    return Outcome(statistic, Verdict.REPRODUCED if ok else Verdict.REFUTED, reason=reason)
+    est = as_estimate(got)
+    statistic = str(got if not hasattr(got, "low") else est) + (f"; {text}" if text else "")
+    low, high = value_band(claim)
+    return Outcome(statistic, comparisons=(Check(est, low, high, claim.params["measure"].replace("_", " ")),))
 
 
 @claim_test("computed", keys=("measure",), optional=("args",),
@@ -484,13 +584,17 @@ def computed(claim: Claim, ev: Evidence) -> Outcome:
     return out
 
 
+__all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP", "order_check", "ks_power",
+           "as_estimate", "value_band"]
+
+
 @claim_test("not_checked", keys=("reason",), method=lambda c: "none")
 def not_checked(claim: Claim, ev: Evidence) -> Outcome:
     return Outcome("", Verdict.NOT_CHECKED, reason=str(claim.params["reason"]))
 
 
 def register_seed000_001_factors():
-    from verify.bounds.seed000_001 import F_L, beta
+    from verify.bounds.factors import F_L, beta
     register_factor("beta", beta)
     register_factor("F_L", F_L)
     register_factor("sqrt_beta", lambda e: math.sqrt(beta(e)))
@@ -499,5 +603,3 @@ def register_seed000_001_factors():
 
 
 register_seed000_001_factors()
-
-__all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP"]

@@ -1,0 +1,453 @@
+"""A paper is a folder, and every paper's report takes one path.
+
+``dpbench report 002`` (an installed paper of the entry-point group ``dpbench.papers``) and
+``dpbench report ./mypaper`` (a folder of your own) both run :func:`build`::
+
+    mypaper/
+        claims.toml       the claims, one [[claim]] row each (:mod:`dpbench.reporting.claims`)
+        experiments/      the paper's figures as experiment files; each is run and redrawn
+        paper.toml        optional: title, citation, intro (shown under the title) and, per
+                          experiment, how its figure is drawn: [figures.KEY] with x (the
+                          swept parameter the paper's figure has on its x axis; default t),
+                          title, paper_figure ("Fig. 3") and skip
+        checks/           optional: experiment files of the report's own check runs
+        bounds.py         optional: the paper's theorems, verify.bounds.register(Bound(...))
+        report.py         optional: the paper's measurements and extra sections (below)
+
+``report.py`` may define any of
+
+* ``MEASUREMENTS = {name: fn}``: the measurements its ``computed`` and ``value`` claims name,
+  ``fn(claim, evidence)`` returning an :class:`~dpbench.reporting.claims.Outcome` (or a number
+  or an :class:`~verify.inference.Estimate` for ``value``).  Every ``measure_*`` function of
+  :mod:`dpbench.reporting.measures` is available to every paper under its name (``pairs``,
+  ``crossing``, ``mechanism_audit``, ...);
+* ``measure(evidence, runs)``: registers measurements that need the runs
+  (``evidence.measure(name, fn)``);
+* ``plan(ctx) -> {key: (experiment, horizon, reps)}``: the runs of the report (an experiment
+  name or an :class:`~dpbench.experiments.runner.Experiment` built in code; None sizes: the
+  file's).  Default: every file of ``experiments/`` at its own size, and every experiment of
+  ``checks/`` a claim names;
+* ``figures(report, runs, results)``: figures of its own (``report.figure(...)``), after the
+  redrawn ones;
+* ``sections(report, runs, results)``: sections after the claims (bound checks, ...);
+* ``ALPHA``: the family-wise error rate of its claims (default 0.01).
+
+Before anything runs, :func:`build` loads every claim and every planned experiment and checks
+that each claim's experiments and run labels exist (:func:`check_references`); a bad claims
+table fails in one line naming the file, the claim and the key.  The runs go to the shared
+result store, the claims are decided by :func:`~dpbench.reporting.claims.evaluate`, and the
+report opens with its front page (:mod:`.front_page`), then the figures redrawn from the runs
+(:mod:`.paper_figures`), the setup, the claims in detail and the paper's own sections.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+import tomllib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from ..validation import InputError
+from .context import ReportContext
+from .references import run_references
+
+CLAIMS_FILE = "claims.toml"
+PAPER_FILE = "paper.toml"
+_PAPER_KEYS = {"title", "citation", "intro", "figures"}
+_FIGURE_KEYS = {"title", "paper_figure", "x", "skip"}
+
+
+@dataclass
+class Paper:
+    """One paper: its name, folder, what ``paper.toml`` says about it and its ``report.py``."""
+    name: str                          # "seed002", or the folder name of a user's paper
+    folder: Path
+    installed: bool                    # a package of the entry-point group dpbench.papers
+    title: str = ""
+    citation: str = ""
+    intro: str = ""
+    figures: dict = field(default_factory=dict)   # [figures.KEY] of paper.toml: how to draw them
+    module: ModuleType | None = None   # the paper's report.py (its hooks), if it has one
+
+    @property
+    def claims_path(self) -> Path:
+        return self.folder / CLAIMS_FILE
+
+    def hook(self, name: str, default=None):
+        return getattr(self.module, name, default) if self.module is not None else default
+
+
+# ------------------------------------------------------------------ finding a paper
+def installed_papers() -> list[str]:
+    """The names of the installed papers (``seed000`` ...)."""
+    from ..plugins import paper_packages
+    return list(paper_packages())
+
+
+def find_paper(target) -> tuple[str, Path | None]:
+    """(name, folder) of ``target``: an installed paper ("002", "2", "seed002": folder None, found
+    through its package) or a folder holding a ``claims.toml`` (name: the folder's name)."""
+    text = str(target).strip()
+    path = Path(text).expanduser()
+    looks_like_path = text.startswith((".", "/", "~")) or "/" in text or "\\" in text
+    if path.is_dir() and (looks_like_path or (path / CLAIMS_FILE).is_file()):
+        if not (path / CLAIMS_FILE).is_file():
+            raise InputError(f"paper folder {text!r} has no {CLAIMS_FILE} (a paper folder holds {CLAIMS_FILE}, "
+                             "experiments/ and optionally paper.toml, checks/, bounds.py, report.py)")
+        return _safe_name(path.resolve().name), path.resolve()
+    if looks_like_path:
+        raise InputError(f"no paper folder {text!r}")
+    names = installed_papers()
+    s = text.lower().removeprefix("seed").removeprefix("_")
+    if s.isdigit() and f"seed{int(s):03d}" in names:
+        return f"seed{int(s):03d}", None
+    if text in names:
+        return text, None
+    close = difflib.get_close_matches(text, names, n=1)
+    raise InputError(f"unknown paper {text!r}" + (f" (did you mean {close[0]}?)" if close else "")
+                     + f"; installed papers: {', '.join(names)}, all, or a folder with a {CLAIMS_FILE}")
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "paper"
+
+
+def load_paper(name: str, folder: Path | None = None) -> Paper:
+    """The :class:`Paper` ``name`` (installed) or at ``folder`` (a user's): reads ``paper.toml``
+    and imports ``bounds.py`` and ``report.py`` (once per process)."""
+    from ..plugins import paper_folder, paper_packages
+    installed = folder is None
+    folder = paper_folder(name) if installed else Path(folder)
+    meta = _read_meta(folder / PAPER_FILE)
+    if installed:
+        package = paper_packages()[name]
+        importlib.import_module(package)               # registers its bounds
+        module = (importlib.import_module(f"{package}.report")
+                  if importlib.util.find_spec(f"{package}.report") is not None else None)
+    else:
+        module = _import_folder(name, folder)
+    return Paper(name, folder, installed, str(meta.get("title", "")), str(meta.get("citation", "")),
+                 str(meta.get("intro", "")), dict(meta.get("figures", {})), module)
+
+
+def _read_meta(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        meta = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"{path}: {err}") from None
+    unknown = sorted(set(meta) - _PAPER_KEYS)
+    if unknown:
+        raise InputError(f"{path}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_PAPER_KEYS))}")
+    for key, entry in dict(meta.get("figures", {})).items():
+        bad = sorted(set(entry) - _FIGURE_KEYS) if isinstance(entry, dict) else ["(not a table)"]
+        if bad:
+            raise InputError(f"{path}: figures.{key}: unknown key(s) {', '.join(bad)}; allowed: "
+                             f"{', '.join(sorted(_FIGURE_KEYS))}")
+    return meta
+
+
+def _import_folder(name: str, folder: Path) -> ModuleType | None:
+    """Import a user's paper folder as a package (``bounds.py`` first, then ``report.py``), once
+    per process and folder; returns its ``report`` module (None if it has none)."""
+    from ..plugins import _located
+    package = f"_dpbench_paper_{_safe_name(name).replace('-', '_').replace('.', '_')}_" \
+              f"{hashlib.sha1(str(folder).encode()).hexdigest()[:8]}"
+    if package not in sys.modules:
+        spec = importlib.util.spec_from_file_location(package, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[package] = module
+        if (folder / "__init__.py").is_file():
+            spec.loader.exec_module(module)
+    out = None
+    for part in ("bounds", "report"):
+        if not (folder / f"{part}.py").is_file():
+            continue
+        try:
+            loaded = importlib.import_module(f"{package}.{part}")
+        except InputError:
+            raise
+        except Exception as err:                  # noqa: BLE001  (any failure: one clear line)
+            raise InputError(f"paper folder {folder}: {part}.py failed to import: {_located(err)}") from None
+        if part == "report":
+            out = loaded
+    return out
+
+
+# ------------------------------------------------------------------ the plan of runs
+@dataclass
+class Planned:
+    """One run of the report: the experiment (None: it does not exist) at its sizes."""
+    key: str
+    name: str
+    experiment: object | None
+    horizon: int | None = None
+    reps: int | None = None
+
+
+def plan_of(paper: Paper, ctx: ReportContext, claims) -> dict[str, Planned]:
+    """The runs of the report, every experiment loaded (nothing runs)."""
+    from ..experiments.runner import Experiment
+    hook = paper.hook("plan")
+    if hook is not None:
+        entries = dict(hook(ctx))
+    else:
+        entries = {p.stem: (p.stem, None, None) for p in sorted((paper.folder / "experiments").glob("*.toml"))}
+        for claim in claims:
+            for ref in run_references(claim):
+                if ref.experiment not in entries and (paper.folder / "checks" / f"{ref.experiment}.toml").is_file():
+                    entries[ref.experiment] = (ref.experiment, None, None)
+    out = {}
+    for key, entry in entries.items():
+        exp, horizon, reps = entry if isinstance(entry, tuple) else (entry, None, None)
+        loaded = ctx.resolve(exp)
+        name = exp.name if isinstance(exp, Experiment) else str(exp)
+        out[key] = Planned(key, name, loaded, horizon, reps)
+    return out
+
+
+# ------------------------------------------------------------------ checking the claims
+def run_keys(exp) -> list[str]:
+    """The run keys of an experiment (``"panel / label"`` or ``"label"``)."""
+    from ..experiments.runner import run_key
+    return [run_key(r) for r in exp.runs]
+
+
+def finds_run(exp, label: str) -> bool:
+    """Whether ``label`` names one run of ``exp`` the way claims name runs (its key, or its label
+    when one run has it), or one panel (``panel:NAME``)."""
+    if label.startswith("panel:"):
+        return any(r.panel == label[6:] for r in exp.runs)
+    keys = run_keys(exp)
+    return label in keys or sum(k.endswith(" / " + label) or k == label for k in keys) == 1
+
+
+def check_references(claims, plan: dict[str, Planned], path: Path, resolve: Callable) -> None:
+    """Raise :class:`InputError` (one line: the file, the claim id, the key) for the first claim
+    that names an experiment that exists nowhere or a run label its experiment does not have."""
+    def experiment(name):
+        if name in plan:
+            return plan[name].experiment
+        return resolve(name)
+
+    known = sorted(plan)
+    for claim in claims:
+        for ref in run_references(claim):
+            exp = experiment(ref.experiment)
+            where = f"{path}: claim {claim.id!r}: key {ref.key!r}"
+            if exp is None:
+                close = difflib.get_close_matches(ref.experiment, known, n=1)
+                raise InputError(f"{where}: no experiment {ref.experiment!r}"
+                                 + (f" (did you mean {close[0]}?)" if close else "")
+                                 + f"; this report's experiments: {', '.join(known) or 'none'}")
+            if ref.run is not None and not finds_run(exp, ref.run):
+                what = "panel" if ref.run.startswith("panel:") else "run"
+                shown = ref.run.removeprefix("panel:")
+                names = sorted({r.panel for r in exp.runs}) if what == "panel" else run_keys(exp)
+                close = difflib.get_close_matches(shown, names, n=1)
+                raise InputError(f"{where}: no {what} {shown!r} in experiment {ref.experiment!r}"
+                                 + (f" (did you mean {close[0]!r}?)" if close else "")
+                                 + f"; its {what}s: {', '.join(names[:8])}" + (" ..." if len(names) > 8 else ""))
+
+
+def check_measures(claims, names, path: Path) -> None:
+    """Raise :class:`InputError` for the first claim whose ``measure`` no measurement provides."""
+    for claim in claims:
+        measure = claim.params.get("measure")
+        if isinstance(measure, str) and claim.test in ("computed", "value") and measure not in names:
+            close = difflib.get_close_matches(measure, sorted(names), n=1)
+            raise InputError(f"{path}: claim {claim.id!r}: key 'measure': no measurement {measure!r}"
+                             + (f" (did you mean {close[0]}?)" if close else "")
+                             + "; define it in the paper's report.py (MEASUREMENTS) or use one of: "
+                             + ", ".join(sorted(names)))
+
+
+def load_claims_of(paper: Paper, display: Path) -> list:
+    """The paper's claims (the loader's errors name the file as the user gave it)."""
+    from .claims import load_claims
+    try:
+        return load_claims(paper.claims_path)
+    except InputError as err:
+        text = str(err)
+        raise InputError(text.replace(CLAIMS_FILE, str(display), 1) if text.startswith(CLAIMS_FILE)
+                         else text) from None
+
+
+# ------------------------------------------------------------------ measurements
+def shared_measurements() -> dict[str, Callable]:
+    """The measurements every paper may name: each ``measure_NAME(claim, evidence)`` of
+    :mod:`dpbench.reporting.measures` under ``NAME``."""
+    import inspect
+
+    from . import measures
+    out = {}
+    for attr, fn in vars(measures).items():
+        if attr.startswith("measure_") and callable(fn):
+            required = [p for p in inspect.signature(fn).parameters.values()
+                        if p.default is inspect.Parameter.empty]
+            if len(required) == 2:
+                out[attr.removeprefix("measure_")] = fn
+    return out
+
+
+# ------------------------------------------------------------------ library warnings
+@dataclass
+class Caught:
+    """Warnings raised by libraries during a build, counted by (kind, message, where)."""
+    seen: dict = field(default_factory=dict)
+
+    def add(self, w: warnings.WarningMessage) -> None:
+        key = (w.category.__name__, str(w.message).split("\n")[0], _module_of(w.filename))
+        self.seen[key] = self.seen.get(key, 0) + 1
+
+    def lines(self) -> list[str]:
+        return [f"{_explain(kind, message)} ({kind} from {where}: '{message}', {n}x)"
+                for (kind, message, where), n in sorted(self.seen.items(), key=lambda kv: -kv[1])]
+
+
+def _module_of(filename: str) -> str:
+    parts = Path(filename).parts
+    for i, part in enumerate(parts):
+        if part in ("site-packages", "dist-packages") and i + 1 < len(parts):
+            return parts[i + 1]
+    for name in ("dpbench", "verify"):
+        if name in parts:
+            return "/".join(parts[parts.index(name):])
+    return Path(filename).name
+
+
+#: what a library's warning means for a report, by pattern of its message
+_MEANINGS = (
+    (r"divide by zero|invalid value encountered in (scalar )?divide|true_divide",
+     "A statistic divided by a zero spread: some runs had the same value in every repetition (typical at "
+     "quick sizes or on a plateau). The rule decides nothing from a zero-width interval; those rows are "
+     "inconclusive or say why."),
+    (r"invalid value encountered|nan", "A statistic met a missing or undefined value (NaN); the rows built "
+     "on it are not decided from it."),
+    (r"[Mm]ean of empty slice|empty", "A statistic was asked for on no values (a window or regime with no "
+     "checkpoint); the rows built on it say so."),
+    (r"overflow", "A number overflowed while computing a statistic; the rows built on it are not decided "
+               "from it."),
+    (r"converge", "An iterative fit did not converge; the rows built on it are not decided from it."),
+)
+
+
+def _explain(kind: str, message: str) -> str:
+    for pattern, meaning in _MEANINGS:
+        if re.search(pattern, message):
+            return meaning
+    return "A library warned during the build."
+
+
+# ------------------------------------------------------------------ the build
+def build(ctx: ReportContext, paper: Paper) -> Path:
+    """Check, run, decide and write the report of ``paper``; return the markdown path.  Warnings
+    that libraries raise meanwhile are not printed: the report says what they mean."""
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", quiet)      # ignored by Python's default filters too
+        return _build(ctx, paper, records)
+
+
+def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
+    from . import front_page, paper_figures
+    from .claims import DEFAULT_ALPHA, Evidence, evaluate, write_json
+    from .markdown import Report, quick_banner, setup_lines
+    from .provenance import finish
+
+    display = _display(paper)
+    claims = load_claims_of(paper, display)
+    plan = plan_of(paper, ctx, claims)
+    check_references(claims, plan, display, ctx.resolve)
+    for key in paper.figures:
+        if key not in plan:
+            close = difflib.get_close_matches(key, list(plan), n=1)
+            raise InputError(f"{paper.folder / PAPER_FILE}: figures.{key}: no experiment {key!r} in this report's plan"
+                             + (f" (did you mean {close[0]}?)" if close else "") + "; its experiments: "
+                             + ", ".join(plan))
+    measurements = {**shared_measurements(), **dict(paper.hook("MEASUREMENTS", {}) or {})}
+    if paper.hook("measure") is None:
+        check_measures(claims, measurements, display)
+    for planned in plan.values():                 # every run's policy and parameters, before any runs
+        if planned.experiment is not None:
+            from ..experiments.runner import plan_runs
+            horizon, _ = ctx.sizes(planned.experiment, planned.horizon, planned.reps)
+            plan_runs(planned.experiment, horizon, planned.experiment.seed)
+
+    runs = {}
+    for key, planned in plan.items():
+        if planned.experiment is None:
+            ctx.missing.append(planned.name)
+            ctx.log(f"report {ctx.paper}: experiment {planned.name!r} does not exist; skipped")
+            runs[key] = None
+        else:
+            runs[key] = ctx.run(planned.experiment, planned.horizon, planned.reps)
+
+    alpha = float(paper.hook("ALPHA", DEFAULT_ALPHA))
+    named = {run.experiment.name: run for run in runs.values() if run is not None}
+    ev = Evidence({**named, **{k: v for k, v in runs.items() if v is not None}}, alpha=alpha)
+    ev.quick = ctx.quick
+    for name, fn in measurements.items():
+        ev.measure(name, fn)
+    if paper.hook("measure") is not None:
+        paper.module.measure(ev, runs)
+    results = evaluate(claims, ev, alpha=alpha)
+    if ctx.quick:
+        results = front_page.smoke(results)
+
+    report = Report(ctx, paper.title or f"{paper.name}: claims and evidence")
+    if paper.citation:
+        report.text(f"*{paper.citation}*")
+    quick_banner(report)
+    front = report.mark()
+    report.section("Figures")
+    report.text("Redrawn from this report's runs (mean over repetitions with its 95% band; marks: the claims "
+                "each figure carries, at the horizon they test). Each caption lists its claims.")
+    paper_figures.draw_all(report, paper, plan, runs, results, ev)
+    if paper.hook("figures") is not None:
+        paper.module.figures(report, runs, results)
+    paper_figures.ratio_figure(report, results, ev)
+    report.section("Setup")
+    if paper.intro:
+        report.text(paper.intro)
+    setup_lines(report, runs)
+    front_page.details(report, results, display)
+    if paper.hook("sections") is not None:
+        paper.module.sections(report, runs, results)
+    report.insert(front, front_page.render(report, results, display))
+    report.ctx.out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(Path(ctx.out_dir) / f"{report.name}_claims.json", results)
+    caught = Caught()
+    for w in records:
+        caught.add(w)
+    if caught.seen:
+        report.section("Warnings during this build")
+        report.text("Raised by the libraries this report uses, in the report's words (what it means for the "
+                    "verdicts), with the library's own message:")
+        report.bullets(caught.lines())
+    return finish(report)
+
+
+def _display(paper: Paper) -> Path:
+    """How the report names the claims table: relative to the package root for an installed paper
+    (``dpbench/papers/seed002/claims.toml``), as given for a user's folder."""
+    path = paper.claims_path
+    if paper.installed:
+        parts = path.parts
+        if "dpbench" in parts:
+            return Path(*parts[len(parts) - 1 - parts[::-1].index("dpbench"):])
+        return path
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path

@@ -1,0 +1,342 @@
+"""The decision rule of the claims tables, on synthetic evidence whose truth is known.
+
+A true ordering at high power is *reproduced*; no difference is *inconclusive*, never
+*contradicted*; a reversed ordering is *contradicted*; zero-variance cells give no zero-width
+interval and no decisive verdict; an interval straddling the band's edge is *inconclusive*; a
+run at round-robin is *unobservable* whichever way its comparison falls (except at the paper's
+own horizon); a law claim is reproduced only with a stated power; a fit failing its own
+lack-of-fit test, a limit fitted outside its range and a saturated run decide nothing; the
+claims loader refuses a tolerance as wide as the claim's effect.  Every case is a synthetic
+sample or regret curve: exact, fast, no simulation.
+"""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import dpbench
+from dpbench.engine.result import log_checkpoints
+from dpbench.reporting.claims import (
+    Check,
+    Claim,
+    Evidence,
+    Exact,
+    Hypothesis,
+    Outcome,
+    Unobservable,
+    Verdict,
+    decide,
+    evaluate,
+    load_claims,
+)
+from dpbench.reporting.claims.kinds import ks_power
+from verify.inference import Estimate, difference_estimate, power_law
+
+MEANS = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5]
+T = 100_000
+
+
+def curve(label, *, slope=100.0, reps=50, seed=0, noise=0.05, round_robin=False, eps=2.0, policy="ldp_ucb_b"):
+    """A SimulationResult whose regret is slope * ln t (times a per-repetition factor), or uniform
+    play's t x mean gap (round-robin)."""
+    cps = log_checkpoints(T)
+    gen = np.random.default_rng(seed)
+    if round_robin:
+        regret = (cps * (max(MEANS) - np.asarray(MEANS)).mean())[None, :] * (1 + 0.002 * gen.standard_normal((reps, 1)))
+    else:
+        regret = slope * np.log(cps)[None, :] * (1 + noise * gen.standard_normal((reps, 1)))
+    return dpbench.SimulationResult(
+        policy=policy, label=label, environment="bernoulli", params={"eps": eps}, env_params={"means": MEANS},
+        horizon=T, seed=seed, first_rep=0, checkpoints=cps, regret=regret,
+        pulls=np.zeros((reps, len(MEANS)), dtype=np.int64), means=np.asarray(MEANS))
+
+
+def run_of(*results, paper_horizon=None):
+    return SimpleNamespace(results={r.label: r for r in results}, runs=[],
+                           experiment=SimpleNamespace(paper_horizon=paper_horizon))
+
+
+def claim(cid, test, **params):
+    horizon = params.pop("horizon", None)
+    return Claim(cid, "synthetic", f"synthetic {test}", test, params, horizon=horizon)
+
+
+def one(outcome, level=1e-4):
+    return decide(claim("x", "computed", measure="m"), outcome, level)
+
+
+def verdict_of(ev, c):
+    return evaluate([c], ev)[0]
+
+
+# ------------------------------------------------------------------ orderings
+def test_a_true_ordering_at_high_power_is_reproduced_and_a_reversed_one_contradicted():
+    ev = Evidence({"exp": run_of(curve("low", slope=100.0, seed=1), curve("high", slope=130.0, seed=2))})
+    right = verdict_of(ev, claim("right", "ordering", experiment="exp", runs=["low", "high"]))
+    wrong = verdict_of(ev, claim("wrong", "ordering", experiment="exp", runs=["high", "low"]))
+    assert right.verdict is Verdict.REPRODUCED
+    assert wrong.verdict is Verdict.CONTRADICTED and "outside" in wrong.detail
+
+
+def test_no_difference_is_inconclusive_never_contradicted():
+    """Fifty independent samples with no difference at all: never contradicted, never
+    reproduced; the cause says what would decide it."""
+    seen = set()
+    for seed in range(50):
+        gen = np.random.default_rng(seed)
+        a, b = gen.normal(100, 10, 30), gen.normal(100, 10, 30)
+        r = one(Outcome("", comparisons=(Check(difference_estimate(a, b), high=0.0, label="a < b"),)))
+        seen.add(r.verdict)
+    assert seen == {Verdict.INCONCLUSIVE}
+    gen = np.random.default_rng(0)
+    small = one(Outcome("", comparisons=(Check(difference_estimate(gen.normal(99, 10, 30),
+                                                                     gen.normal(101, 10, 30)), high=0.0),)))
+    assert small.verdict is Verdict.INCONCLUSIVE and "needs R >=" in small.cause
+
+
+def test_a_p_value_that_does_not_reject_is_inconclusive_and_the_reverse_test_contradicts():
+    assert one(Outcome("", comparisons=(Hypothesis(0.2, True, "a < b", p_against=0.8),))).verdict \
+        is Verdict.INCONCLUSIVE
+    assert one(Outcome("", comparisons=(Hypothesis(1 - 1e-9, True, "a < b", p_against=1e-9),))).verdict \
+        is Verdict.CONTRADICTED
+    assert one(Outcome("", comparisons=(Hypothesis(1e-9, True, "a < b", p_against=1 - 1e-9),))).verdict \
+        is Verdict.REPRODUCED
+
+
+def test_the_family_size_sets_every_comparisons_level():
+    """A comparison decided alone is not decided inside a family of a thousand: the level is
+    alpha / m over every comparison of the report, intervals and p-values alike."""
+    gen = np.random.default_rng(3)
+    a, b = gen.normal(100, 10, 40), gen.normal(108, 10, 40)
+    ev = Evidence()
+    ev.measure("ab", lambda c, e: Outcome("", comparisons=(Check(difference_estimate(a, b), high=0.0),)))
+    ev.measure("filler", lambda c, e: Outcome("", comparisons=(Hypothesis(0.5, True, "filler"),) * 100))
+    target = claim("ab", "computed", measure="ab")
+    alone = evaluate([target], ev)[0]
+    assert alone.verdict is Verdict.REPRODUCED and alone.family == 1
+    fillers = [claim(f"f{i}", "computed", measure="filler", args={"i": i}) for i in range(10)]
+    crowded = evaluate([target, *fillers], ev)[0]
+    assert crowded.family == 1001 and crowded.verdict is Verdict.INCONCLUSIVE
+
+
+# ------------------------------------------------------------------ degenerate statistics
+def test_zero_variance_cells_give_no_zero_width_interval_and_no_decisive_verdict():
+    same = np.full(20, 2e4)
+    ordering = one(Outcome("", comparisons=(Check(difference_estimate(same, same + 10.0), high=0.0),)))
+    assert ordering.verdict is Verdict.INCONCLUSIVE and "zero spread" in ordering.detail
+    ratio = one(Outcome("", comparisons=(Check(Estimate(1.0, 0.0, 19, 20), 0.9, 1.1),)))
+    assert ratio.verdict is Verdict.INCONCLUSIVE
+    # a power law through deterministic cells: no weight is invented, the interval comes from the
+    # residual scatter (never zero width); with no scatter to speak of the fit says it is degenerate
+    xs = [1.0, 2.0, 4.0, 8.0]
+    gen = np.random.default_rng(0)
+    curved = [np.full(20, 10.0), 20 * (1 + 0.02 * gen.standard_normal(20)), np.full(20, 70.0),
+              np.full(20, 90.0)]
+    fit = power_law(xs, curved, level=0.99)
+    assert fit.ci[1] - fit.ci[0] > 0.1 and fit.diagnostics["zero_variance"] == [1.0, 4.0, 8.0]
+    exact = power_law(xs, [np.full(10, 3.0 * x ** 2) for x in xs], level=0.99)
+    assert exact.diagnostics["degenerate"] and "zero-width" in exact.diagnostics["degenerate"]
+
+
+def test_a_power_law_with_one_deterministic_cell_fits_the_others_honestly():
+    """One cell without spread among noisy cells of a true x^-2 law: the interval holds the truth
+    and is not degenerate (a 1e-300 variance floor would force the line through that cell and
+    fail the lack-of-fit test)."""
+    gen = np.random.default_rng(4)
+    xs = [0.5, 1.0, 2.0, 4.0]
+    samples = [50 / x ** 2 * (1 + 0.05 * gen.standard_normal(30)) for x in xs]
+    samples[0] = np.full(30, 50 / 0.5 ** 2 * 1.03)
+    fit = power_law(xs, samples, level=0.99)
+    assert fit.diagnostics["degenerate"] == "" and fit.ci[0] < -2.0 < fit.ci[1]
+    assert fit.ci[1] - fit.ci[0] > 1e-3
+
+
+def test_a_fit_failing_its_lack_of_fit_test_makes_the_row_inconclusive():
+    """Regret that is not a power law of eps (a kink) but whose slope interval would meet the
+    prediction: inconclusive, never reproduced."""
+    xs = [0.25, 0.5, 1.0, 2.0, 4.0]
+    law = [400.0, 100.0, 25.0, 25.0, 25.0 / 16]
+    runs = [curve(f"eps {x:g}", slope=v, seed=10 + i, noise=0.01, eps=x) for i, (x, v) in enumerate(zip(xs, law))]
+    ev = Evidence({"exp": run_of(*runs)})
+    c = claim("kink", "exponent", experiment="exp", runs=[r.label for r in runs], values=xs, predicted=-1.5,
+              tolerance=0.9, effect=1.0)
+    r = verdict_of(ev, c)
+    assert r.verdict is Verdict.INCONCLUSIVE and "lack-of-fit" in r.detail
+
+
+def test_exact_values_are_decided_as_computed_and_stay_out_of_the_family():
+    exact = one(Outcome("", comparisons=(Check(Estimate.exact_value(math.pi), 3.14155, 3.14165),
+                                         Exact(True, "schedule"))))
+    assert exact.verdict is Verdict.REPRODUCED
+    wrong = one(Outcome("", comparisons=(Check(Estimate.exact_value(0.1252), 0.2025, 0.2035),)))
+    assert wrong.verdict is Verdict.CONTRADICTED
+    ev = Evidence()
+    ev.measure("pi", lambda c, e: math.pi)
+    assert evaluate([claim("pi", "value", measure="pi", expected=3.1416)], ev)[0].family == 0
+
+
+def test_no_test_may_type_a_decided_verdict():
+    with pytest.raises(ValueError, match="may not set the verdict"):
+        Outcome("x", Verdict.REPRODUCED)
+
+
+# ------------------------------------------------------------------ interval inclusion
+def test_an_interval_straddling_the_band_edge_is_inconclusive():
+    inside = one(Outcome("", comparisons=(Check(Estimate(1.0, 0.01, 49, 50), 0.9, 1.1),)))
+    straddle = one(Outcome("", comparisons=(Check(Estimate(0.88, 0.02, 49, 50), 0.9, 1.1),)))
+    outside = one(Outcome("", comparisons=(Check(Estimate(0.5, 0.02, 49, 50), 0.9, 1.1),)))
+    assert inside.verdict is Verdict.REPRODUCED
+    assert straddle.verdict is Verdict.INCONCLUSIVE and "straddles" in straddle.detail
+    assert outside.verdict is Verdict.CONTRADICTED
+
+
+def test_a_one_sided_claim_is_reproduced_only_below_its_bound():
+    ev = Evidence({"exp": run_of(curve("a", slope=100.0, seed=1), curve("b", slope=100.0, seed=2))})
+    r = verdict_of(ev, claim("ub", "ratio", experiment="exp", run="a", baseline="b", expected=1.01, side="upper_bound"))
+    assert r.verdict is Verdict.INCONCLUSIVE                  # an interval around 1 is not "<= 1"
+    far = verdict_of(ev, claim("ub2", "ratio", experiment="exp", run="a", baseline="b", expected=2.0,
+                               side="upper_bound"))
+    assert far.verdict is Verdict.REPRODUCED
+
+
+# ------------------------------------------------------------------ observability
+def test_a_run_at_round_robin_is_unobservable_both_ways():
+    stuck = curve("stuck", round_robin=True, seed=4, eps=0.01)
+    fast = curve("fast", slope=100.0, seed=1)
+    ev = Evidence({"exp": run_of(stuck, fast)})
+    passing = verdict_of(ev, claim("p", "ordering", experiment="exp", runs=["fast", "stuck"]))
+    failing = verdict_of(ev, claim("f", "ordering", experiment="exp", runs=["stuck", "fast"]))
+    assert passing.verdict is Verdict.UNOBSERVABLE and failing.verdict is Verdict.UNOBSERVABLE
+    assert "round-robin" in passing.detail and passing.cause.startswith("needs T >=")
+    ratio = verdict_of(ev, claim("r", "ratio", experiment="exp", run="stuck", baseline="fast", expected=1.0,
+                                 tolerance=0.1, effect=0.5))
+    assert ratio.verdict is Verdict.UNOBSERVABLE
+
+
+def test_at_the_papers_own_horizon_a_round_robin_comparison_stands():
+    stuck = curve("stuck", round_robin=True, seed=4, eps=0.01)
+    fast = curve("fast", slope=100.0, seed=1)
+    ev = Evidence({"exp": run_of(stuck, fast, paper_horizon=T)})
+    r = verdict_of(ev, claim("p", "ordering", experiment="exp", runs=["fast", "stuck"]))
+    assert r.verdict is Verdict.REPRODUCED and "paper's own horizon" in r.detail
+
+
+def test_an_unobservable_comparison_does_not_hide_a_contradiction_elsewhere():
+    blind = Unobservable("still round-robin", 1e7)
+    gen = np.random.default_rng(1)
+    rows = one(Outcome("", comparisons=(Check(difference_estimate(gen.normal(0, 1, 50), gen.normal(0, 1, 50)),
+                                              high=0.0, unobservable=blind),
+                                        Check(Estimate(5.0, 0.1, 49, 50), high=0.0))))
+    assert rows.verdict is Verdict.CONTRADICTED
+
+
+# ------------------------------------------------------------------ laws
+def test_a_law_claim_needs_a_stated_power_against_a_stated_departure():
+    no_power = one(Outcome("", comparisons=(Hypothesis(0.6, False, "KS"),)))
+    assert no_power.verdict is Verdict.INCONCLUSIVE and "absence of evidence" in no_power.detail
+    strong = one(Outcome("", comparisons=(Hypothesis(0.6, False, "KS", power=lambda level, r: 0.99,
+                                                     departure="a 10% shift", reps=50),)))
+    assert strong.verdict is Verdict.REPRODUCED
+    weak = one(Outcome("", comparisons=(Hypothesis(0.6, False, "KS", power=lambda level, r: min(1.0, r / 400),
+                                                   departure="a 10% shift", reps=50),)))
+    assert weak.verdict is Verdict.INCONCLUSIVE and "needs R >=" in weak.cause
+    rejected = one(Outcome("", comparisons=(Hypothesis(1e-12, False, "KS"),)))
+    assert rejected.verdict is Verdict.CONTRADICTED
+
+
+def test_same_law_on_runs():
+    twins = Evidence({"exp": run_of(curve("a", seed=1, reps=400, noise=0.01), curve("b", seed=2, reps=400, noise=0.01),
+                                    curve("c", slope=130.0, seed=3, reps=400, noise=0.01))})
+    same = verdict_of(twins, claim("s", "same_law", experiment="exp", runs=["a", "b"], departure=0.2))
+    blind = verdict_of(twins, claim("s", "same_law", experiment="exp", runs=["a", "b"]))
+    other = verdict_of(twins, claim("o", "same_law", experiment="exp", runs=["a", "c"], departure=0.2))
+    assert same.verdict is Verdict.REPRODUCED and blind.verdict is Verdict.INCONCLUSIVE
+    assert other.verdict is Verdict.CONTRADICTED
+    gen = np.random.default_rng(0)
+    power = ks_power(gen.normal(0, 1, 50), gen.normal(0, 1, 50), 2.0)
+    assert power(1e-4, 50) < power(1e-4, 400) and power(1e-4, 10 ** 4) > 0.99
+
+
+# ------------------------------------------------------------------ ranges, filters, tolerances
+def test_a_limit_is_fitted_only_with_points_in_its_range():
+    xs = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
+    runs = [curve(f"eps {x:g}", slope=1.0 / x ** 2 if x <= 0.2 else 1.0 / (0.2 * x), seed=20 + i, noise=0.02, eps=x)
+            for i, x in enumerate(xs)]
+    ev = Evidence({"exp": run_of(*runs)})
+    base = dict(experiment="exp", runs=[r.label for r in runs], values=xs, predicted=-2.0, tolerance=0.2, effect=0.5)
+    limited = verdict_of(ev, claim("lim", "exponent", limit_range=[0, 0.2], **base))
+    assert limited.verdict is Verdict.REPRODUCED and "limit's range" in limited.outcome.statistic
+    assert "0.5, 1, 2" in limited.outcome.statistic              # listed as outside the range
+    few = verdict_of(ev, claim("few", "exponent", limit_range=[0, 0.1], **base))
+    assert few.verdict is Verdict.NOT_CHECKED
+
+
+def test_saturated_runs_are_left_out_of_an_exponent():
+    runs = [curve(f"eps {x:g}", slope=100.0 / x, seed=30 + i, eps=x) for i, x in enumerate((0.5, 1.0, 2.0, 4.0))]
+    runs.append(curve("eps 0.01", round_robin=True, seed=40, eps=0.01))
+    ev = Evidence({"exp": run_of(*runs)})
+    r = verdict_of(ev, claim("e", "exponent", experiment="exp", runs=[x.label for x in runs],
+                             values=[0.5, 1.0, 2.0, 4.0, 0.01], predicted=-1.0, tolerance=0.1, effect=0.5))
+    assert "0.01 (saturated" in r.outcome.statistic and r.verdict is Verdict.REPRODUCED
+
+
+def test_the_loader_refuses_a_tolerance_as_wide_as_the_effect(tmp_path):
+    head = '[[claim]]\nid = "flat"\nwhere = "w"\nstatement = "s"\ntest = "ratio"\nrun = "a"\nbaseline = "b"\n'
+    wide = tmp_path / "wide.toml"
+    wide.write_text(head + "expected = 1.0\ntolerance = 0.3\neffect = 0.3\n")
+    with pytest.raises(dpbench.InputError, match=r"wide.toml claim 'flat'.*'tolerance'.*not smaller than"):
+        load_claims(wide)
+    bare = tmp_path / "bare.toml"
+    bare.write_text(head + "expected = 1.0\ntolerance = 0.1\n")
+    with pytest.raises(dpbench.InputError, match="states no 'effect'"):
+        load_claims(bare)
+    nested = tmp_path / "nested.toml"
+    nested.write_text('[[claim]]\nid = "n"\nwhere = "w"\nstatement = "s"\ntest = "computed"\nmeasure = "m"\n'
+                      'effect = 0.2\nargs = { tolerance = 0.3 }\n')
+    with pytest.raises(dpbench.InputError, match="'args.tolerance'"):
+        load_claims(nested)
+    good = tmp_path / "good.toml"
+    good.write_text(head + 'expected = 1.0\ntolerance = 0.1\neffect = 0.5\ncategory = "spec"\n')
+    assert load_claims(good)[0].category == "spec"
+    bad_cat = tmp_path / "cat.toml"
+    bad_cat.write_text(head + 'expected = 1.0\ncategory = "gossip"\n')
+    with pytest.raises(dpbench.InputError, match="category"):
+        load_claims(bad_cat)
+
+
+# ------------------------------------------------------------------ bounds
+def test_a_bound_check_is_reproduced_only_clear_of_the_bound():
+    """Mean regret at the bound itself (at T) is inconclusive, well below it reproduced, well
+    above it contradicted (LDP-UCB-B against Theorem 6, anytime: every checkpoint)."""
+    from verify import bounds
+    b = bounds.get("seed000.thm6")
+    probe = curve("probe", slope=1.0)
+    ctx = bounds.context(probe)
+    at_t, slope = b.evaluate(ctx).value, b.evaluate(ctx).slope
+    outcomes = {}
+    for name, c in (("at", at_t / math.log(T)), ("below", 0.5 * slope), ("above", 2.0 * slope)):
+        ev = Evidence({"exp": run_of(curve(name, slope=c, seed=3, noise=0.02))})
+        outcomes[name] = verdict_of(ev, claim(name, "bound", bound="seed000.thm6"))
+    assert outcomes["at"].verdict is Verdict.INCONCLUSIVE
+    assert outcomes["below"].verdict is Verdict.REPRODUCED
+    assert outcomes["above"].verdict is Verdict.CONTRADICTED
+
+
+def test_a_lower_bound_below_the_sum_of_the_gaps_is_vacuous():
+    from verify.bounds.registry import EXPLICIT, LOWER, Bound
+    tiny = Bound(key="test.tiny", seed="test", theorem="t", source="s", side=LOWER, form=EXPLICIT,
+                 statement="R(T) >= 0.4", algorithms=("ucb1",), privacy="none", value=lambda ctx: 0.4)
+    assert tiny.evaluate({"gaps": [0.0, 0.5, 0.5], "T": 1000}).vacuous
+    big = Bound(key="test.big", seed="test", theorem="t", source="s", side=LOWER, form=EXPLICIT,
+                statement="R(T) >= 40", algorithms=("ucb1",), privacy="none", value=lambda ctx: 40.0)
+    assert not big.evaluate({"gaps": [0.0, 0.5, 0.5], "T": 1000}).vacuous
+
+
+def test_the_readme_states_the_rule_the_reports_use():
+    """The README's paragraph is the rule every report prints (dpbench.reporting.claims.RULE)."""
+    from pathlib import Path
+
+    from dpbench.reporting.claims import RULE
+    readme = " ".join(Path(__file__).resolve().parents[1].joinpath("README.md").read_text().split())
+    assert " ".join(RULE.split()) in readme
