@@ -240,6 +240,7 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
     test_file = tmp_path / "test_dp_plugin_example.py"
     test_file.write_text(textwrap.dedent("""
         import dpbench, pytest
+        import numpy as np
 
         @pytest.mark.dp(eps=1.0, x=0.0, x_prime=1.0, n=50_000)
         def test_private(assert_dp):
@@ -248,6 +249,17 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
         @pytest.mark.dp(eps=1.0, x=0.0, x_prime=1.0, n=50_000)
         def test_leaky(assert_dp):
             assert_dp(dpbench.sampler("ctb", eps=3.0))
+
+        def noisy_count(x, n, seed):            # the law holds; x + noise in floating point leaks
+            return float(sum(x)) + np.random.default_rng(seed).laplace(0.0, 1.0, n)
+
+        @pytest.mark.dp(eps=1.0, x=[0], x_prime=[0, 1], n=50_000, law_only=True)
+        def test_law_only(assert_dp):
+            assert_dp(noisy_count)
+
+        @pytest.mark.dp(eps=1.0, x=[0], x_prime=[0, 1], n=50_000)
+        def test_both_layers(assert_dp):
+            assert_dp(noisy_count)
     """))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q",
                            "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
@@ -258,8 +270,9 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
                                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                                "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])})
     out = proc.stdout + proc.stderr
-    assert "1 passed" in out and "1 failed" in out, out
-    assert "is not (1, 0)-DP" in out
+    assert "2 passed" in out and "2 failed" in out, out
+    assert "is not (1, 0)-DP" in out and "VIOLATED by the floating point only" in out
+    assert "::test_both_layers" in out and "::test_law_only" not in out and "::test_leaky" in out, out
 
 
 def test_cli_audit_json_and_exit_codes(capsys):

@@ -37,7 +37,7 @@ def test_feature_tokens():
 def _classes(binade: float, weights, size: int, rng) -> np.ndarray:
     """Floats in [binade, 2 binade) that are odd multiples of binade * 2^-52 * 2^j with probability weights[j]."""
     j = rng.choice(len(weights), size=size, p=np.asarray(weights) / np.sum(weights))
-    odd = 2 * rng.integers(0, 2 ** 20, size=size) + 1
+    odd = 2 * rng.integers(0, 2 ** 27, size=size) + 1           # distinct enough that no value is an atom
     return binade + odd * binade * 2.0 ** (-32) * 2.0 ** j
 
 

@@ -1,12 +1,11 @@
 """Two layers in every audit, from the same samples: the law (the mechanism as if its arithmetic were
 exact) and the floating point.  The CLI's exit status (0 / 1 law / 3 floating point only / 2),
 JSON with a "law" and a "floating_point" object, readable witnesses (labels, binades, big sets),
-bounds capped by n said so, non-finite outputs refused, assert_dp and its law-only option."""
+bounds capped by n said so, non-finite outputs refused, assert_dp and its law-only option (the
+pytest marker's law_only: tests/test_audit.py::test_pytest_plugin_marker_and_fixture)."""
 import json
-import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +18,6 @@ from dpbench.cli import main
 from dpbench.engine.catalog import MECHANISMS
 from dpbench.extend import Mechanism, Param, implements, privatize, real
 
-ROOT = Path(__file__).resolve().parents[1]
 N = 100_000
 ALPHA = 1e-4
 
@@ -228,29 +226,6 @@ def test_assert_dp_fails_on_either_layer_and_can_check_the_law_only(mechs):
     assert not res.violated and res.floating_point.status == "not tested" and res.law.alpha == res.alpha
     with pytest.raises(AssertionError, match="law: certified eps >="):
         verify.assert_dp(mechs["doubled_count"], 1.0, x=[0], x_prime=[0, 1], n=N, law_only=True)
-
-
-def test_pytest_marker_law_only(tmp_path):
-    test_file = tmp_path / "test_dp_layers_example.py"
-    test_file.write_text(MECHS + textwrap.dedent("""
-        import pytest
-
-        @pytest.mark.dp(eps=1.0, x=[0], x_prime=[0, 1], n=50_000, law_only=True)
-        def test_law(assert_dp):
-            assert_dp(noisy_count)
-
-        @pytest.mark.dp(eps=1.0, x=[0], x_prime=[0, 1], n=50_000)
-        def test_both(assert_dp):
-            assert_dp(noisy_count)
-    """))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q",
-                           "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
-                          capture_output=True, text=True, cwd=str(tmp_path),
-                          env={**__import__("os").environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-                               "PYTHONPATH": str(ROOT)})
-    out = proc.stdout + proc.stderr
-    assert "1 passed" in out and "1 failed" in out, out
-    assert "VIOLATED by the floating point only" in out
 
 
 def test_features_are_checked_and_explained(capsys):

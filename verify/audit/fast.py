@@ -45,9 +45,8 @@ CHUNK_BLOCKS = 2
 # row, described by a flat ``StatSpec`` and evaluated here, in compiled code, by
 # both the counting path and the block path (so both count the same events).
 VALUE, LINEAR, ADDITIVE, CODE = 0, 1, 2, 3
-#: what an ADDITIVE feature reads from its entry: the value, its difference from the previous
-#: entry, or its floating-point granularity (:func:`grain_key`)
-FEATURE_VALUE, FEATURE_DIFF, FEATURE_GRAIN = 0, 1, 2
+#: what an ADDITIVE feature reads from its entry: the value, or its difference from the previous entry
+FEATURE_VALUE, FEATURE_DIFF = 0, 1
 _SENTINEL = np.uint64(0x7FF8DEADBEEF0001)
 _MANTISSA = np.uint64((1 << 52) - 1)
 _FNV_OFFSET = np.uint64(1469598103934665603)
@@ -59,15 +58,16 @@ class StatSpec(NamedTuple):
 
     VALUE     row[column]
     LINEAR    bias + weights . row
-    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]], or its difference from the
-              previous entry, or its granularity code (feat_kind[f]: FEATURE_*), bin_f from the
-              sorted feat_edges[f, :feat_nedges[f]]
-    CODE      the rank of the row's category among those seen at selection (unseen
-              categories share the rank len(keys), one past the last); entries not in
-              ``specials`` (unless keep_all) are merged into one "other" value; with
-              low_bits > 0 only sign, exponent and the low mantissa bits of each entry are
-              kept (``bit_mask``); with ``grain`` only sign, exponent and the number of
-              trailing zero mantissa bits (:func:`grain_key`)
+    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]] or its difference from the
+              previous entry (feat_kind[f]: FEATURE_*), bin_f from the sorted
+              feat_edges[f, :feat_nedges[f]]
+    CODE      the rank of the category of the row (of its entry ``column`` if column >= 0)
+              among those seen at selection (unseen categories share the rank len(keys), one
+              past the last); entries not in ``specials`` (unless keep_all) are merged into one
+              "other" value; with low_bits > 0 only sign, exponent and the low mantissa bits of
+              each entry are kept (``bit_mask``), with ``grain`` only sign, exponent and the
+              number of trailing zero mantissa bits (:func:`grain_key`) -- except for the
+              entries in ``specials`` (atoms), which keep their exact value
     """
     kind: int
     column: int
@@ -225,22 +225,28 @@ def grain_key(bits):
 
 
 @cached_njit
-def code_key(specials, keep_all, low_bits, bit_mask, grain, row, bits):
-    """The 64-bit category key of an output row (``bits``: the row viewed as uint64)."""
+def code_key(specials, keep_all, low_bits, bit_mask, grain, column, row, bits):
+    """The 64-bit category key of an output row (of its entry ``column`` if >= 0; ``bits``: the
+    row viewed as uint64); see StatSpec's CODE."""
     h = _FNV_OFFSET
-    for j in range(row.shape[0]):
+    first, last = (0, row.shape[0]) if column < 0 else (column, column + 1)
+    for j in range(first, last):
         v = row[j]
         key = bits[j]
         if v != v:
             key = _SENTINEL + np.uint64(1)
-        elif not keep_all:
-            i = bin_index(specials, v)
-            if i >= specials.shape[0] or specials[i] != v:
+        else:
+            special = False
+            if specials.shape[0] > 0:
+                i = bin_index(specials, v)
+                special = i < specials.shape[0] and specials[i] == v
+            if not keep_all and not special:
                 key = _SENTINEL
-        if low_bits > 0:
-            key = key & bit_mask
-        elif grain:
-            key = grain_key(key)
+            elif not special:
+                if low_bits > 0:
+                    key = key & bit_mask
+                elif grain:
+                    key = grain_key(key)
         h = (h ^ key) * _FNV_PRIME + np.uint64(j)
     return h
 
@@ -264,7 +270,7 @@ def linear_value(bias, weights, row):
 
 
 @cached_njit
-def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bits):
+def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row):
     s = 0.0
     for f in range(feat_col.shape[0]):
         c = feat_col[f]
@@ -272,8 +278,6 @@ def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bi
         kind = feat_kind[f]
         if kind == FEATURE_DIFF and c > 0:
             v = v - row[c - 1]
-        elif kind == FEATURE_GRAIN:
-            v = float(grain_key(bits[c]))
         ne = feat_nedges[f]
         s += feat_w[f, bin_index(feat_edges[f, :ne], v)]
     return s
@@ -282,7 +286,7 @@ def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bi
 @cached_njit
 def row_code(spec, row):
     """The 64-bit category key of an output row (CODE statistics)."""
-    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, row,
+    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, spec.column, row,
                     row.view(np.uint64))
 
 
@@ -296,10 +300,9 @@ def statistic_value(spec, row, bits):
     if kind == LINEAR:
         return linear_value(spec.bias, spec.weights, row)
     if kind == ADDITIVE:
-        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges, spec.feat_w,
-                              row, bits)
-    return code_rank(spec.keys, spec.ranks,
-                     code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, row, bits))
+        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges, spec.feat_w, row)
+    return code_rank(spec.keys, spec.ranks, code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask,
+                                                     spec.grain, spec.column, row, bits))
 
 
 @cached_njit(parallel=True)
@@ -325,9 +328,10 @@ def statistic_block(spec, rows, out):
 
 
 # --------------------------------------------------------------- kernel
-#: statistics one pass of the kernel counts on the same outputs (the audit's layers, a rare
-#: nominee each): unused slots hold an empty statistic, so one compiled kernel serves every count
-MAX_STATS = 4
+#: statistics one pass of the kernel counts on the same outputs (the audit's two layers; a third
+#: statistic takes another pass over the same draws): an unused slot holds an empty statistic, so one
+#: compiled kernel serves every count (each slot is inlined: more slots, more compile time per mechanism)
+MAX_STATS = 2
 #: kind of an unused slot
 NONE = -1
 
@@ -347,13 +351,13 @@ def count_slot(spec, row, bits, counts, k, edges, edge_at, grid_lo, grid_scale, 
 
 
 @cached_njit(parallel=True)
-def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, spec2, spec3, used, edges, edge_at, grid_lo,
+def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, used, edges, edge_at, grid_lo,
                      grid_scale, starts, start_at, counts, bad, rows):
     """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either store
     them (``rows`` of shape (n, d)) or count several statistics of the same outputs into
     histogram bins (``rows`` of shape (0, d)).
 
-    Counting: for each of the first ``used`` slots k (statistic spec0..spec3), with its edges
+    Counting: for each of the first ``used`` slots k (statistic spec0, spec1), with its edges
     e = edges[edge_at[k]:edge_at[k + 1]], counts[b, edge_at[k] + k + j] += #outputs of block b
     whose statistic lies in bin j = (e[j-1], e[j]] (e[-1] = -inf, e[len] = +inf; NaN: no bin),
     looked up on the grid (grid_lo[k], grid_scale[k], starts[start_at[k]:start_at[k + 1]]) of
@@ -389,10 +393,6 @@ def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, spec2, spec3, used, edg
                 count_slot(spec0, row, bits, cb, 0, edges, edge_at, grid_lo, grid_scale, starts, start_at)
             if used > 1:
                 count_slot(spec1, row, bits, cb, 1, edges, edge_at, grid_lo, grid_scale, starts, start_at)
-            if used > 2:
-                count_slot(spec2, row, bits, cb, 2, edges, edge_at, grid_lo, grid_scale, starts, start_at)
-            if used > 3:
-                count_slot(spec3, row, bits, cb, 3, edges, edge_at, grid_lo, grid_scale, starts, start_at)
 
 
 _NO_SPEC = None

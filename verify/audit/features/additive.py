@@ -1,44 +1,26 @@
 """Additive (naive-Bayes) scores: the sum over coordinates of a per-coordinate histogram log-ratio.
 
-Shared by the score feature (of each coordinate's value, or of its difference from the
-previous one) and the granularity feature (of each coordinate's granularity class, weighed
-given its binade).  Exact for independent coordinates; the per-bin log-ratios are shrunk
-towards 0 by one standard error, so that coordinates carrying no signal add no noise.
+Of each coordinate's value, or of its difference from the previous one.  Exact for
+independent coordinates; the per-bin log-ratios are shrunk towards 0 by one standard error, so
+that coordinates carrying no signal add no noise.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import fast
-from ..fast import ADDITIVE, FEATURE_DIFF, FEATURE_GRAIN, make_spec
+from ..fast import ADDITIVE, FEATURE_DIFF, make_spec
 from .base import Feature, Statistic
 from .ranked import SUBSAMPLE, find_specials
 
 
-def grain_codes(values: np.ndarray) -> np.ndarray:
-    """The granularity code (:func:`fast.grain_key`) of every value, as float64."""
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    out = np.empty(values.size)
-    fast.grain_block(values.view(np.uint64).ravel(), out)
-    return out.reshape(values.shape)
-
-
 def feature_values(rows: np.ndarray, col: int, kind: int) -> np.ndarray:
-    """What an additive score reads from coordinate ``col``: its value, difference or granularity code."""
+    """What an additive score reads from coordinate ``col``: its value or its difference from the previous one."""
     v = rows[:, col]
-    if kind == FEATURE_DIFF and col > 0:
-        return v - rows[:, col - 1]
-    if kind == FEATURE_GRAIN:
-        return grain_codes(v)
-    return v
+    return v - rows[:, col - 1] if kind == FEATURE_DIFF and col > 0 else v
 
 
-def feature_edges(v1: np.ndarray, v2: np.ndarray, bins: int, discrete: bool = False) -> np.ndarray:
-    """Bin edges of one coordinate: a bin of its own for each atom, quantiles elsewhere
-    (``discrete``: one bin per value seen, for codes)."""
-    if discrete:
-        uniq = np.unique(np.concatenate([v1[:SUBSAMPLE], v2[:SUBSAMPLE]]))
-        return 0.5 * (uniq[1:] + uniq[:-1])
+def feature_edges(v1: np.ndarray, v2: np.ndarray, bins: int) -> np.ndarray:
+    """Bin edges of one coordinate: a bin of its own for each atom, quantiles elsewhere."""
     specials = find_specials(v1[:, None], v2[:, None], limit=16)
     pooled = np.concatenate([v1[:SUBSAMPLE], v2[:SUBSAMPLE]])
     rest = pooled[~np.isin(pooled, specials)] if specials.size else pooled
@@ -48,41 +30,27 @@ def feature_edges(v1: np.ndarray, v2: np.ndarray, bins: int, discrete: bool = Fa
     return np.unique(np.concatenate(edges)) if edges else np.zeros(0)
 
 
-def soft_log_ratio(c1, c2, m1, m2, z: float = 1.0, shift=0.0):
-    """Per-bin log-ratio (less ``shift``) shrunk towards 0 by z standard errors (soft threshold)."""
-    llr = np.log((c1 + 0.5) / (m1 + 0.5)) - np.log((c2 + 0.5) / (m2 + 0.5)) - shift
+def soft_log_ratio(c1, c2, m1, m2, z: float = 1.0):
+    """Per-bin log-ratio shrunk towards 0 by z standard errors (soft threshold)."""
+    llr = np.log((c1 + 0.5) / (m1 + 0.5)) - np.log((c2 + 0.5) / (m2 + 0.5))
     se = np.sqrt(1.0 / (c1 + 0.5) + 1.0 / (c2 + 0.5))
     return np.sign(llr) * np.maximum(np.abs(llr) - z * se, 0.0)
 
 
-def binade_log_ratio(codes, c1, c2) -> np.ndarray:
-    """Per granularity code (sign and exponent above its low 6 bits), the log frequency ratio of
-    its binade, from per-code counts c1, c2."""
-    binade = np.asarray(codes).astype(np.uint64) >> np.uint64(6)
-    _, inverse = np.unique(binade, return_inverse=True)
-    b1, b2 = np.bincount(inverse, weights=c1), np.bincount(inverse, weights=c2)
-    m1, m2 = c1.sum(), c2.sum()
-    return (np.log((b1 + 0.5) / (m1 + 0.5)) - np.log((b2 + 0.5) / (m2 + 0.5)))[inverse]
-
-
 def additive_statistic(feature: Feature, name: str, rows1, rows2, *, kind: int, bins: int = 24) -> Statistic:
-    """The naive-Bayes score of ``kind`` (fast.FEATURE_VALUE / FEATURE_DIFF / FEATURE_GRAIN) fitted
-    on rows1 (M(x)) and rows2 (M(x')); granularity codes are weighed given their binade."""
+    """The naive-Bayes score of ``kind`` (fast.FEATURE_VALUE / FEATURE_DIFF) fitted on rows1 (M(x))
+    and rows2 (M(x'))."""
     d = rows1.shape[1]
     cols = np.arange(d, dtype=np.int64)
     all_edges, all_w = [], []
     for c in cols:
         v1, v2 = feature_values(rows1, c, kind), feature_values(rows2, c, kind)
-        edges = feature_edges(v1, v2, bins, discrete=kind == FEATURE_GRAIN)
+        edges = feature_edges(v1, v2, bins)
         n_bins = edges.size + 1
         c1 = np.bincount(np.searchsorted(edges, v1), minlength=n_bins).astype(np.float64)
         c2 = np.bincount(np.searchsorted(edges, v2), minlength=n_bins).astype(np.float64)
         all_edges.append(edges)
-        shift = 0.0
-        if kind == FEATURE_GRAIN:
-            # one bin per code: weigh the granularity given the binade
-            shift = binade_log_ratio(np.unique(np.concatenate([v1[:SUBSAMPLE], v2[:SUBSAMPLE]])), c1, c2)
-        all_w.append(soft_log_ratio(c1, c2, v1.size, v2.size, shift=shift))
+        all_w.append(soft_log_ratio(c1, c2, v1.size, v2.size))
     width = max(1, max(e.size for e in all_edges))
     feat_edges = np.full((d, width), np.inf)
     feat_w = np.zeros((d, width + 1))

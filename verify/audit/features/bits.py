@@ -19,18 +19,16 @@ DEFAULT_BITS = 8
 
 
 def bits_text(k: int):
-    def text(v: float) -> str:
+    def text(v: float, var: str = "output") -> str:
         low = int(np.float64(v).view(np.uint64)) & ((1 << k) - 1)
-        return f"{binade_text(v)}, low {k} mantissa bits {low:0{k}b}"
+        return f"{binade_text(v).replace('output', var)}, low {k} mantissa bits {low:0{k}b}"
     return text
 
 
 def bits_summary(k: int):
-    def summary(rows: np.ndarray) -> str:
-        if rows.shape[1] > 1:
-            return f"one of {rows.shape[0]:,} patterns of the low {k} mantissa bits of the {rows.shape[1]} coordinates"
-        lo, hi = ranked.exponent_range(rows[:, 0])
-        return (f"one of {rows.shape[0]:,} classes of the low {k} mantissa bits, |output| in "
+    def summary(values: np.ndarray, var: str = "output") -> str:
+        lo, hi = ranked.exponent_range(values)
+        return (f"one of {values.size:,} classes of the low {k} mantissa bits, |{var}| in "
                 f"[{2.0 ** lo:.6g}, {2.0 ** (hi + 1):.6g})")
     return summary
 

@@ -4,12 +4,12 @@
 outputs it can produce, and their granularity, depend on x (Mironov, CCS'12), whatever the
 sampler; no exact-arithmetic mechanism has that.  The statistics:
 
-* ``granularity``: the granularity classes (sign, exponent and number of trailing zero
-  mantissa bits of every entry) of floating-point outputs, ranked by their likelihood ratio
-  *given the binade* (the magnitude is the law's business); one bin per class, so that the
-  certification can test that the classes, not the magnitudes, tell the inputs apart;
-* ``granularity score`` (vectors): a naive-Bayes sum of each coordinate's class log-ratio,
-  weighed given its binade.
+* ``granularity`` (of ``output[j]``, one statistic per coordinate of a vector): the granularity
+  classes (sign, exponent and number of trailing zero mantissa bits) of floating-point outputs,
+  ranked by their likelihood ratio *given the binade* (the magnitude is the law's business);
+  atoms (values that repeat: the law's) keep their exact value.  One bin per class, and the
+  binade (or the atom) of each, so that the certification can test that the classes, not the
+  magnitudes or the atoms, tell the inputs apart.
 """
 from __future__ import annotations
 
@@ -17,11 +17,9 @@ import math
 
 import numpy as np
 
-from ..fast import FEATURE_GRAIN
 from ..layers import FLOATING_POINT
 from . import ranked
-from .additive import additive_statistic
-from .base import LISTED, Feature, FitData, Statistic, binade_text, interval, vector
+from .base import LISTED, Feature, FitData, Statistic, binade_text
 
 #: rows per input looked at to decide whether the outputs are floating-point numbers
 PROBE = 200_000
@@ -41,29 +39,27 @@ def grain_exponent(v: float) -> int:
     return exponent - 1 - 52 + zeros
 
 
-def grain_text(v: float) -> str:
+def grain_text(v: float, var: str = "output") -> str:
     """The granularity class of one float: "|output| in [0.25, 0.5), negative, an odd multiple of 2^-54"."""
     if v == 0.0:
-        return "output == 0"
+        return f"{var} == 0"
     e = math.frexp(abs(v))[1] - 1
     if abs(v) == 2.0 ** e:
-        return f"output == {'-' if v < 0 else ''}2^{e}"
-    return f"{binade_text(v)}, an odd multiple of 2^{grain_exponent(v)}"
+        return f"{var} == {'-' if v < 0 else ''}2^{e}"
+    return f"{binade_text(v).replace('output', var)}, an odd multiple of 2^{grain_exponent(v)}"
 
 
-def grain_summary(rows: np.ndarray) -> str:
-    """Many granularity classes in a few words: how many, the binades and the granularities."""
-    k = rows.shape[0]
-    if rows.shape[1] > 1:
-        return f"one of {k:,} granularity patterns of the {rows.shape[1]} coordinates"
-    values = rows[:, 0]
+def grain_summary(values: np.ndarray, var: str = "output") -> str:
+    """Many granularity classes (one example value each) in a few words: how many, the binades
+    and the granularities."""
+    k = values.size
     nonzero = values[values != 0]
     if nonzero.size == 0:
-        return "output == 0"
+        return f"{var} == 0"
     lo, hi = ranked.exponent_range(nonzero)
     grains = [grain_exponent(float(v)) for v in nonzero]
     sign = ("negative" if np.all(nonzero < 0) else "positive" if np.all(nonzero > 0) else "either sign")
-    return (f"one of {k:,} granularity classes: |output| in [{2.0 ** lo:.6g}, {2.0 ** (hi + 1):.6g}), {sign}, "
+    return (f"one of {k:,} granularity classes: |{var}| in [{2.0 ** lo:.6g}, {2.0 ** (hi + 1):.6g}), {sign}, "
             f"odd multiples of 2^{min(grains)} to 2^{max(grains)}")
 
 
@@ -80,38 +76,42 @@ class Granularity(Feature):
         rows1, rows2 = data.rows_x, data.rows_x_prime
         if not fractional(rows1):
             return []
-        out = []
-        classes = ranked.ranked_statistic(self, rows1, rows2, name="granularity", mode="grain")
-        if classes is not None:
-            out.append(classes)
-        if data.d > 1:
-            out.append(additive_statistic(self, "granularity score", rows1, rows2, kind=FEATURE_GRAIN))
-        return out
+        columns = [-1] if data.d == 1 else range(data.d)
+        out = [ranked.ranked_statistic(self, rows1, rows2, mode="grain", column=j,
+                                       name="granularity" if j < 0 else f"granularity of output[{j}]")
+               for j in columns]
+        return [stat for stat in out if stat is not None]
 
     def edges(self, stat: Statistic, s1, s2) -> np.ndarray:
-        if "examples" in stat.info:
-            return ranked.rank_edges(stat)
-        return super().edges(stat, s1, s2)
+        return ranked.rank_edges(stat)
 
     def describe(self, stat: Statistic, edges, bins, labels: dict) -> str:
-        if "examples" not in stat.info:
-            heavy = vector(np.argsort(-stat.info["weight_span"])[:4], 6)
-            return (interval(stat.name, edges, bins) + " (a sum of per-coordinate log-ratios fitted at selection, "
-                    f"of each coordinate's binade and trailing zero mantissa bits; most weight on coordinates {heavy})")
         return describe_classes(stat, edges, bins, grain_text, grain_summary)
 
 
 def describe_classes(stat: Statistic, edges, bins, text, summary) -> str:
-    """A union of ranked floating-point classes: named (a few, joined by "or"), or summarised."""
-    examples = stat.info["examples"]
+    """A union of ranked floating-point classes (of one entry, or of every entry): named (a few,
+    joined by "or"), or summarised; an atom by its value."""
+    info = stat.info
+    column = info.get("column", -1)
+    examples = info["examples"] if column < 0 else info["examples"][:, [column]]
+    var = "output" if column < 0 else f"output[{column}]"
+    atoms = info.get("specials")
     inside, other = ranked.members(stat, edges, bins)
     outside = np.setdiff1d(np.arange(examples.shape[0]), inside)
 
+    def one(v):
+        return f"{var} == {v:.6g}" if atoms is not None and np.any(atoms == v) else text(v, var)
+
     def entry(row):
-        return text(row[0]) if row.size == 1 else "(" + "; ".join(text(v) for v in row) + ")"
+        return one(row[0]) if row.size == 1 else "(" + "; ".join(one(v) for v in row) + ")"
 
     def named(idx):
-        return summary(examples[idx]) if idx.size > LISTED else " or ".join(entry(examples[r]) for r in idx)
+        if idx.size <= LISTED:
+            return " or ".join(entry(examples[r]) for r in idx)
+        if examples.shape[1] > 1:
+            return f"one of {idx.size:,} patterns of the {examples.shape[1]} coordinates"
+        return summary(examples[idx, 0], var)
 
     if other and outside.size and outside.size < inside.size + 1:
         return f"not ({named(outside)})"

@@ -50,28 +50,37 @@ def find_specials(rows1: np.ndarray, rows2: np.ndarray, limit: int = 64) -> np.n
     return np.sort(values[order])
 
 
-def binade_keys(rows: np.ndarray) -> list:
-    """The binades (sign and exponent of every entry) of each row, as hashable keys."""
+def binade_keys(rows: np.ndarray, atoms=()) -> list:
+    """The stratum of each row for the floating-point layer's stratified test, as a hashable key:
+    the binade (sign and exponent) of every entry, an atom (a value of ``atoms``) by its value."""
     signs_exponents = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64) >> np.uint64(52)
-    return [tuple(r) for r in signs_exponents.tolist()]
+    atoms = set(np.asarray(atoms, dtype=np.float64).tolist())
+    return [tuple(("atom", v) if v in atoms else e for v, e in zip(r, b))
+            for r, b in zip(rows.tolist(), signs_exponents.tolist())]
 
 
 def ranked_statistic(feature: Feature, rows1, rows2, *, name: str, mode: str, specials=None,
-                     low_bits: int = 0, min_coverage: float = 0.5) -> Statistic | None:
+                     low_bits: int = 0, column: int = -1, min_coverage: float = 0.5) -> Statistic | None:
     """Rank the categories of the fit rows (M(x): rows1, M(x'): rows2) by their likelihood ratio.
 
     ``mode``: "exact" (whole rows), "pattern" (entries not in ``specials`` merged), "grain"
     (granularity classes, ranked by their likelihood ratio *given the binade*: the magnitude
     of the outputs is the law's business) or "bits" (sign, exponent and ``low_bits`` mantissa
-    bits).  None if the categories seen repeat in less than ``min_coverage`` of the rows (a
-    continuous output) or there are fewer than two.
+    bits); in the last two, atoms (values that repeat: the law's) keep their exact value and are
+    strata of their own.  ``column`` >= 0: the categories of that entry only.  None if the
+    categories seen repeat in less than ``min_coverage`` of the rows (a continuous output) or
+    there are fewer than two.
     """
     keep_all = mode != "pattern"
+    floating = mode in ("grain", "bits")
+    entries = slice(None) if column < 0 else slice(column, column + 1)
+    if floating:
+        specials = find_specials(rows1[:, entries], rows2[:, entries])
     mask = np.uint64(0)
     if mode == "bits":
         mask = np.uint64(0xFFF0000000000000) | np.uint64((1 << int(low_bits)) - 1)
-    probe = make_spec(CODE, specials=np.zeros(0) if keep_all else specials, keep_all=keep_all,
-                      low_bits=low_bits if mode == "bits" else 0, bit_mask=mask, grain=mode == "grain")
+    probe = make_spec(CODE, specials=specials if floating or not keep_all else np.zeros(0), keep_all=keep_all,
+                      low_bits=low_bits if mode == "bits" else 0, bit_mask=mask, grain=mode == "grain", column=column)
     k1, k2 = codes(rows1, probe), codes(rows2, probe)
     keys, first, inverse = np.unique(np.concatenate([k1, k2]), return_index=True, return_inverse=True)
     c1 = np.bincount(inverse[:k1.size], minlength=keys.size).astype(np.float64)
@@ -86,9 +95,9 @@ def ranked_statistic(feature: Feature, rows1, rows2, *, name: str, mode: str, sp
     pooled = np.concatenate([rows1, rows2])
     log_ratio = np.log((c1 + 0.5) / (k1.size + 0.5)) - np.log((c2 + 0.5) / (k2.size + 0.5))
     strata = None
-    if mode in ("grain", "bits"):
+    if floating:
         # rank by the granularity *given* the binade: the magnitude is the law's business
-        strata = binade_keys(pooled[first])
+        strata = binade_keys(pooled[first][:, entries], specials)
         log_ratio -= _stratum_log_ratio(strata, c1, c2)
     order = np.argsort(-log_ratio, kind="stable")
     ranks = np.empty(keys.size)
@@ -96,7 +105,8 @@ def ranked_statistic(feature: Feature, rows1, rows2, *, name: str, mode: str, sp
     spec = probe._replace(keys=keys, ranks=ranks)
     # one output row per category, in rank order, to describe events in output space
     info = {"categories": int(keys.size), "mode": mode, "examples": pooled[first[order]],
-            "specials": None if keep_all else np.asarray(specials, np.float64), "low_bits": int(low_bits)}
+            "specials": np.asarray(specials, np.float64) if floating or not keep_all else None,
+            "low_bits": int(low_bits), "column": column}
     if strata is not None:
         info["strata"] = [strata[i] for i in order]          # the binades of each rank
     return Statistic(feature, name, spec, discrete=True, info=info)
