@@ -598,21 +598,19 @@ def laplace_sum_tail(terms: int, scale: float, x: float) -> float:
 
 def catalog_audit(mech, name: str, x, x_prime, *, eps: float, n: int):
     """``verify.audit`` of catalog mechanism ``name`` (its sampler ``mech``) at (eps, its claimed
-    delta), with the statistics that audit the paper's claim: the law of the mechanism.  A
-    sampler that adds its noise in plain floating point (``controls.FLOAT_UNSAFE``: the
-    granularity of its outputs reveals the input, Mironov CCS'12) is audited without the
-    granularity statistics, and the text says so; the default audit flags those samplers, which
-    reports/audit_benchmark.md lists.  Returns (result, text)."""
+    delta): the paper's claim is about the law of the mechanism, so the result is the default
+    audit's law layer (``violated``, ``eps_lower_bound``); the text also gives the floating-point
+    layer (a sampler that adds its noise in plain floating point is not DP as implemented,
+    Mironov CCS'12).  Returns (law layer, text)."""
     from verify import audit
-    from verify.audit import controls
-    res = audit(mech, x, x_prime, eps=eps, delta=mech.claimed_delta, n=n, seed=1,
-                features=controls.law_features(name))
-    text = (f"certified eps lower bound {res.eps_lower_bound:.4g} at ({eps:g}, {mech.claimed_delta:g}); "
-            f"{'violated' if res.violated else 'no violation'}; n = {n:,}, inputs ({x:g}, {x_prime:g})")
-    if name in controls.FLOAT_UNSAFE:
-        text += ("; law audit (no granularity statistics): the float sampler as implemented is "
-                 "flagged by the default audit")
-    return res, text
+    res = audit(mech, x, x_prime, eps=eps, delta=mech.claimed_delta, n=n, seed=1)
+    law, fp = res.law, res.floating_point
+    text = (f"certified eps lower bound {law.eps_lower_bound:.4g} at ({eps:g}, {mech.claimed_delta:g}) for the "
+            f"law; {'violated' if law.violated else 'no violation'}; n = {n:,}, inputs ({x:g}, {x_prime:g})")
+    if fp.violated:
+        text += (f"; floating point: violated (eps >= {fp.eps_lower_bound:.3g}): the float sampler as implemented "
+                 f"leaks through its low bits")
+    return law, text
 
 
 def measure_mechanism_audit(claim, ev: Evidence) -> Outcome:
@@ -627,7 +625,7 @@ def measure_mechanism_audit(claim, ev: Evidence) -> Outcome:
     n = int(a.get("n", 10 ** 6)) if not getattr(ev, "quick", False) else 10 ** 5
     eps = float(a.get("audit_eps", mech.claimed_eps))       # audit at another level than the claim
     res, text = catalog_audit(mech, a["mechanism"], float(a["x"]), float(a["x_prime"]), eps=eps, n=n)
-    return audit_outcome(res, bool(a.get("control", False)), text)
+    return audit_outcome(res, bool(a.get("control", False)), text, eps=eps, delta=mech.claimed_delta, n=n)
 
 
 def policy_audit_outcome(policy, table, params, options: dict, *, control: bool, quick: bool) -> Outcome:
@@ -649,7 +647,8 @@ def policy_audit_outcome(policy, table, params, options: dict, *, control: bool,
 AUDIT_DEPARTURE = 0.1
 
 
-def audit_power(res, departure: float = AUDIT_DEPARTURE) -> Callable[[float, int], float]:
+def audit_power(res, departure: float = AUDIT_DEPARTURE, *, eps: float | None = None,
+                delta: float | None = None) -> Callable[[float, int], float]:
     """The power of an audit's test (H0: P[M(x) in E] <= e^eps P[M(x') in E] + delta on its
     chosen event E) against a mechanism whose event ratio is e^(eps (1 + departure)) at the
     observed P[M(x') in E], as a function of (level, samples per input): a normal approximation
@@ -657,7 +656,8 @@ def audit_power(res, departure: float = AUDIT_DEPARTURE) -> Callable[[float, int
     from scipy import stats as st
     w = res.witness or {}
     p2 = float(w.get("p_x_prime", 0.0))
-    eps, delta = float(res.eps), float(res.delta)
+    eps = float(res.eps if eps is None else eps)
+    delta = float(res.delta if delta is None else delta)
 
     def power(level: float, n: int) -> float:
         if p2 <= 0 or n <= 0:
@@ -671,19 +671,23 @@ def audit_power(res, departure: float = AUDIT_DEPARTURE) -> Callable[[float, int
     return power
 
 
-def audit_outcome(res, control: bool, text: str) -> Outcome:
+def audit_outcome(res, control: bool, text: str, *, eps: float | None = None, delta: float | None = None,
+                  n: int | None = None) -> Outcome:
     """An audit as a comparison: its p-value of H0 "the claimed (eps, delta)-DP holds on this
     pair".  A privacy claim is contradicted when H0 is rejected at the family's level and
     reproduced only when the audit had power against a mechanism 10% above its claim; a
-    negative control (a planted violation) is reproduced when H0 is rejected."""
+    negative control (a planted violation) is reproduced when H0 is rejected.  ``res`` is a
+    whole audit (an ``AuditResult`` or a policy audit) or one layer of it (a ``LayerResult``,
+    which does not carry the audited level or the sample size: pass ``eps``, ``delta``, ``n``)."""
+    n = int(res.n if n is None else n)
     label = (f"audit p-value {res.p_value:.2g} (event: {(res.witness or {}).get('event', '?')}, "
-             f"n = {res.n:,})")
+             f"n = {n:,})")
     if control:
         return Outcome(text, comparisons=(Hypothesis(float(res.p_value), True, "violation caught: " + label),))
     return Outcome(text, comparisons=(Hypothesis(
-        float(res.p_value), False, label, power=audit_power(res),
+        float(res.p_value), False, label, power=audit_power(res, eps=eps, delta=delta),
         departure=f"a mechanism at {1 + AUDIT_DEPARTURE:g} x its claimed eps on the audit's event",
-        reps=int(res.n), unit="n"),))
+        reps=n, unit="n"),))
 
 
 def decided(ok: bool, statistic: str, reason_ok: str, reason_bad: str, **size) -> Outcome:

@@ -1,0 +1,31 @@
+"""dpbench's own mechanisms: every catalog mechanism at its claim, and the negative controls.
+
+One default audit per mechanism, both layers from the same samples: the law of every catalog
+mechanism must hold its claim; a sampler that adds its noise in plain floating point
+(``controls.FLOAT_UNSAFE``) must be caught by the floating-point layer (and only there); every
+negative control (``controls.negative_controls``) must be caught by the law layer.
+"""
+from __future__ import annotations
+
+from ..controls import CATALOG_SETTINGS, FLOAT_UNSAFE, catalog_mechanism, negative_controls
+from ..engine import audit
+from ..layers import FLOATING_POINT, LAW
+
+
+def expectations(name: str) -> dict:
+    """What the audit of catalog mechanism ``name`` at its claim must find, per layer."""
+    return {LAW: "holds", FLOATING_POINT: "violated" if name in FLOAT_UNSAFE else "holds"}
+
+
+def audit_catalog(n: int = 1_000_000, seed: int = 0) -> list:
+    """Rows (name, eps, delta, result, expected per layer) of every catalog mechanism at its
+    claim and every negative control (expected: the law violated)."""
+    rows = []
+    for name in sorted(CATALOG_SETTINGS):
+        m = catalog_mechanism(name)
+        res = audit(m, eps=m.claimed_eps, delta=m.claimed_delta, n=n, alpha=1e-3, seed=seed)
+        rows.append((name, m.claimed_eps, m.claimed_delta, res, expectations(name)))
+    for c in negative_controls():
+        res = audit(c.mechanism, eps=c.eps, delta=c.delta, n=n, alpha=1e-3, seed=seed)
+        rows.append((c.name, c.eps, c.delta, res, {LAW: "violated", FLOATING_POINT: "either"}))
+    return rows
