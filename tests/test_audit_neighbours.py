@@ -8,8 +8,8 @@ import pytest
 import verify
 from dpbench import InputError
 from verify.audit import Domain, pattern_pairs
-from verify.audit.controls import snap
 from verify.audit.inputs import Verbatim, as_input, describe_pair, neighbour_pair
+from verify.audit.suites.planted import snap
 
 N = 100_000
 ALPHA = 1e-6          # a correct mechanism is rejected with probability <= 1e-6

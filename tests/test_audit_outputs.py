@@ -6,7 +6,7 @@ import pytest
 
 import verify
 from dpbench import InputError
-from verify.audit.core import LABEL_BASE, _as_rows, label_value
+from verify.audit.source import LABEL_BASE, as_rows, label_value
 
 N = 100_000
 ALPHA = 1e-6
@@ -52,15 +52,15 @@ def test_label_numbers_are_fixed_and_consistent():
     assert label_value("bottom") == 1.5337334941660068e+18           # the same in every run and process
     assert label_value("nan") >= LABEL_BASE               # a non-finite number is a label, not NaN
     # the same label gets the same number whatever else the batch holds
-    a, labels_a = _as_rows(["bottom", 3, 4], 3, "m", 0.0)
-    b, labels_b = _as_rows(np.array(["5", "bottom", "bottom"]), 3, "m", 1.0)
+    a, labels_a = as_rows(["bottom", 3, 4], 3, "m", 0.0)
+    b, labels_b = as_rows(np.array(["5", "bottom", "bottom"]), 3, "m", 1.0)
     assert a[0, 0] == b[1, 0] and a[1, 0] == 3.0 and b[0, 0] == 5.0
     assert (labels_a, labels_b) == (1, 2)
-    tuples, _ = _as_rows([("a", 1), ("b", 2), ("a", 1)], 3, "m", 0.0)     # tuples: one label per entry
+    tuples, _ = as_rows([("a", 1), ("b", 2), ("a", 1)], 3, "m", 0.0)     # tuples: one label per entry
     assert tuples.shape == (3, 2) and np.array_equal(tuples[0], tuples[2])
-    ragged, _ = _as_rows([(1,), (1, 2), (1,)], 3, "m", 0.0)                 # ragged: one label per output
+    ragged, _ = as_rows([(1,), (1, 2), (1,)], 3, "m", 0.0)                 # ragged: one label per output
     objects = np.array([np.float64(3.0), "bottom", 4], dtype=object)          # numbers keep their value
-    assert _as_rows(objects, 3, "m", 0.0)[0][:, 0].tolist() == [3.0, label_value("bottom"), 4.0]
+    assert as_rows(objects, 3, "m", 0.0)[0][:, 0].tolist() == [3.0, label_value("bottom"), 4.0]
     assert ragged.shape == (3, 1) and ragged[0, 0] == ragged[2, 0] != ragged[1, 0]
 
 

@@ -11,7 +11,7 @@ import pytest
 from dpbench.cli import main
 from dpbench.reporting import feasibility_figures
 from verify import regret_baseline
-from verify.audit import sniper_benchmark
+from verify.audit.suites import report as audit_report
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,8 +26,8 @@ def jobs(monkeypatch):
             calls[name] = (args, kwargs)
             return result
         return record
-    monkeypatch.setattr(sniper_benchmark, "write_suite", recorder("suite", (0.0,) * 6))
-    monkeypatch.setattr(sniper_benchmark, "write_planted", recorder("planted", (0.0, 0.0)))
+    monkeypatch.setattr(audit_report, "write_suite", recorder("suite", (0.0,) * 6))
+    monkeypatch.setattr(audit_report, "write_planted", recorder("planted", (0.0, 0.0)))
     monkeypatch.setattr(feasibility_figures, "write_report", recorder("figures", []))
     monkeypatch.setattr(regret_baseline, "regenerate", recorder("regenerate", {}))
     monkeypatch.setattr(regret_baseline, "check", recorder("check", ["ucb1"]))

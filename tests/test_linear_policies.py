@@ -212,3 +212,15 @@ def test_policy_needs_a_linear_environment():
         dpbench.simulate("linear_central", "bernoulli", 1000, 1, 0, means=[0.5, 0.6], eps=1.0)
     with pytest.raises(InputError, match="linear environment"):
         dpbench.simulate("linucb", "bernoulli", 1000, 1, 0, means=[0.5, 0.6])
+
+
+def test_a_run_that_never_eliminates_is_a_fixed_schedule():
+    """At eps = 0.01 Alg. 1 makes the same pulls in every repetition up to T = 1e5 (the design's
+    schedule, the same regret); the reports treat it like a start phase (unobservable, or exact at
+    the paper's own horizon).  At eps = 5 it learns."""
+    from dpbench.reporting.schedules import schedule_limit
+    stuck = dpbench.simulate("linear_central", "linear_sphere", 10**5, 10, 3, k=10, d=2, instance_seed=0, eps=0.01)
+    limit = schedule_limit(stuck)
+    assert limit is not None and "fixed schedule" in limit.reason
+    learns = dpbench.simulate("linear_central", "linear_sphere", 10**5, 10, 3, k=10, d=2, instance_seed=0, eps=5.0)
+    assert schedule_limit(learns) is None

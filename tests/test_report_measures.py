@@ -156,3 +156,20 @@ def test_a_worst_case_at_the_edge_of_its_grid_decides_nothing():
     assert interior.verdict is Verdict.REPRODUCED, interior.detail
     assert edge.verdict is Verdict.INCONCLUSIVE and "edge of the grid" in edge.detail
     assert uniform.verdict is Verdict.UNOBSERVABLE, uniform.detail
+
+
+def test_two_fixed_schedules_at_the_papers_horizon_compare_exactly():
+    """Two runs still in their start phase have the same regret in every repetition: at the
+    paper's own horizon their order is a computed fact (exact), not a zero-width interval."""
+    params = {"eps": 0.01, "delta": 1e-4}
+    a = result("a", 2000.0, policy="dp_ftpl_gauss", params=params, seed=7, shape=lambda t: t / T)
+    b = result("b", 3000.0, policy="dp_ftpl_gauss", params=params, seed=8, shape=lambda t: t / T)
+    for r in (a, b):
+        r.regret[:] = r.regret[0]                                     # a schedule: no spread
+    run = experiment(("", "a", {}, a), ("", "b", {}, b))
+    run.experiment = SimpleNamespace(paper_horizon=T)
+    ev = Evidence({"e": run})
+    ev.measure("pairs", M.measure_pairs)
+    row = Claim("fixed", "x", "x", "computed", {"measure": "pairs", "args": {"experiment": "e", "pairs": [["a", "b"]]}})
+    out = evaluate([row], ev)[0]
+    assert out.verdict is Verdict.REPRODUCED and "fixed schedules" in out.detail and out.family == 0

@@ -11,8 +11,13 @@ Provides the ``assert_dp`` fixture and the ``dp`` marker that sets its defaults:
     def test_without_marker(assert_dp):
         assert_dp(my_mechanism, eps=0.5, delta=1e-6, x=0.0, x_prime=1.0)
 
+    @pytest.mark.dp(eps=1.0, law_only=True)        # the law only: not its floating point
+    def test_law_of_a_float_sampler(assert_dp):
+        assert_dp(dpbench.sampler("ctl", eps=1.0))
+
 The fixture is :func:`verify.assert_dp` (alpha = 1e-6 by default, so a correct
-mechanism fails with probability at most 1e-6) with the marker's keywords as
+mechanism fails with probability at most 1e-6): it fails on either layer of the audit
+(the law, the floating point) unless ``law_only=True``.  The marker's keywords are its
 defaults; keywords of the call win.  In a checkout that is not pip-installed,
 enable the plugin with ``-p verify.pytest_plugin`` (or ``pytest_plugins`` in the
 root conftest).

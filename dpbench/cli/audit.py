@@ -11,11 +11,18 @@ directory; the function is called as ``function(x, n, seed, **params)`` with the
 ``--param`` values (JSON literals, comma-separated numbers, or text).  ``--x`` and
 ``--x-prime`` are JSON literals (``0``, ``[0, 1]``, ``{"a": 1}``, ``"text"``) or
 comma-separated numbers, so datasets of different sizes (add/remove one record) are
-written as lists.  Exit status 0 when the claim is not rejected, 1 when a violation is
-certified, 2 on bad input or when the mechanism crashes (one line, no traceback).
+written as lists.
+
+Every audit judges two layers from the same samples: the *law* (the mechanism as if its
+arithmetic were exact) and the *floating point* (artefacts of floating-point outputs).  Exit
+status: 0 neither layer is violated, 1 the law is violated, 3 only the floating point leaks (the
+law holds), 2 bad input or the mechanism crashed (one line, no traceback).  ``--json`` prints
+the result with a ``"law"`` and a ``"floating_point"`` object (``violated``, ``eps_lower_bound``,
+``p_value``, ``witness``, ...).
 """
 from __future__ import annotations
 
+import argparse
 import functools
 import importlib
 import importlib.util
@@ -28,13 +35,19 @@ from pathlib import Path
 from ..validation import InputError
 from .simulate import parse_assignments
 
+#: exit status of each outcome (bad input and crashes exit 2 through the CLI's error handler)
+EXIT_HOLDS, EXIT_LAW, EXIT_FLOATING_POINT = 0, 1, 3
+
 
 def register(sub):
     p = sub.add_parser("audit", help="certified black-box DP audit of a mechanism",
-                       description="Audit a mechanism against an (eps, delta)-DP claim: certified eps lower "
-                                   "bound, p-value, witness, eps(delta) curve, trade-off (f-DP) points and "
-                                   "Gaussian-DP mu, resolution floor.  Exit status 0: not rejected, 1: "
-                                   "violated, 2: bad input or the mechanism crashed.")
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Audit a mechanism against an (eps, delta)-DP claim, in two layers from the same "
+                                   "samples: the law (the mechanism as if its arithmetic were exact) and the\n"
+                                   "floating point (artefacts of floating-point outputs).  Per layer: verdict, "
+                                   "certified eps lower bound, p-value, witness and fix; eps(delta) curve,\n"
+                                   "trade-off (f-DP) points and Gaussian-DP mu, resolution floor.",
+                       epilog=EXIT_TEXT)
     p.add_argument("mechanism", metavar="NAME|module:function",
                    help="a catalog mechanism (see `dpbench list mechanisms`), sniper:NAME (DP-Sniper "
                         "benchmark), or module:function (or file.py:function) from the working directory, "
@@ -52,11 +65,31 @@ def register(sub):
     p.add_argument("--n-select", type=int, dest="n_select", help="selection samples per input and pair")
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
-    p.add_argument("--features", default="auto", help="statistics to try: auto, or a comma list of "
-                                                      "value, category, score, bitsK (default: auto)")
+    p.add_argument("--features", default="auto", help="statistics to try, comma-separated (default: auto, "
+                                                      "both layers; law: the law only); each choice is "
+                                                      "explained below")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_run)
+    _explain_features(p)
+
+
+EXIT_TEXT = ("exit status:\n  0  neither layer is violated\n  1  the law is violated\n"
+             "  3  only the floating point leaks (the law holds)\n"
+             "  2  bad input, or the mechanism crashed or returned non-finite outputs")
+
+
+def _explain_features(parser) -> None:
+    """Append one line per ``--features`` choice to the help, read from the statistic plug-ins
+    when the help is shown (importing them at every start of the CLI would slow it down)."""
+    base = parser.format_help
+
+    def format_help():
+        from verify.audit.features import choices
+        parser.epilog = (EXIT_TEXT + "\n\n--features choices (comma-separated):\n"
+                         + "\n".join(f"  {name:<16}{text}" for name, text in choices()))
+        return base()
+    parser.format_help = format_help
 
 
 # ------------------------------------------------------------------ values
@@ -156,7 +189,7 @@ def with_params(func, spec: str, params: dict):
 def load_mechanism(spec: str, params: dict, eps: float, delta: float):
     """(mechanism, audit keywords) for a catalog name, ``sniper:NAME`` or ``module:function``."""
     if spec.startswith("sniper:"):
-        from verify.audit.sniper_benchmark import cases
+        from verify.audit.suites.sniper import cases
         found = {c.name: c for c in cases()}
         name = spec.split(":", 1)[1]
         if name not in found:
@@ -164,7 +197,7 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         if params:
             raise InputError("--param is not used with sniper: mechanisms")
         case = found[name]
-        return case.mechanism(), {"domain": case.domain, "features": case.features}
+        return case.mechanism(), {"domain": case.domain}
     if ":" in spec:
         return with_params(import_callable(spec), spec, params), {}
     from .. import MECHANISMS, sampler
@@ -201,4 +234,11 @@ def _run(args) -> int:
               f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
         for w in result.warnings:
             print(f"  warning: {w}")
-    return 1 if result.violated else 0
+    return exit_status(result)
+
+
+def exit_status(result) -> int:
+    """0: neither layer violated; 1: the law is violated; 3: only the floating point leaks."""
+    if result.law.violated:
+        return EXIT_LAW
+    return EXIT_FLOATING_POINT if result.floating_point.violated else EXIT_HOLDS

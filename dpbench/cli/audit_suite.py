@@ -1,6 +1,6 @@
 """``dpbench audit-suite``: the known-answer audit suite (DP-Sniper's 20 mechanisms and the
-floating-point case, :mod:`verify.audit.sniper_benchmark`), written to ``reports/audit_benchmark.md``,
-and the planted-bug table ``reports/audit_planted.md``.
+floating-point case, :mod:`verify.audit.suites`), written to ``reports/audit_benchmark.md``,
+and the planted-bug table ``reports/audit_planted.md`` (which layer caught each bug).
 
     dpbench audit-suite                               # the report's settings (about 10 minutes on 2 cores)
     dpbench audit-suite --scale 0.01 --only LaplaceMechanism --out /tmp/suite.md
@@ -24,7 +24,7 @@ def register(sub):
     p.add_argument("--seed", type=int, default=0, help="seed of every audit (default 0)")
     p.add_argument("--no-controls", action="store_true", help="skip the dpbench catalog/controls table")
     p.add_argument("--planted-only", action="store_true",
-                   help="only the planted-bug table (every bug of verify.audit.controls.planted_bugs "
+                   help="only the planted-bug table (every bug of verify.audit.suites.planted "
                         "and its fix), into reports/audit_planted.md unless --out is given")
     p.add_argument("--out", help="report file (default: reports/audit_benchmark.md, or "
                                  "reports/audit_planted.md with --planted-only)")
@@ -32,7 +32,7 @@ def register(sub):
 
 
 def _run(args) -> int:
-    from verify.audit import sniper_benchmark as suite
+    from verify.audit.suites import report as suite
     check_real("--scale", args.scale, low=0.0, low_open=True)
     check_int("--seed", args.seed, low=0)
     names = [c.name for c in suite.cases()]

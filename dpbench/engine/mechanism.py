@@ -176,6 +176,9 @@ class Mechanism:
         n = check_int("n", n, low=1)
         out = np.empty(n)
         _reports_kernel(self.component, x, rng.stream_seed(seed), out)
+        if not np.all(np.isfinite(out)):            # refused as simulate and the audit refuse it
+            raise InputError(f"mechanism {self.name} returned {int(np.sum(~np.isfinite(out)))} non-finite "
+                             f"report(s) on input {x:g}; privatize must return finite numbers")
         return out
 
     def __call__(self, x, n: int, seed: int) -> np.ndarray:

@@ -34,11 +34,12 @@ from .claims import (
     Outcome,
     Unobservable,
     Verdict,
+    fixed_schedule,
     provenance_of,
     round_robin,
     saturated,
 )
-from .claims.kinds import order_check
+from .claims.kinds import order_check, ratio_estimate
 from .markdown import fmt, fmt_t
 from .runs import panel_sweep
 
@@ -216,7 +217,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             need = sorted(waiting)[3 - len(kept) - 1]
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few values past their start phase at this horizon", need), **size)
-        if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never")):
+        if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never", "schedule")):
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few unsaturated values at this horizon", None), **size)
         raise NotChecked(text)
@@ -272,7 +273,8 @@ def measure_sweep_dominance(claim, ev: Evidence) -> Outcome:
         b, w = better[x], worse[x]
         t = int(b.checkpoints[-1])
         names = [f"{a['better']['policy']} at {variable} = {x:g}", f"{a['worse']['policy']} at {variable} = {x:g}"]
-        comps.append(order_check(final(b), final(w), f"{variable} = {x:g}", round_robin([b, w], t, names, ev)))
+        comps.append(order_check(final(b), final(w), f"{variable} = {x:g}", round_robin([b, w], t, names, ev),
+                                 fixed=fixed_schedule([b, w], t)))
         shown.append(f"{x:g}: {fmt(final(b).mean())} vs {fmt(final(w).mean())}")
     results = [better[x] for x in common] + [worse[x] for x in common]
     return Outcome("mean R(T), better vs worse: " + "; ".join(shown), comparisons=comps,
@@ -311,7 +313,8 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
                 why = Unobservable("not yet in the instance-dependent regime: "
                                    + "; ".join(lim.reason for lim in limits),
                                    max(known) if len(known) == len(limits) else None)
-        comps.append(order_check(final(rs[0]), final(rs[1]), f"{names[0]} < {names[1]}", why))
+        comps.append(order_check(final(rs[0]), final(rs[1]), f"{names[0]} < {names[1]}", why,
+                                 fixed=fixed_schedule(rs, t)))
         for n, r in zip(names, rs):
             used[n] = r
     shown = "; ".join(f"{n}: {fmt(final(r).mean())} +- {fmt(final(r).std(ddof=1) / math.sqrt(r.reps), 2)}"
@@ -436,13 +439,17 @@ def measure_monotone(claim, ev: Evidence) -> Outcome:
     ``within``] (``within``: the rise the claim tolerates, smaller than its effect; default 0).
     A ratio shown above the band contradicts the claim; a flat stretch within the noise is
     inconclusive unless ``within`` covers it."""
-    from verify.inference import mean_ratio
     a = args(claim)
     sweep = sweep_of(ev, a["sweep"], a["variable"])
     xs = sorted(sweep)
     within = float(a.get("within", 0.0))
-    comps = [Check(estimate((final(sweep[hi]), final(sweep[lo])), mean_ratio), high=1.0 + within,
-                   label=f"R({a['variable']} = {hi:g}) / R({lo:g})") for lo, hi in zip(xs, xs[1:])]
+    comps = []
+    for lo, hi in zip(xs, xs[1:]):
+        pair = [sweep[hi], sweep[lo]]
+        t = int(pair[0].checkpoints[-1])
+        comps.append(Check(ratio_estimate(final(pair[0]), final(pair[1]), fixed_schedule(pair, t)),
+                           high=1.0 + within, label=f"R({a['variable']} = {hi:g}) / R({lo:g})",
+                           unobservable=round_robin(pair, t, [f"{a['variable']} = {hi:g}", f"{lo:g}"], ev)))
     shown = ", ".join(f"{x:g}: {fmt(final(sweep[x]).mean())}" for x in xs)
     results = list(sweep.values())
     return Outcome(shown, comparisons=comps, horizon=int(results[0].checkpoints[-1]), **provenance_of(results))
@@ -451,12 +458,13 @@ def measure_monotone(claim, ev: Evidence) -> Outcome:
 def measure_ratio_over(claim, ev: Evidence) -> Outcome:
     """R(x)/R(reference) for every value x of ``sweep`` in [``lo``, ``hi``] (bootstrap standard
     errors): against (-inf, ``at_most``] (an upper bound) or 1 +- ``within``."""
-    from verify.inference import mean_ratio
     a = args(claim)
     sweep = sweep_of(ev, a["sweep"], a["variable"])
     ref = result_of(ev, a["reference"])
     lo, hi = float(a.get("lo", -math.inf)), float(a.get("hi", math.inf))
-    ests = {x: estimate((final(r), final(ref)), mean_ratio) for x, r in sorted(sweep.items()) if lo <= x <= hi}
+    t = int(ref.checkpoints[-1])
+    ests = {x: ratio_estimate(final(r), final(ref), fixed_schedule([r, ref], t))
+            for x, r in sorted(sweep.items()) if lo <= x <= hi}
     if not ests:
         raise NotChecked(f"no {a['variable']} in [{lo:g}, {hi:g}]")
     shown = "; ".join(f"{a['variable']} = {x:g}: {e}" for x, e in ests.items())
@@ -590,21 +598,19 @@ def laplace_sum_tail(terms: int, scale: float, x: float) -> float:
 
 def catalog_audit(mech, name: str, x, x_prime, *, eps: float, n: int):
     """``verify.audit`` of catalog mechanism ``name`` (its sampler ``mech``) at (eps, its claimed
-    delta), with the statistics that audit the paper's claim: the law of the mechanism.  A
-    sampler that adds its noise in plain floating point (``mech.float_unsafe``, its
-    ``arithmetic="float"`` form: the granularity of its outputs reveals the input, Mironov
-    CCS'12) is audited without the granularity statistics, and the text says so; the default
-    audit flags those samplers, which reports/audit_benchmark.md lists.  Returns (result, text)."""
+    delta): the paper's claim is about the law of the mechanism, so the result is the default
+    audit's law layer (``violated``, ``eps_lower_bound``); the text also gives the floating-point
+    layer (a sampler that adds its noise in plain floating point is not DP as implemented,
+    Mironov CCS'12).  Returns (law layer, text)."""
     from verify import audit
-    from verify.audit import controls
-    res = audit(mech, x, x_prime, eps=eps, delta=mech.claimed_delta, n=n, seed=1,
-                features=controls.LAW_FEATURES if mech.float_unsafe else ("auto",))
-    text = (f"certified eps lower bound {res.eps_lower_bound:.4g} at ({eps:g}, {mech.claimed_delta:g}); "
-            f"{'violated' if res.violated else 'no violation'}; n = {n:,}, inputs ({x:g}, {x_prime:g})")
-    if mech.float_unsafe:
-        text += ("; law audit (no granularity statistics): the float sampler as implemented is "
-                 "flagged by the default audit")
-    return res, text
+    res = audit(mech, x, x_prime, eps=eps, delta=mech.claimed_delta, n=n, seed=1)
+    law, fp = res.law, res.floating_point
+    text = (f"certified eps lower bound {law.eps_lower_bound:.4g} at ({eps:g}, {mech.claimed_delta:g}) for the "
+            f"law; {'violated' if law.violated else 'no violation'}; n = {n:,}, inputs ({x:g}, {x_prime:g})")
+    if fp.violated:
+        text += (f"; floating point: violated (eps >= {fp.eps_lower_bound:.3g}): the float sampler as implemented "
+                 f"leaks through its low bits")
+    return law, text
 
 
 def measure_mechanism_audit(claim, ev: Evidence) -> Outcome:
@@ -619,7 +625,7 @@ def measure_mechanism_audit(claim, ev: Evidence) -> Outcome:
     n = int(a.get("n", 10 ** 6)) if not getattr(ev, "quick", False) else 10 ** 5
     eps = float(a.get("audit_eps", mech.claimed_eps))       # audit at another level than the claim
     res, text = catalog_audit(mech, a["mechanism"], float(a["x"]), float(a["x_prime"]), eps=eps, n=n)
-    return audit_outcome(res, bool(a.get("control", False)), text)
+    return audit_outcome(res, bool(a.get("control", False)), text, eps=eps, delta=mech.claimed_delta, n=n)
 
 
 def policy_audit_outcome(policy, table, params, options: dict, *, control: bool, quick: bool) -> Outcome:
@@ -641,7 +647,8 @@ def policy_audit_outcome(policy, table, params, options: dict, *, control: bool,
 AUDIT_DEPARTURE = 0.1
 
 
-def audit_power(res, departure: float = AUDIT_DEPARTURE) -> Callable[[float, int], float]:
+def audit_power(res, departure: float = AUDIT_DEPARTURE, *, eps: float | None = None,
+                delta: float | None = None) -> Callable[[float, int], float]:
     """The power of an audit's test (H0: P[M(x) in E] <= e^eps P[M(x') in E] + delta on its
     chosen event E) against a mechanism whose event ratio is e^(eps (1 + departure)) at the
     observed P[M(x') in E], as a function of (level, samples per input): a normal approximation
@@ -649,7 +656,8 @@ def audit_power(res, departure: float = AUDIT_DEPARTURE) -> Callable[[float, int
     from scipy import stats as st
     w = res.witness or {}
     p2 = float(w.get("p_x_prime", 0.0))
-    eps, delta = float(res.eps), float(res.delta)
+    eps = float(res.eps if eps is None else eps)
+    delta = float(res.delta if delta is None else delta)
 
     def power(level: float, n: int) -> float:
         if p2 <= 0 or n <= 0:
@@ -663,19 +671,23 @@ def audit_power(res, departure: float = AUDIT_DEPARTURE) -> Callable[[float, int
     return power
 
 
-def audit_outcome(res, control: bool, text: str) -> Outcome:
+def audit_outcome(res, control: bool, text: str, *, eps: float | None = None, delta: float | None = None,
+                  n: int | None = None) -> Outcome:
     """An audit as a comparison: its p-value of H0 "the claimed (eps, delta)-DP holds on this
     pair".  A privacy claim is contradicted when H0 is rejected at the family's level and
     reproduced only when the audit had power against a mechanism 10% above its claim; a
-    negative control (a planted violation) is reproduced when H0 is rejected."""
+    negative control (a planted violation) is reproduced when H0 is rejected.  ``res`` is a
+    whole audit (an ``AuditResult`` or a policy audit) or one layer of it (a ``LayerResult``,
+    which does not carry the audited level or the sample size: pass ``eps``, ``delta``, ``n``)."""
+    n = int(res.n if n is None else n)
     label = (f"audit p-value {res.p_value:.2g} (event: {(res.witness or {}).get('event', '?')}, "
-             f"n = {res.n:,})")
+             f"n = {n:,})")
     if control:
         return Outcome(text, comparisons=(Hypothesis(float(res.p_value), True, "violation caught: " + label),))
     return Outcome(text, comparisons=(Hypothesis(
-        float(res.p_value), False, label, power=audit_power(res),
+        float(res.p_value), False, label, power=audit_power(res, eps=eps, delta=delta),
         departure=f"a mechanism at {1 + AUDIT_DEPARTURE:g} x its claimed eps on the audit's event",
-        reps=int(res.n), unit="n"),))
+        reps=n, unit="n"),))
 
 
 def decided(ok: bool, statistic: str, reason_ok: str, reason_bad: str, **size) -> Outcome:

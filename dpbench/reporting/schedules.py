@@ -92,9 +92,36 @@ def schedule_limit(result, at: int | None = None) -> ScheduleLimit | None:
     return _CACHE[key]
 
 
+#: phased elimination for linear bandits (seed 004): its batches are a fixed design schedule
+#: until an action is eliminated or it commits
+_LINEAR = ("linear_central", "linear_local", "linear_shuffle", "linear_batched")
+
+
+def _linear_limit(result, at: int) -> ScheduleLimit | None:
+    """A linear phased-elimination run whose regret at ``at`` is the same in each of its (at least
+    10) repetitions: its pulls up to ``at`` did not depend on the rewards, so it has played a
+    fixed schedule (the design's, while nothing is eliminated; a replay of its own code and
+    seeds, ``private_phased_elimination.core_sets``, says which).  No registered bound says from
+    when it learns."""
+    from ..engine.simulate import prepare
+    from ..policies.private_phased_elimination import core_sets
+    regret = np.asarray(result.regret_at(at))
+    if regret.size < 10 or np.ptp(regret) != 0:
+        return None
+    plan = prepare(result.policy, result.environment, int(result.horizon), int(result.seed),
+                   env_params=dict(result.env_params), **dict(result.params))
+    k = len(result.means)
+    kept = all(b.active >= k for rep in core_sets(plan, min(2, int(result.reps))) for b in rep)
+    what = "no action eliminated" if kept else "the same eliminations in every repetition"
+    return ScheduleLimit(f"{result.label}: a fixed schedule ({what}; the same regret in all {regret.size} "
+                         f"repetitions at T = {at:,})", at, None)
+
+
 def _schedule_limit(result, at: int) -> ScheduleLimit | None:
     horizon = int(result.horizon)
     gaps = np.max(result.means) - np.asarray(result.means)
+    if result.policy in _LINEAR:
+        return _linear_limit(result, at)
     if result.policy not in _PHASED:
         return None
     phase = _phase(result.policy, _build_info(result, horizon), len(result.means), horizon, gaps)
@@ -186,4 +213,6 @@ def regime_limit(result) -> ScheduleLimit | None:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if reached(mid) else (mid, hi)
     return ScheduleLimit(f"{result.label}: {what} ({end:,.3g} pulls) ends after T = {horizon:,}", horizon, 10 ** hi)
+
+
 __all__ = ["ScheduleLimit", "schedule_limit", "regime_limit"]

@@ -18,7 +18,7 @@ import dpbench
 import verify
 from verify.audit import compiled_mechanism
 from verify.audit.policy_audit import audit_policy
-from verify.audit.sniper_benchmark import SVT1, Laplace, ReportNoisyMax, SparseVector
+from verify.audit.suites.sniper import SVT1, Laplace, ReportNoisyMax, SparseVector
 
 CASES = {
     "fast path: Laplace (1-d), n=2e7": (lambda: compiled_mechanism(Laplace(10.0, 1), 1), 0.0, 1.0, 20_000_000),

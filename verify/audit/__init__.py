@@ -1,21 +1,28 @@
-"""Black-box differential-privacy audits with certified lower bounds.
+"""Black-box differential-privacy audits with certified lower bounds, by layer (law, floating point).
 
 >>> import dpbench, verify
 >>> r = verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0, n=1_000_000)
->>> r.eps_lower_bound <= 1.0, r.violated
+>>> r.law.eps_lower_bound <= 1.0, r.violated
 (True, False)
 
-``core.audit`` (the audit and its result), ``events`` (event search),
-``statistics`` (Clopper-Pearson, p-values, resolution floors), ``tradeoff``
-(certified f-DP points and Gaussian-DP mu), ``fast`` (compiled mechanisms counted
-without storing outputs), ``inputs`` (neighbouring pairs: the standard patterns,
-add/remove one record), ``policy_audit`` (bandit policies as mechanisms),
-``sniper_benchmark`` (the DP-Sniper known-answer suite).
+Layout: ``engine`` (:func:`audit`: the five stages in order), ``stages`` (validate, select,
+refine, certify, assemble), ``features`` (the statistic plug-ins, each declaring its layer),
+``layers`` (law and floating point, and how they share alpha), ``result`` (:class:`AuditResult`,
+:class:`LayerResult`), ``source`` (drawing and counting outputs), ``assertions``
+(:func:`assert_dp`), ``events`` (event search over a statistic's bins), ``statistics``
+(Clopper-Pearson, p-values, resolution floors), ``tradeoff`` (certified f-DP points and
+Gaussian-DP mu), ``fast`` (compiled mechanisms counted without storing outputs), ``inputs``
+(neighbouring pairs: the standard patterns, add/remove one record), ``policy_audit`` (bandit
+policies as mechanisms), ``controls`` (dpbench's catalog settings and negative controls),
+``suites`` (the DP-Sniper known-answer suite, planted bugs, reports).
 """
-from .core import AuditResult, assert_dp, audit, check_resolution
+from .assertions import assert_dp
+from .engine import audit
 from .fast import compiled_mechanism
 from .inputs import Domain, pattern_pairs
 from .policy_audit import audit_policy
+from .result import AuditResult, LayerResult
+from .stages.validate import check_resolution
 
-__all__ = ["audit", "assert_dp", "audit_policy", "AuditResult", "Domain", "pattern_pairs",
+__all__ = ["audit", "assert_dp", "audit_policy", "AuditResult", "LayerResult", "Domain", "pattern_pairs",
            "compiled_mechanism", "check_resolution"]

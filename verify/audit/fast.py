@@ -45,9 +45,8 @@ CHUNK_BLOCKS = 2
 # row, described by a flat ``StatSpec`` and evaluated here, in compiled code, by
 # both the counting path and the block path (so both count the same events).
 VALUE, LINEAR, ADDITIVE, CODE = 0, 1, 2, 3
-#: what an ADDITIVE feature reads from its entry: the value, its difference from the previous
-#: entry, or its floating-point granularity (:func:`grain_key`)
-FEATURE_VALUE, FEATURE_DIFF, FEATURE_GRAIN = 0, 1, 2
+#: what an ADDITIVE feature reads from its entry: the value, or its difference from the previous entry
+FEATURE_VALUE, FEATURE_DIFF = 0, 1
 _SENTINEL = np.uint64(0x7FF8DEADBEEF0001)
 _MANTISSA = np.uint64((1 << 52) - 1)
 _FNV_OFFSET = np.uint64(1469598103934665603)
@@ -59,15 +58,16 @@ class StatSpec(NamedTuple):
 
     VALUE     row[column]
     LINEAR    bias + weights . row
-    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]], or its difference from the
-              previous entry, or its granularity code (feat_kind[f]: FEATURE_*), bin_f from the
-              sorted feat_edges[f, :feat_nedges[f]]
-    CODE      the rank of the row's category among those seen at selection (unseen
-              categories share the rank len(keys), one past the last); entries not in
-              ``specials`` (unless keep_all) are merged into one "other" value; with
-              low_bits > 0 only sign, exponent and the low mantissa bits of each entry are
-              kept (``bit_mask``); with ``grain`` only sign, exponent and the number of
-              trailing zero mantissa bits (:func:`grain_key`)
+    ADDITIVE  sum_f feat_w[f, bin_f(v_f)], v_f = row[feat_col[f]] or its difference from the
+              previous entry (feat_kind[f]: FEATURE_*), bin_f from the sorted
+              feat_edges[f, :feat_nedges[f]]
+    CODE      the rank of the category of the row (of its entry ``column`` if column >= 0)
+              among those seen at selection (unseen categories share the rank len(keys), one
+              past the last); entries not in ``specials`` (unless keep_all) are merged into one
+              "other" value; with low_bits > 0 only sign, exponent and the low mantissa bits of
+              each entry are kept (``bit_mask``), with ``grain`` only sign, exponent and the
+              number of trailing zero mantissa bits (:func:`grain_key`) -- except for the
+              entries in ``specials`` (atoms), which keep their exact value
     """
     kind: int
     column: int
@@ -87,18 +87,33 @@ class StatSpec(NamedTuple):
     ranks: np.ndarray
 
 
+#: the type of each StatSpec field (the kernel takes several specs as one homogeneous tuple, so
+#: every spec must have exactly these types: arrays C-contiguous of this dtype and dimension)
+_FIELD_TYPES = dict(kind=int, column=int, bias=float, weights=(np.float64, 1), feat_col=(np.int64, 1),
+                    feat_kind=(np.int64, 1), feat_nedges=(np.int64, 1), feat_edges=(np.float64, 2),
+                    feat_w=(np.float64, 2), specials=(np.float64, 1), keep_all=bool, low_bits=int,
+                    bit_mask=np.uint64, grain=bool, keys=(np.uint64, 1), ranks=(np.float64, 1))
+
+
 def make_spec(kind: int, **fields) -> StatSpec:
-    """A StatSpec with every unused field filled by an empty array of the right type."""
+    """A StatSpec with every unused field filled by an empty array of the right type (every field
+    converted to its one type, :data:`_FIELD_TYPES`)."""
     base = dict(kind=kind, column=0, bias=0.0, weights=np.zeros(1),
                 feat_col=np.zeros(1, np.int64), feat_kind=np.zeros(1, np.int64),
                 feat_nedges=np.zeros(1, np.int64), feat_edges=np.zeros((1, 1)),
                 feat_w=np.zeros((1, 2)), specials=np.zeros(0), keep_all=True, low_bits=0,
                 bit_mask=np.uint64(0), grain=False, keys=np.zeros(0, np.uint64), ranks=np.zeros(0))
     base.update(fields)
-    spec = StatSpec(**base)
     if kind != ADDITIVE:
-        spec = spec._replace(feat_col=np.zeros(0, np.int64))
-    return spec
+        base["feat_col"] = np.zeros(0, np.int64)
+    for name, kind_of in _FIELD_TYPES.items():
+        if isinstance(kind_of, tuple):
+            dtype, ndim = kind_of
+            arr = np.ascontiguousarray(base[name], dtype=dtype)
+            base[name] = arr.reshape(arr.shape + (1,) * (ndim - arr.ndim)) if arr.ndim < ndim else arr
+        else:
+            base[name] = kind_of(base[name])
+    return StatSpec(**base)
 
 
 @cached_njit
@@ -152,6 +167,32 @@ def grid_bin_index(edges, starts, lo, scale, s):
     return j
 
 
+@cached_njit(inline="always")
+def bin_index_in(edges, first, length, s):
+    """bin_index(edges[first:first + length], s), without making the slice (a view costs more
+    than the search in the kernel's inner loop)."""
+    base = first
+    while length > 0:
+        half = length >> 1
+        base += (length - half) if edges[base + half] < s else 0
+        length = half
+    return base - first
+
+
+@cached_njit(inline="always")
+def grid_bin_index_in(edges, first, starts, start_first, cells, lo, scale, s):
+    """grid_bin_index(edges[first:], starts[start_first:start_first + cells + 1], lo, scale, s),
+    without making the slices."""
+    g = grid_cell(s, lo, scale, cells)
+    j = starts[start_first + g]
+    end = starts[start_first + g + 1]
+    if end - j > 8:
+        return j + bin_index_in(edges, first + j, end - j, s)
+    while j < end and edges[first + j] < s:
+        j += 1
+    return j
+
+
 #: edges beyond which the counting kernel looks bins up on a grid (binary search below)
 GRID_MIN_EDGES = 16
 
@@ -184,22 +225,28 @@ def grain_key(bits):
 
 
 @cached_njit
-def code_key(specials, keep_all, low_bits, bit_mask, grain, row, bits):
-    """The 64-bit category key of an output row (``bits``: the row viewed as uint64)."""
+def code_key(specials, keep_all, low_bits, bit_mask, grain, column, row, bits):
+    """The 64-bit category key of an output row (of its entry ``column`` if >= 0; ``bits``: the
+    row viewed as uint64); see StatSpec's CODE."""
     h = _FNV_OFFSET
-    for j in range(row.shape[0]):
+    first, last = (0, row.shape[0]) if column < 0 else (column, column + 1)
+    for j in range(first, last):
         v = row[j]
         key = bits[j]
         if v != v:
             key = _SENTINEL + np.uint64(1)
-        elif not keep_all:
-            i = bin_index(specials, v)
-            if i >= specials.shape[0] or specials[i] != v:
+        else:
+            special = False
+            if specials.shape[0] > 0:
+                i = bin_index(specials, v)
+                special = i < specials.shape[0] and specials[i] == v
+            if not keep_all and not special:
                 key = _SENTINEL
-        if low_bits > 0:
-            key = key & bit_mask
-        elif grain:
-            key = grain_key(key)
+            elif not special:
+                if low_bits > 0:
+                    key = key & bit_mask
+                elif grain:
+                    key = grain_key(key)
         h = (h ^ key) * _FNV_PRIME + np.uint64(j)
     return h
 
@@ -223,7 +270,7 @@ def linear_value(bias, weights, row):
 
 
 @cached_njit
-def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bits):
+def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row):
     s = 0.0
     for f in range(feat_col.shape[0]):
         c = feat_col[f]
@@ -231,8 +278,6 @@ def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bi
         kind = feat_kind[f]
         if kind == FEATURE_DIFF and c > 0:
             v = v - row[c - 1]
-        elif kind == FEATURE_GRAIN:
-            v = float(grain_key(bits[c]))
         ne = feat_nedges[f]
         s += feat_w[f, bin_index(feat_edges[f, :ne], v)]
     return s
@@ -241,22 +286,23 @@ def additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bi
 @cached_njit
 def row_code(spec, row):
     """The 64-bit category key of an output row (CODE statistics)."""
-    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, row,
+    return code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask, spec.grain, spec.column, row,
                     row.view(np.uint64))
 
 
-@cached_njit
-def statistic_value(spec, row):
-    """The scalar statistic of one output row (NaN: the row is in no event)."""
+@cached_njit(inline="always")
+def statistic_value(spec, row, bits):
+    """The scalar statistic ``spec`` of one output row (``bits``: the row viewed as uint64; NaN:
+    the row is in no bin), as the kernel and the block path both compute it."""
     kind = spec.kind
     if kind == VALUE:
         return row[spec.column]
     if kind == LINEAR:
         return linear_value(spec.bias, spec.weights, row)
     if kind == ADDITIVE:
-        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges,
-                              spec.feat_w, row, row.view(np.uint64))
-    return code_rank(spec.keys, spec.ranks, row_code(spec, row))
+        return additive_value(spec.feat_col, spec.feat_kind, spec.feat_nedges, spec.feat_edges, spec.feat_w, row)
+    return code_rank(spec.keys, spec.ranks, code_key(spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask,
+                                                     spec.grain, spec.column, row, bits))
 
 
 @cached_njit(parallel=True)
@@ -277,33 +323,52 @@ def grain_block(bits, out):
 def statistic_block(spec, rows, out):
     """out[i] = statistic of rows[i] (the block path, for any mechanism)."""
     for i in prange(rows.shape[0]):
-        out[i] = statistic_value(spec, rows[i])
+        row = rows[i]
+        out[i] = statistic_value(spec, row, row.view(np.uint64))
 
 
 # --------------------------------------------------------------- kernel
-@cached_njit(parallel=True)
-def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, starts, counts, rows):
-    """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either
-    store them (``rows`` of shape (n, d)) or count their statistic into histogram bins
-    (``rows`` of shape (0, d)): counts[b, j] += #outputs of block b whose statistic lies in
-    bin j = (edges[j-1], edges[j]] (edges[-1] = -inf, edges[len] = +inf; NaN: no bin), looked up
-    on the grid (grid_lo, grid_scale, starts) of :func:`bin_grid` unless ``starts`` is empty.
+#: statistics one pass of the kernel counts on the same outputs (the audit's two layers; a third
+#: statistic takes another pass over the same draws): an unused slot holds an empty statistic, so one
+#: compiled kernel serves every count (each slot is inlined: more slots, more compile time per mechanism)
+MAX_STATS = 2
+#: kind of an unused slot
+NONE = -1
 
-    One kernel for both jobs: one compilation per mechanism type, and the stored and the
-    counted outputs are the same draws.
+
+@cached_njit(inline="always")
+def count_slot(spec, row, bits, counts, k, edges, edge_at, grid_lo, grid_scale, starts, start_at):
+    """Count the statistic of slot k of one output row into its histogram (see mechanism_kernel)."""
+    s = statistic_value(spec, row, bits)
+    if s == s:
+        first = edge_at[k]
+        cells = start_at[k + 1] - start_at[k] - 1
+        if cells > 0:
+            j = grid_bin_index_in(edges, first, starts, start_at[k], cells, grid_lo[k], grid_scale[k], s)
+        else:
+            j = bin_index_in(edges, first, edge_at[k + 1] - first, s)
+        counts[first + k + j] += 1
+
+
+@cached_njit(parallel=True)
+def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, used, edges, edge_at, grid_lo,
+                     grid_scale, starts, start_at, counts, bad, rows):
+    """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either store
+    them (``rows`` of shape (n, d)) or count several statistics of the same outputs into
+    histogram bins (``rows`` of shape (0, d)).
+
+    Counting: for each of the first ``used`` slots k (statistic spec0, spec1), with its edges
+    e = edges[edge_at[k]:edge_at[k + 1]], counts[b, edge_at[k] + k + j] += #outputs of block b
+    whose statistic lies in bin j = (e[j-1], e[j]] (e[-1] = -inf, e[len] = +inf; NaN: no bin),
+    looked up on the grid (grid_lo[k], grid_scale[k], starts[start_at[k]:start_at[k + 1]]) of
+    :func:`bin_grid` unless that is empty.  An output with a non-finite entry is counted in
+    bad[b] and in no bin.  (The slots are separate arguments, unrolled: a tuple of specs cannot
+    enter a parallel loop, and selecting one per output costs more than the statistic.)
+
+    One kernel for both jobs and any number of statistics up to MAX_STATS: one compilation
+    per mechanism type, and the stored and the counted outputs are the same draws.
     """
     store = rows.shape[0] > 0
-    # the statistic's parts, unpacked once (statistic_value computes the same values from the
-    # spec, but passing the whole struct per output costs more than the statistic itself)
-    kind = spec.kind
-    column = spec.column
-    bias, weights = spec.bias, spec.weights
-    feat_col, feat_kind, feat_nedges = spec.feat_col, spec.feat_kind, spec.feat_nedges
-    feat_edges, feat_w = spec.feat_edges, spec.feat_w
-    specials, keep_all, low_bits, bit_mask = spec.specials, spec.keep_all, spec.low_bits, spec.bit_mask
-    grain = spec.grain
-    keys, ranks = spec.keys, spec.ranks
-    use_grid = starts.shape[0] > 0
     for b in prange(seeds.shape[0]):
         np.random.seed(seeds[b])
         row = np.empty(d)
@@ -314,23 +379,20 @@ def mechanism_kernel(mech, x, seeds, n, d, spec, edges, grid_lo, grid_scale, sta
         if store:
             for i in range(lo_i, hi):
                 emit(mech, x, rows[i])
-        else:
-            for _ in range(lo_i, hi):
-                emit(mech, x, row)
-                if kind == VALUE:
-                    s = row[column]
-                elif kind == LINEAR:
-                    s = linear_value(bias, weights, row)
-                elif kind == ADDITIVE:
-                    s = additive_value(feat_col, feat_kind, feat_nedges, feat_edges, feat_w, row, bits)
-                else:
-                    s = code_rank(keys, ranks, code_key(specials, keep_all, low_bits, bit_mask, grain, row,
-                                                        bits))
-                if s == s:
-                    if use_grid:
-                        cb[grid_bin_index(edges, starts, grid_lo, grid_scale, s)] += 1
-                    else:
-                        cb[bin_index(edges, s)] += 1
+            continue
+        for _ in range(lo_i, hi):
+            emit(mech, x, row)
+            finite = True
+            for j in range(d):
+                if not np.isfinite(row[j]):
+                    finite = False
+            if not finite:
+                bad[b] += 1
+                continue
+            if used > 0:
+                count_slot(spec0, row, bits, cb, 0, edges, edge_at, grid_lo, grid_scale, starts, start_at)
+            if used > 1:
+                count_slot(spec1, row, bits, cb, 1, edges, edge_at, grid_lo, grid_scale, starts, start_at)
 
 
 _NO_SPEC = None
@@ -339,28 +401,61 @@ _NO_SPEC = None
 def _no_spec():
     global _NO_SPEC
     if _NO_SPEC is None:
-        _NO_SPEC = make_spec(VALUE)
+        _NO_SPEC = make_spec(NONE)
     return _NO_SPEC
+
+
+def _slots(binnings):
+    """The kernel's slot arguments for ``binnings`` [(spec, edges, grid)] (unused slots empty):
+    (specs, used, edges, edge_at, grid_lo, grid_scale, starts, start_at)."""
+    if len(binnings) > MAX_STATS:
+        raise ValueError(f"at most {MAX_STATS} statistics per pass (got {len(binnings)})")
+    specs, edges, starts = [], [], []
+    lo, scale = np.zeros(MAX_STATS), np.zeros(MAX_STATS)
+    for k, (spec, e, grid) in enumerate(binnings):
+        e = np.ascontiguousarray(e, dtype=np.float64)
+        lo[k], scale[k], g = bin_grid(e) if grid is None else grid
+        specs.append(spec)
+        edges.append(e)
+        starts.append(np.asarray(g, dtype=np.int64))
+    specs += [_no_spec()] * (MAX_STATS - len(binnings))
+
+    def packed(arrays, dtype):
+        at = np.zeros(MAX_STATS + 1, np.int64)
+        at[1:len(arrays) + 1] = np.cumsum([a.size for a in arrays])
+        at[len(arrays) + 1:] = at[len(arrays)]
+        return (np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype)), at
+
+    edges_all, edge_at = packed(edges, np.float64)
+    starts_all, start_at = packed(starts, np.int64)
+    return specs, len(binnings), edges_all, edge_at, lo, scale, starts_all, start_at
 
 
 def sample_rows(mech, x, seeds, n, d) -> np.ndarray:
     """n outputs of a compiled mechanism as an (n, d) array (blocks seeded by ``seeds``)."""
     rows = np.empty((n, d))
+    specs, used, edges, edge_at, lo, scale, starts, start_at = _slots([])
     with numba.parallel_chunksize(CHUNK_BLOCKS):
-        mechanism_kernel(mech, x, seeds, n, d, _no_spec(), np.zeros(0), 0.0, 0.0, np.zeros(0, np.int64),
-                         np.zeros((1, 1), np.int64), rows)
+        mechanism_kernel(mech, x, seeds, n, d, *specs, used, edges, edge_at, lo, scale, starts, start_at,
+                         np.zeros((1, 1), np.int64), np.zeros(seeds.shape[0], np.int64), rows)
     return rows
 
 
-def count_bins(mech, x, seeds, n, d, spec, edges, grid=None) -> np.ndarray:
-    """Histogram (len(edges) + 1 bins) of the statistic of n fresh outputs (``grid``: the
-    edges' :func:`bin_grid`, computed here if not given)."""
-    edges = np.ascontiguousarray(edges, dtype=np.float64)
-    lo, scale, starts = bin_grid(edges) if grid is None else grid
-    counts = np.zeros((seeds.shape[0], edges.shape[0] + 1), dtype=np.int64)
+def count_bins(mech, x, seeds, n, d, binnings) -> tuple[list[np.ndarray], int]:
+    """Histograms of several statistics of the same n fresh outputs, and how many outputs had a
+    non-finite entry (counted in no histogram).
+
+    ``binnings``: up to MAX_STATS (spec, edges, grid) triples; histogram k has len(edges) + 1
+    bins; ``grid`` is the edges' :func:`bin_grid` (None: computed here).
+    """
+    specs, used, edges, edge_at, lo, scale, starts, start_at = _slots(binnings)
+    counts = np.zeros((seeds.shape[0], max(1, edge_at[used] + used)), dtype=np.int64)
+    bad = np.zeros(seeds.shape[0], dtype=np.int64)
     with numba.parallel_chunksize(CHUNK_BLOCKS):
-        mechanism_kernel(mech, x, seeds, n, d, spec, edges, lo, scale, starts, counts, np.empty((0, d)))
-    return counts.sum(axis=0)
+        mechanism_kernel(mech, x, seeds, n, d, *specs, used, edges, edge_at, lo, scale, starts, start_at, counts,
+                         bad, np.empty((0, d)))
+    total = counts.sum(axis=0)
+    return [total[edge_at[k] + k:edge_at[k + 1] + k + 1] for k in range(used)], int(bad.sum())
 
 
 def block_seeds(seed: int, n: int, *key: int) -> np.ndarray:

@@ -29,7 +29,8 @@ from dpbench.engine.kernel import simulate_kernel
 from dpbench.environments import replay as replay_env
 from dpbench.validation import InputError, check_int
 
-from .core import AuditResult, audit
+from .engine import audit
+from .result import AuditResult
 
 OUTPUTS = ("next_arm", "actions", "exploit")
 #: repetitions per engine call (bounds the trace memory to REPS_PER_CALL x horizon)

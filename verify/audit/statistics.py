@@ -85,6 +85,29 @@ def p_value(k1, n1, k2, n2, eps, delta=0.0):
     return float(math.exp(hi))
 
 
+class ClopperPearson:
+    """How the audit certifies one pre-chosen event from its counts: :func:`eps_bound` and
+    :func:`p_value` (fixed n, union of two one-sided Clopper-Pearson bounds).
+
+    The audit's plan holds its certifier; another one (a joint test, a sequential e-value test
+    over rounds of counts) offers the same two methods.
+    """
+
+    name = "Clopper-Pearson"
+
+    def bound(self, k1, n1, k2, n2, alpha, delta=0.0) -> float:
+        """Certified eps lower bound at confidence 1 - alpha (-inf if vacuous)."""
+        return eps_bound(k1, n1, k2, n2, alpha, delta)
+
+    def p_value(self, k1, n1, k2, n2, eps, delta=0.0) -> float:
+        """p-value of H0 "(eps, delta)-DP holds on this event"."""
+        return p_value(k1, n1, k2, n2, eps, delta)
+
+
+#: the audit's default certifier
+CLOPPER_PEARSON = ClopperPearson()
+
+
 # ------------------------------------------------------------ ranking proxy
 def approx_eps_bound(k1, n1, k2, n2, z, delta=0.0):
     """A fast, slightly conservative stand-in for :func:`eps_bound` used to *rank* many
@@ -178,3 +201,33 @@ def log_delta_grid(n: int, points: int = 25) -> np.ndarray:
     """A log grid of delta from about 1/(10 n) (below any floor) up to 0.5."""
     low = max(1e-12, 0.1 / max(n, 1))
     return np.logspace(math.log10(low), math.log10(0.5), points)
+
+
+# ------------------------------------------------------------ stratified homogeneity
+def stratified_excess(favoured, other, member, strata) -> float:
+    """One-sided p-value that an event is more frequent under the favoured input *within strata*.
+
+    ``favoured`` / ``other``: per-bin counts of certification outputs of the two inputs;
+    ``member``: the bins of the event; ``strata``: a stratum label per bin.  H0: within every
+    stratum, the event's share of the outputs is the same under both inputs (the inputs may
+    differ in how often each stratum occurs).  The Cochran-Mantel-Haenszel statistic --
+    observed minus expected favoured counts in the event, conditional on every stratum's
+    margins (hypergeometric), with a continuity correction of 1/2 -- against the normal
+    tail.  1.0 when no stratum can show a difference.
+    """
+    favoured, other = np.asarray(favoured, np.float64), np.asarray(other, np.float64)
+    member = np.asarray(member, bool)
+    _, group = np.unique(np.asarray([hash(s) for s in strata]), return_inverse=True)
+    n1 = np.bincount(group, weights=favoured)
+    n2 = np.bincount(group, weights=other)
+    a = np.bincount(group, weights=np.where(member, favoured, 0.0), minlength=n1.size)
+    m = a + np.bincount(group, weights=np.where(member, other, 0.0), minlength=n1.size)
+    t = n1 + n2
+    ok = t > 1
+    expected = np.where(ok, n1 * m / np.maximum(t, 1.0), a)
+    variance = np.where(ok, n1 * n2 * m * (t - m) / np.maximum(t * t * (t - 1.0), 1.0), 0.0)
+    total_var = float(variance.sum())
+    if total_var <= 0.0:
+        return 1.0
+    z = (float((a - expected).sum()) - 0.5) / math.sqrt(total_var)
+    return float(special.ndtr(-z))

@@ -463,12 +463,14 @@ def audit(claim, ev) -> Outcome:
     name = args["mechanism"]
     mech = controls.ctb_towards_reward(1.0) if name == "ctb_towards_reward" else _sampler(name, 1.0)
     x, xp = args.get("x", [0.0, 1.0])
-    res, statistic = catalog_audit(mech, name, x, xp, eps=mech.claimed_eps, n=samples(ev))
-    out = audit_outcome(res, args.get("expect", "private") == "violated", statistic)
+    n, delta = samples(ev), mech.claimed_delta
+    res, statistic = catalog_audit(mech, name, x, xp, eps=mech.claimed_eps, n=n)
+    out = audit_outcome(res, args.get("expect", "private") == "violated", statistic,
+                        eps=mech.claimed_eps, delta=delta, n=n)
     if "tight" in args:
         w, level = res.witness, float(args["tight"]) * mech.claimed_eps
-        p = st.p_value(w["count_x"], res.n, w["count_x_prime"], res.n, level, res.delta)
-        out.comparisons += (Hypothesis(float(p), True, f"tight: not ({level:g}, {res.delta:g})-DP on the "
+        p = st.p_value(w["count_x"], n, w["count_x_prime"], n, level, delta)
+        out.comparisons += (Hypothesis(float(p), True, f"tight: not ({level:g}, {delta:g})-DP on the "
                                                        f"audit's event (p = {p:.2g})"),)
     return out
 

@@ -525,6 +525,13 @@ def round_robin(results, t: int, names: Sequence[str], ev: Evidence | None = Non
                         waived=paper is not None and int(paper) == int(t))
 
 
+def fixed_schedule(results, t: int) -> bool:
+    """Every run is still in its data-independent phase at t (:mod:`..schedules`): its regret at t
+    is its schedule's, a computed number rather than an estimate."""
+    from ..schedules import schedule_limit
+    return all(schedule_limit(r, t) is not None for r in results)
+
+
 def saturated(result, t: int) -> str:
     """Why ``result`` at t says nothing about how its regret scales ("" if it does): still in a
     data-independent phase, or at least ``SATURATION_SHARE`` of uniform play's regret.  Every
@@ -711,7 +718,8 @@ def _reps_need(reps: int | None, est, unit: str = "R") -> str:
 def _horizon_cause(u: Unobservable | None) -> str:
     if u is None:
         return ""
-    return f"needs T >= {_fmt_t(u.horizon)}" if u.horizon is not None else "no horizon in reach makes it observable"
+    return (f"needs T >= {_fmt_t(u.horizon)}" if u.horizon is not None
+            else "needs a longer horizon (no registered bound says which)")
 
 
 def _inconclusive_cause(decisions: Sequence[Decision]) -> str:
@@ -785,4 +793,5 @@ __all__ = ["CATEGORIES", "RULE", "Verdict", "Claim", "Outcome", "Check", "Hypoth
            "Unobservable", "Decision", "ClaimResult", "Evidence", "NotChecked", "TESTS", "claim_test", "load_claims",
            "evaluate", "decide", "decide_comparison", "family_size", "write_json", "counts", "count_line",
            "scope_text", "checkpoint", "common_checkpoint", "uniform_share", "learning_horizon",
-           "round_robin", "saturated", "DEFAULT_ALPHA", "POWER", "ROUND_ROBIN_SHARE", "SATURATION_SHARE"]
+           "round_robin", "saturated", "fixed_schedule", "DEFAULT_ALPHA", "POWER", "ROUND_ROBIN_SHARE",
+           "SATURATION_SHARE"]

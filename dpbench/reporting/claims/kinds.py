@@ -53,6 +53,7 @@ from . import (
     Check,
     Claim,
     Evidence,
+    Exact,
     Hypothesis,
     NotChecked,
     Outcome,
@@ -60,6 +61,7 @@ from . import (
     Verdict,
     claim_test,
     common_checkpoint,
+    fixed_schedule,
     learning_horizon,
     provenance_of,
     round_robin,
@@ -75,10 +77,27 @@ def register_factor(name: str, fn: Callable[[float], float]) -> None:
     FACTORS[name] = fn
 
 
-def order_check(a, b, label: str, unobservable=None, *, method: str = "welch"):
+def ratio_estimate(num, den, fixed: bool = False):
+    """mean(num) / mean(den) with its bootstrap standard error; ``fixed`` (both runs in a
+    data-independent schedule) and neither varying over its repetitions: an exact ratio of two
+    computed numbers."""
+    from verify.inference import Estimate, bootstrap_estimate, mean_ratio
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    if fixed and np.ptp(num) == 0 and np.ptp(den) == 0:
+        return Estimate.exact_value(float(num.mean() / den.mean()), "ratio of two fixed schedules")
+    return bootstrap_estimate((num, den), mean_ratio)
+
+
+def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", fixed: bool = False):
     """The claim mean(a) < mean(b) of independent per-repetition values: the difference a - b
-    (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way."""
+    (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way.  ``fixed``: both runs
+    are in a data-independent schedule (:func:`~dpbench.reporting.claims.fixed_schedule`); when
+    neither varies over its repetitions the comparison is of two computed numbers (exact)."""
     from verify.inference import MANN_WHITNEY, compare, difference_estimate
+    if fixed and np.ptp(a) == 0 and np.ptp(b) == 0:
+        return Exact(float(np.mean(a)) < float(np.mean(b)),
+                     f"{label}: {float(np.mean(a)):.6g} vs {float(np.mean(b)):.6g}, both fixed schedules at this T",
+                     unobservable)
     if method == MANN_WHITNEY:
         less = compare(a, b, alternative="less", method=method)
         more = compare(a, b, alternative="greater", method=method)
@@ -157,7 +176,7 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
     values = [PER_REP[kind](r, t) for r in results]
     comps = [order_check(values[i], values[i + 1], f"{names[i]} < {names[i + 1]}",
                          round_robin([results[i], results[i + 1]], t, names[i:i + 2], ev),
-                         method=claim.get("method", "welch"))
+                         method=claim.get("method", "welch"), fixed=fixed_schedule(results[i:i + 2], t))
              for i in range(len(results) - 1)]
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in zip(names, values))
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
@@ -173,14 +192,13 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
                                    if "expected" in c.params and c.get("side") != "upper_bound" else "")),
             method=lambda c: "ratio of means, bootstrap standard error")
 def ratio(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import bootstrap_estimate, mean_ratio
     num, den = ev.result(claim, claim.require("run")), ev.result(claim, claim.require("baseline"))
     _need_reps([num, den])
     t = common_checkpoint([num, den], claim.horizon)
     value = _expected_value(claim, ev)
     tol = float(claim.get("tolerance", rounding(value) if "expected" in claim.params else 0.0))
-    est = bootstrap_estimate((num.regret_at(t), den.regret_at(t)), mean_ratio)
-    trail = [f"T = {fmt_t(h)}: {bootstrap_estimate((num.regret_at(h), den.regret_at(h)), mean_ratio)}"
+    est = ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t))
+    trail = [f"T = {fmt_t(h)}: {ratio_estimate(num.regret_at(h), den.regret_at(h), fixed_schedule([num, den], h))}"
              for h in horizons_of(num) if h < t and h in set(int(c) for c in den.checkpoints)]
     statistic = f"rho = {est}" + (f"; earlier {'; '.join(trail)}" if trail else "")
     stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])], ev)
@@ -371,11 +389,14 @@ def argmin(claim: Claim, ev: Evidence) -> Outcome:
         for other in names:
             if other == key:
                 continue
-            why = round_robin([by_name[key], by_name[other]], t, [key, other], ev)
+            pair = [by_name[key], by_name[other]]
+            why, fixed = round_robin(pair, t, [key, other], ev), fixed_schedule(pair, t)
             if alt == "less":
-                comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method))
+                comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method,
+                                         fixed=fixed))
             else:
-                comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method))
+                comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method,
+                                         fixed=fixed))
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in values.items())
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
@@ -584,7 +605,8 @@ def computed(claim: Claim, ev: Evidence) -> Outcome:
     return out
 
 
-__all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP", "order_check", "ks_power",
+__all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP", "order_check", "ratio_estimate",
+           "ks_power",
            "as_estimate", "value_band"]
 
 

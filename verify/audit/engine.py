@@ -1,0 +1,137 @@
+"""``audit``: a certified black-box lower bound on the privacy loss of a mechanism, by layer.
+
+A mechanism is any callable ``mechanism(x, n, seed) -> ndarray`` returning n outputs for
+input x: shape (n,) (scalars or labels) or (n, d) (vectors).  An audit of the pair (x, x')
+against a claim (eps, delta) runs five stages (:mod:`verify.audit.stages`), each once:
+
+1. *validate* (:mod:`.stages.validate`): every argument checked, before any sample, into an
+   :class:`~.stages.validate.AuditPlan`, with what n samples can resolve;
+2. *select* (:mod:`.stages.select`): ``n_select`` outputs of M(x) and M(x') per pair; the
+   statistics of every requested feature (:mod:`.features`) are fitted on one half, their
+   events shortlisted and validated on the other; per layer (law, floating point), the event
+   and pair that promise the largest certified bound, and a rare nominee (an event never seen
+   under one input);
+3. *refine* (:mod:`.stages.refine`): on ``n_refine`` fresh outputs, each layer's event chosen
+   again with more data, its nominee judged, its eps(delta) curve's events chosen;
+4. *certify* (:mod:`.stages.certify`): ``n`` fresh outputs of each input, every layer's event
+   counted on the same outputs, Clopper-Pearson statements at each layer's share of alpha;
+5. *assemble* (:mod:`.stages.assemble`): verdicts, witnesses in output space, the result.
+
+Reported (:class:`.result.AuditResult`): for each layer, ``violated``, ``eps_lower_bound`` (at
+the claimed delta), ``p_value`` and the witness, all at confidence 1 - alpha together;
+which layer failed; the eps(delta) curve and the trade-off (f-DP) view -- certified (FPR, FNR)
+points and the Gaussian-DP mu they certify (:mod:`.tradeoff`); ``n_samples``,
+``samples_per_second`` and the resolution: ``eps_ceiling`` (the largest eps n samples can
+certify) and ``delta_floor`` (the smallest mass of a violating event that selection and
+certification together find and certify, :func:`.stages.validate.resolution_floor`).
+
+Inputs are any objects the mechanism accepts: numbers and numeric arrays of one shape (the
+compiled fast path applies), or datasets of different sizes (add/remove one record), dicts,
+strings (handed over as given).  Outputs are numbers, vectors or labels (strings, booleans,
+tuples, ...: each label is a category).  When only a domain is given (or the mechanism carries
+``input_range``), every pair of the standard patterns (:func:`.inputs.pattern_pairs`) is tried
+at selection and the most promising event of all is certified.
+"""
+from __future__ import annotations
+
+import time
+
+from .result import AuditResult
+from .source import SampleSource
+from .stages.assemble import assemble
+from .stages.certify import certify
+from .stages.refine import refine
+from .stages.select import select
+from .stages.validate import validate
+
+
+def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
+          n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
+          keep_pairs=None, n_refine=None, progress=False) -> AuditResult:
+    """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d).
+    x, x_prime : object, optional
+        A neighbouring input pair: numbers or numeric arrays of one shape (passed as a float
+        or a flat float array), or any objects the mechanism accepts, passed as given
+        (datasets of different sizes for add/remove one record, dicts, strings).  Or give
+        ``domain`` (a :class:`Domain`) to search the standard patterns, or neither for a
+        mechanism with ``input_range``.
+    eps, delta : float
+        The claim, keyword-only (``delta`` default 0).
+    alpha : float
+        1 - confidence of every certified statement (default 0.05).
+    n : int
+        Certification outputs per input (default 1e6).  Selection draws ``n_select`` more
+        per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at most n).
+    seed : int
+        Seed of every sample: the same seed gives the same result.
+    n_select : int, optional
+        Selection outputs per input and pair.
+    domain : Domain, optional
+        Input patterns to search instead of one pair.
+    log_density : callable, optional
+        ``log_density(y, x) -> log p(y | x)`` (vectorised over outputs): the exact
+        log-likelihood ratio becomes a candidate statistic.
+    features : sequence of str
+        Statistics to try (:mod:`verify.audit.features`): "auto" (every default feature of
+        both layers, the default), a layer ("law": the mechanism as if its arithmetic were
+        exact; "floating_point"), or any of "value", "category" (categories and atoms),
+        "score" (scores of vectors), "grain" (floating-point granularity), "bitsK" (low K
+        mantissa bits).  A layer none of whose features is asked for is "not tested".
+    delta_grid : array_like, optional
+        Deltas of the eps(delta) curve (default: log grid from ~0.1/n to 0.5).
+    keep_pairs : int, optional
+        With a domain: give every pair a quick selection pass (n_select / 4) and the full
+        one only to the ``keep_pairs`` most promising (faster, noisier); default None: the
+        full selection on every pair.
+    n_refine : int, optional
+        Fresh outputs per input on which the event of the chosen statistic and pair is
+        chosen again and a rare nominee is judged (bins counted, never certified; default
+        n // 4): rare strong events need more data to tell apart than the selection has.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    AuditResult
+        ``law`` and ``floating_point``: each layer's verdict, certified eps lower bound,
+        p-value and witness (input pair and event in output space), at confidence 1 - alpha
+        together; ``layer_failed`` ("law", "floating_point" or None); ``violated`` (either
+        layer rejects the claim at level alpha) with the headline layer's ``eps_lower_bound``
+        (certified: the mechanism is not (eps', delta)-DP for any eps' below it), ``p_value``
+        and ``witness``; the eps(delta) curve and the certified trade-off points.
+
+    Raises
+    ------
+    dpbench.InputError
+        On bad input (before sampling anything) and when the mechanism raises or returns
+        outputs it cannot compare or that are not finite (see :class:`.source.SampleSource`).
+
+    Examples
+    --------
+    >>> import dpbench
+    >>> from verify.audit import audit
+    >>> res = audit(dpbench.sampler("ctb", eps=1.0), eps=1.0, n=200_000)   # doctest: +SKIP
+    >>> res.violated, res.law.eps_lower_bound <= 1.0                      # doctest: +SKIP
+    (False, True)
+    """
+    plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,
+                    domain=domain, log_density=log_density, features=features, delta_grid=delta_grid,
+                    keep_pairs=keep_pairs, n_refine=n_refine, progress=progress)
+    source = SampleSource(mechanism, plan.seed)
+    t0 = time.perf_counter()
+    choices = select(plan, source)
+    from tqdm.auto import tqdm
+    chosen = {c.chosen.pair for c in choices.values()}
+    nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}
+    bar = tqdm(total=2 * (plan.n * len(chosen) + plan.n_refine * len(nominated)), desc=f"audit {source.name}",
+               unit="out", unit_scale=True, disable=not plan.progress, leave=False)
+    with bar:
+        refined = refine(plan, source, choices, bar)
+        t_select = time.perf_counter() - t0
+        certification = certify(plan, source, refined, bar)
+    return assemble(plan, source, certification, seconds=time.perf_counter() - t0, select_seconds=t_select)

@@ -1,0 +1,200 @@
+"""The result of an audit: one verdict per layer (the law, the floating point) and the headline.
+
+:class:`LayerResult` is what one layer certifies: its verdict, eps lower bound, p-value and
+witness (input pair and event in output space), whether the bound is capped by the sample size
+rather than by the mechanism, and the fix a violation calls for.  :class:`AuditResult` holds
+both layers (``law``, ``floating_point``), names the layer that failed, and repeats the
+*headline* layer's bound, p-value and witness at the top (the law's when it is violated, else
+the floating point's when it is, else the more informative of the two), with the eps(delta)
+curve, the trade-off view and the resolution.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+from dpbench.engine.result import to_json
+
+from .inputs import describe_pair
+from .layers import FLOATING_POINT, LAW, TITLES
+
+VIOLATED, NOT_REJECTED, NOT_TESTED = "violated", "not rejected", "not tested"
+#: an event seen at most this often under the other input has a bound limited by the sample size
+LIMITED_COUNT = 5
+
+
+@dataclass
+class LayerResult:
+    """What an audit certifies about one layer (law or floating point).
+
+    Every statement holds at confidence 1 - alpha together with the other layer's.
+
+    layer            "law" or "floating_point"
+    status           "violated", "not rejected" or "not tested"
+    violated         the layer rejects the claim
+    eps_lower_bound  certified: the mechanism is not (eps', delta)-DP for eps' below it (0: nothing)
+    p_value          of H0 "the claim holds as far as this layer can tell", comparable with the audit's
+                     alpha (the layer's own p-value over its share of alpha; the floating point's is
+                     the larger of its two tests)
+    alpha            the layer's share of the audit's alpha, at which its bound is computed
+    witness          input pair, event (in output space), statistic and counts; None if not tested
+    unbounded        the event never occurred under the other input: the true loss may be
+                     unbounded
+    limited_by_n     the event (almost) never occurred under the other input (at most
+                     LIMITED_COUNT times): the bound says what n samples can certify, not how large
+                     the loss is; the most they can certify is ``eps_cap``
+    eps_cap          the largest bound n samples can certify at this level and delta
+    fix              what the violation means and how to mend it ("" if not violated)
+    note             why the layer was not tested, or why a floating-point event that exceeds the
+                     claim is not blamed on the arithmetic
+    strata_p_value   floating point: p-value that the event's classes, not the magnitude of the
+                     outputs, tell the inputs apart (None: not tested)
+    """
+
+    layer: str
+    status: str
+    violated: bool = False
+    eps_lower_bound: float = 0.0
+    p_value: float = 1.0
+    alpha: float = 0.0
+    witness: dict | None = None
+    unbounded: bool = False
+    limited_by_n: bool = False
+    eps_cap: float = 0.0
+    fix: str = ""
+    note: str = ""
+    strata_p_value: float | None = None
+
+    @property
+    def title(self) -> str:
+        """The layer's name in messages ("law", "floating point")."""
+        return TITLES[self.layer]
+
+    def line(self, n: int) -> str:
+        """Describe the layer in one line: verdict, bound (and its cap), p-value, witness, fix."""
+        if self.status == NOT_TESTED:
+            return f"{self.title}: not tested ({self.note})"
+        verdict = "VIOLATED" if self.violated else "not rejected"
+        w = self.witness
+        bound = f"eps >= {self.eps_lower_bound:.4g}"
+        if self.limited_by_n:
+            seen = ("never occurred under x'" if self.unbounded else
+                    f"occurred {w['count_x_prime']} time{'s' if w['count_x_prime'] > 1 else ''} under x'")
+            bound += (f" (the event {seen}: the true loss may be far larger, even unbounded; the bound is "
+                      f"capped by the sample size: n = {n:,} samples certify at most {self.eps_cap:.4g})")
+        text = (f"{self.title}: {verdict} -- {bound}, p-value {self.p_value:.3g}; witness "
+                f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({w['count_x']:,} vs "
+                f"{w['count_x_prime']:,} of {n:,} outputs)")
+        if self.note:
+            text += f"; {self.note}"
+        if self.violated and self.fix:
+            text += f"; {self.fix}"
+        return text
+
+
+@dataclass
+class AuditResult:
+    """What an audit certifies about one mechanism on its most revealing input pair.
+
+    Layers (:mod:`.layers`): ``law`` and ``floating_point`` (:class:`LayerResult`), judged on the
+    same samples, every statement of both at confidence 1 - alpha together; ``layer_failed``
+    is "law" if the law is violated, else "floating_point" if only the floating point is, else
+    None.  ``violated`` is true if either layer is; ``eps_lower_bound``, ``p_value`` and
+    ``witness`` are those of the ``headline`` layer (the law's when it is violated, else the
+    floating point's when it is, else the layer with the larger bound).
+
+    Trade-off (f-DP) view, of the law layer's events (of the floating point's when the law is
+    not tested), at confidence 1 - alpha together with ``curve_eps`` (Bonferroni over the
+    curve's distinct events, :mod:`.tradeoff`):
+
+    tradeoff_fpr, tradeoff_fnr   certified points of the trade-off curve: upper bounds
+                                 on (false-positive, false-negative) rates of tests
+                                 telling M(x) from M(x') by the curve's events (Pareto
+                                 points, by increasing FPR); every valid trade-off
+                                 function lies below-left of each point
+    gdp_mu_lower_bound           the largest mu the points certify: M is not mu'-GDP
+                                 for any mu' < gdp_mu_lower_bound (0: nothing certified)
+    """
+
+    mechanism: str
+    eps: float
+    delta: float
+    alpha: float
+    eps_lower_bound: float
+    p_value: float
+    violated: bool
+    witness: dict
+    curve_delta: list
+    curve_eps: list
+    n: int
+    n_select: int
+    n_samples: int
+    seconds: float
+    samples_per_second: float
+    eps_ceiling: float
+    delta_floor: float
+    pairs_tried: int
+    seed: int
+    law: LayerResult = field(default_factory=lambda: LayerResult(LAW, NOT_TESTED))
+    floating_point: LayerResult = field(default_factory=lambda: LayerResult(FLOATING_POINT, NOT_TESTED))
+    layer_failed: str | None = None
+    headline: str = LAW
+    tradeoff_fpr: list = field(default_factory=list)
+    tradeoff_fnr: list = field(default_factory=list)
+    gdp_mu_lower_bound: float = 0.0
+    warnings: list = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def layers(self) -> tuple[LayerResult, LayerResult]:
+        """(law, floating_point)."""
+        return self.law, self.floating_point
+
+    @property
+    def headline_layer(self) -> LayerResult:
+        """The layer whose bound, p-value and witness the result repeats at the top."""
+        return getattr(self, self.headline)
+
+    def to_dict(self) -> dict:
+        """Return the result as strict-JSON data (other inputs, e.g. sets, as their repr)."""
+        return to_json(asdict(self), default=repr)   # other inputs (sets, user objects): readable
+
+    def to_json(self, **kw) -> str:
+        """Return the result as a JSON text (``kw`` go to :func:`json.dumps`)."""
+        return json.dumps(self.to_dict(), **kw)
+
+    def verdict(self) -> str:
+        """One phrase: which layer fails, if any."""
+        if self.law.violated:
+            also = " (and the floating point)" if self.floating_point.violated else ""
+            return f"VIOLATED by the law{also}"
+        if self.floating_point.violated:
+            return "VIOLATED by the floating point only (the law holds)"
+        return "not rejected"
+
+    def __str__(self) -> str:
+        """Verdict, one line per layer, trade-off view and resolution."""
+        shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in self.layers if lay.status != "not tested")
+        return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
+                f"  {self.law.line(self.n)}\n"
+                f"  {self.floating_point.line(self.n)}\n"
+                f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
+                f"not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}\n"
+                f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
+                f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}; "
+                f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})")
+
+
+def describe_points(fpr, fnr, show: int = 3) -> str:
+    """Describe a few certified (FPR, FNR) points, spread over the curve."""
+    if not fpr:
+        return "no certified point"
+    idx = sorted({round(i * (len(fpr) - 1) / max(1, show - 1)) for i in range(show)})
+    pts = ", ".join(f"({fpr[i]:.3g}, {fnr[i]:.3g})" for i in idx)
+    return f"{len(fpr)} certified (FPR, FNR) point{'s' if len(fpr) > 1 else ''}, e.g. {pts}"
+
+
+def eps_estimate(k1: int, k2: int) -> float:
+    """ln(k1 / k2) of certification counts (inf when only the favoured input shows the event)."""
+    return math.log(k1 / k2) if k1 > 0 and k2 > 0 else (math.inf if k1 > 0 else 0.0)

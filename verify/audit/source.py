@@ -1,0 +1,273 @@
+"""The sample source: draws outputs of one mechanism and counts statistics of them.
+
+Two paths, the same draws: a compiled mechanism (a ``.component`` with a registered ``emit``,
+e.g. ``dpbench.sampler(...)``) on numeric inputs is run by :mod:`verify.audit.fast`, which
+counts up to ``fast.MAX_STATS`` statistics of each output inside compiled code without storing
+it; any other callable ``mechanism(x, n, seed)`` is called in blocks of CHUNK outputs, which are
+validated (:func:`as_rows`) and binned in NumPy.  Every sample stream is identified by a key
+(pair, side, stage, ...), so the same seed gives the same outputs, and outputs drawn twice for
+two statistics are the same outputs.
+
+Outputs are numbers, vectors or labels (strings, booleans, tuples, ...): each label is a
+category, mapped to one fixed number (:func:`label_value`), and the source keeps number ->
+label so that events are described by their labels.  Non-finite outputs are refused
+(InputError naming the mechanism and the input), on both paths.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+
+from dpbench.randomness import stream_seed
+from dpbench.validation import InputError
+
+from . import fast
+from .events import histogram
+from .inputs import as_input, describe_input, numeric_input
+
+#: outputs per call of a plain (non-compiled) mechanism
+CHUNK = 1 << 18
+#: seeded blocks per compiled kernel call (the progress bar moves between calls)
+BLOCKS_PER_CALL = 256
+
+def mechanism_name(mechanism) -> str:
+    """The name of a mechanism for messages: its ``name``, ``__name__`` or type."""
+    return str(getattr(mechanism, "name", getattr(mechanism, "__name__", type(mechanism).__name__)))
+
+
+#: category labels map to numbers at and above this value (exact in float64), far beyond
+#: the outputs of any ordinary mechanism; a label that reads as a finite number is that number
+LABEL_BASE = 2.0 ** 60
+#: label texts kept for the result (number -> label)
+MAX_LABELS_KEPT = 4096
+
+
+def label_value(text: str) -> float:
+    """Return the fixed number of one output label.
+
+    The fixed number of one output label, the same in every run and process: the number
+    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash.
+    """
+    try:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+    except ValueError:
+        pass
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return LABEL_BASE + float((int.from_bytes(digest, "little") >> 12) << 8)
+
+
+def _label_text(v) -> str:
+    """Return the text of one output label.
+
+    The text of one output label: strings as they are, numbers as str() writes them (as
+    NumPy does when numbers and strings share an array), anything else by its repr.
+    """
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, str):
+        return v
+    return str(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else repr(v)
+
+
+def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
+    """Map the labels of an output array to numbers.
+
+    Labels (strings, bytes, objects) to their numbers (:func:`label_value`), and how many
+    of them are labels proper (not numbers); ``labels`` collects number -> label text.
+    """
+    flat = arr.reshape(-1)
+    texts = flat.astype(str) if arr.dtype.kind in "US" else np.array([_label_text(v) for v in flat], dtype=str)
+    uniq, inverse = np.unique(texts, return_inverse=True)
+    values = np.array([label_value(t) for t in uniq])
+    proper = values >= LABEL_BASE
+    if labels is not None and len(labels) < MAX_LABELS_KEPT:
+        labels.update(zip(values[proper].tolist(), uniq[proper].tolist()))
+    return values[inverse].reshape(arr.shape), int(np.count_nonzero(proper[inverse]))
+
+
+def _as_array(out, name: str, x) -> np.ndarray:
+    """Return a mechanism's outputs as an array (ragged sequences: one label per output)."""
+    try:
+        return np.asarray(out)
+    except ValueError:
+        pass
+    except Exception as err:        # noqa: BLE001 - report any conversion failure plainly
+        raise InputError(f"mechanism {name} returned something that is not an array on input "
+                         f"{describe_input(x)} ({err})") from None
+    try:
+        items = list(out)
+    except TypeError as err:
+        raise InputError(f"mechanism {name} returned something that is not an array on input "
+                         f"{describe_input(x)} ({err})") from None
+    arr = np.empty(len(items), dtype=object)
+    for i, v in enumerate(items):
+        arr[i] = v
+    return arr
+
+
+def as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.ndarray, int]:
+    """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries that are labels).
+
+    Labels (strings, tuples, None, ...) become categories, each one fixed number
+    (:func:`label_value`), recorded in ``labels``.
+    """
+    arr = _as_array(out, name, x)
+    n_labels = 0
+    if arr.dtype == bool:
+        arr = arr.astype(np.float64)
+        if labels is not None:
+            labels.update({0.0: "False", 1.0: "True"})
+    if arr.dtype.kind in "USO":
+        arr, n_labels = _label_rows(arr, labels)
+    elif arr.dtype.kind not in "iuf":
+        raise InputError(f"mechanism {name} must return numbers or labels; got dtype {arr.dtype} "
+                         f"on input {describe_input(x)}")
+    if arr.ndim == 1 and arr.shape[0] == n:
+        arr = arr.reshape(n, 1)
+    elif not (arr.ndim == 2 and arr.shape[0] == n and arr.shape[1] >= 1):
+        raise InputError(f"mechanism {name} returned shape {arr.shape} for n={n} on input "
+                         f"{describe_input(x)}; expected ({n},) or ({n}, d)")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    check_finite(arr, name, x)
+    return arr, n_labels
+
+
+def check_finite(rows: np.ndarray, name: str, x) -> None:
+    """InputError naming the mechanism and the input if some output has a non-finite entry."""
+    bad = ~np.isfinite(rows)
+    if bad.any():
+        i = int(np.argwhere(bad)[0][0])
+        raise InputError(f"mechanism {name} returned {int(bad.sum())} non-finite value(s) on input "
+                         f"{describe_input(x)} (first at output {i}: {rows[i].tolist()}); outputs must be "
+                         f"finite numbers or labels")
+
+
+def non_finite_error(name: str, x, bad: int, n: int) -> InputError:
+    """The InputError of a compiled mechanism that returned ``bad`` non-finite outputs of n."""
+    return InputError(f"mechanism {name} returned {bad} non-finite value(s) among {n} outputs on input "
+                      f"{describe_input(x)}; outputs must be finite numbers")
+
+
+class SampleSource:
+    """Draws and counts outputs of one mechanism, by the compiled or the block path.
+
+    Checks what the mechanism returns: a clear InputError naming the mechanism and the
+    input when it raises, returns the wrong number of outputs or non-finite numbers, changes
+    the output width between inputs, or returns only labels on one input and only numbers
+    on another.  ``labels``: number -> label text of every label seen.
+    """
+
+    def __init__(self, mechanism, seed: int):
+        if not callable(mechanism):
+            raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got {mechanism!r})")
+        self.mechanism = mechanism
+        self.name = mechanism_name(mechanism)
+        self.component = getattr(mechanism, "component", None)
+        self.seed = seed
+        self.d = getattr(mechanism, "output_dim", None)
+        self.drawn = 0
+        self.labels: dict = {}
+        self._width_from = None            # the input whose outputs fixed the width
+        self._kinds: dict = {}             # id(input) -> (input, kinds of its outputs)
+
+    def fast_path(self, x) -> bool:
+        """Whether outputs of M(x) are drawn by compiled code (numeric inputs of a component)."""
+        return self.component is not None and numeric_input(x) is not None
+
+    def call(self, x, n: int, *key: int) -> np.ndarray:
+        """n outputs of the mechanism itself on x, validated, as (n, d) rows."""
+        try:
+            out = self.mechanism(as_input(x), n, stream_seed(self.seed, *key))
+        except Exception as err:    # noqa: BLE001 - any failure of user code is reported with its input
+            raise InputError(f"mechanism {self.name} raised {type(err).__name__} on input "
+                             f"{describe_input(x)}: {err}") from err
+        rows, n_labels = as_rows(out, n, self.name, x, self.labels)
+        if self.d is None:
+            self.d, self._width_from = rows.shape[1], x
+        elif rows.shape[1] != self.d:
+            before = "" if self._width_from is None else f" on input {describe_input(self._width_from)}"
+            raise InputError(f"mechanism {self.name} returned outputs of width {rows.shape[1]} on input "
+                             f"{describe_input(x)} but width {self.d}{before}; the width must not change")
+        self._check_kinds(x, "labels" if n_labels == rows.size else "numbers" if n_labels == 0 else "mixed")
+        return rows
+
+    def _check_kinds(self, x, kind: str):
+        """Refuse inputs whose outputs mix labels and numbers.
+
+        InputError if x gave only labels so far and another input only numbers (or the
+        reverse); a mix (numbers and a "bottom" symbol) is fine.
+        """
+        seen = self._kinds.setdefault(id(x), (x, set()))[1]
+        seen.add(kind)
+        opposite = {"labels": "numbers", "numbers": "labels"}.get(kind)
+        if seen != {kind} or opposite is None:
+            return
+        for other, kinds in self._kinds.values():
+            if kinds == {opposite}:
+                shown = ", ".join(repr(t) for t in list(self.labels.values())[:3])
+                raise InputError(
+                    f"mechanism {self.name} returned only {kind} on input {describe_input(x)} but only "
+                    f"{opposite} on input {describe_input(other)} (labels: {shown}): outputs of different "
+                    f"types tell the inputs apart trivially and usually mean a bug; if intended, return "
+                    f"one type (e.g. a number for the symbol)")
+
+    def rows(self, x, n: int, *key: int) -> np.ndarray:
+        """n outputs of M(x) as (n, d) rows (stream identified by ``key``)."""
+        if self.fast_path(x):
+            out = fast.sample_rows(self.component, numeric_input(x), fast.block_seeds(self.seed, n, *key),
+                                   n, self.d)
+            check_finite(out, self.name, x)
+        else:
+            out = self.call(x, n, *key)
+        self.drawn += n
+        return out
+
+    def histograms(self, x, n: int, binnings: list, key: tuple, bar=None) -> list[np.ndarray]:
+        """Count several statistics on the same n fresh outputs of M(x).
+
+        ``binnings``: (statistic, edges) pairs; returns one histogram (len(edges) + 1 bins) of
+        each.  On the compiled path the statistics are counted MAX_STATS at a time in one pass
+        over the outputs (a statistic in Python: on stored blocks of the same outputs).
+        """
+        totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
+        if not self.fast_path(x):
+            for c, first in enumerate(range(0, n, CHUNK)):
+                m = min(CHUNK, n - first)
+                rows = self.rows(x, m, *key, c)
+                for total, (stat, edges) in zip(totals, binnings):
+                    total += histogram(stat.evaluate(rows), edges)
+                if bar is not None:
+                    bar.update(m)
+            return totals
+        xs = numeric_input(x)
+        seeds = fast.block_seeds(self.seed, n, *key)
+        compiled = [j for j, (stat, _) in enumerate(binnings) if stat.compiled]
+        passes = [compiled[i:i + fast.MAX_STATS] for i in range(0, len(compiled), fast.MAX_STATS)]
+        in_python = [j for j, (stat, _) in enumerate(binnings) if not stat.compiled]
+        passes += [in_python] if in_python else []
+        grids = {j: fast.bin_grid(np.ascontiguousarray(binnings[j][1], dtype=np.float64)) for j in compiled}
+        for p, members in enumerate(passes):
+            for first in range(0, seeds.size, BLOCKS_PER_CALL):
+                chunk = seeds[first:first + BLOCKS_PER_CALL]
+                m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
+                if members and binnings[members[0]][0].compiled:
+                    hists, bad = fast.count_bins(self.component, xs, chunk, m, self.d,
+                                                 [(binnings[j][0].spec, binnings[j][1], grids[j]) for j in members])
+                    if bad:
+                        raise non_finite_error(self.name, x, bad, m)
+                    for j, h in zip(members, hists):
+                        totals[j] += h
+                else:
+                    rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
+                    check_finite(rows, self.name, x)
+                    for j in members:
+                        totals[j] += histogram(binnings[j][0].evaluate(rows), binnings[j][1])
+                if p == 0:                                  # later passes draw the same outputs again
+                    self.drawn += m
+                    if bar is not None:
+                        bar.update(m)
+        return totals

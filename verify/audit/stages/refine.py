@@ -1,0 +1,97 @@
+"""Stage 3, refine: each layer's event chosen again on fresh outputs, and its curve's events.
+
+On ``n_refine`` fresh outputs per input of the chosen pairs (own streams, never certified),
+the chosen statistic and pair of every layer are fixed and the event (bins, direction) is
+chosen again as at selection with more data: shortlist on one half, validate on the other;
+the selection's event competes and is replaced only by one clearly better.  A layer's rare
+nominee is counted on all its refinement outputs and replaces the refined event if its
+validated proxy is larger.  The events of the eps(delta) curve (same statistic and bins) are
+chosen from the same counts.  The layers share the outputs: every statistic of a pair is
+counted on the same draws (:meth:`SampleSource.histograms`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..events import Event, search, search_counts, validate_counts
+from ..source import SampleSource
+from .select import Choice, most_promising
+from .validate import SHORTLIST, AuditPlan
+
+
+@dataclass
+class Refined:
+    """What a layer certifies: its event on its pair, and the events of its eps(delta) curve."""
+
+    event: Event
+    pair: int
+    curve_events: list
+    selection_proxy: float
+    nominee: Event | None
+
+    @property
+    def nominee_chosen(self) -> bool:
+        return self.nominee is not None and self.event is self.nominee
+
+
+def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], bar=None) -> dict[str, Refined]:
+    """The refined event of every layer in ``choices`` (see the module docstring)."""
+    if plan.n_refine == 0:
+        return {layer: _unrefined(plan, source, c) for layer, c in choices.items()}
+    half = max(1, plan.n_refine // 2)
+    sizes = (half, plan.n_refine - half)
+    # every (layer, role) statistic to count, grouped by pair: one draw per pair, input and half
+    wanted: dict[int, list] = {}
+    for layer, c in choices.items():
+        wanted.setdefault(c.chosen.pair, []).append((layer, "chosen", c.chosen.event))
+        if c.nominee is not None:
+            wanted.setdefault(c.nominee.pair, []).append((layer, "nominee", c.nominee.event))
+    counts = {}                                    # (layer, role, side, part) -> histogram
+    for q, items in wanted.items():
+        binnings = [(ev.statistic, ev.edges) for _, _, ev in items]
+        for part, m in enumerate(sizes):
+            for side, x in enumerate(plan.pairs[q]):
+                for (layer, role, _), h in zip(items, source.histograms(x, m, binnings, (q, side, 3 + part), bar)):
+                    counts[layer, role, side, part] = h
+    return {layer: _refined(plan, c, {k[1:]: v for k, v in counts.items() if k[0] == layer}, sizes)
+            for layer, c in choices.items()}
+
+
+def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
+    """One layer's refinement from its counts: (role, side, part) -> histogram."""
+    event, p = choice.chosen.event, choice.chosen.pair
+    h = [counts["chosen", side, part] for part in (0, 1) for side in (0, 1)]
+    shortlist = search_counts(event.statistic, event.edges, h[0], h[1], sizes[0], sizes[0], plan.n, plan.alpha,
+                              [plan.delta], top=SHORTLIST) + [event]
+    scores = validate_counts(shortlist, h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha)
+    i, inc = most_promising(scores[:, 0], scores[:, 1]), len(shortlist) - 1
+    # the selection's event is replaced only by one clearly better on these counts: by more
+    # than the standard error of the difference (nested events: sqrt|se_1^2 - se_2^2|), so
+    # near-ties among events of a plentiful statistic stay with the incumbent
+    if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
+        i = inc
+    event, proxy = shortlist[i], float(scores[i, 0])
+    full = (h[0] + h[2], h[1] + h[3])
+    nominee = None if choice.nominee is None else choice.nominee.event
+    if nominee is not None:
+        full_nom = tuple(counts["nominee", side, 0] + counts["nominee", side, 1] for side in (0, 1))
+        nom_proxy = float(validate_counts([nominee], *full_nom, plan.n_refine, plan.n_refine, plan.n,
+                                          plan.alpha)[0, 0])
+        if nom_proxy > proxy:
+            event, proxy, p, full = nominee, nom_proxy, choice.nominee.pair, full_nom
+    event.proxy = proxy
+    curve = search_counts(event.statistic, event.edges, full[0], full[1], plan.n_refine, plan.n_refine, plan.n,
+                          plan.alpha, plan.delta_grid)
+    return Refined(event, p, curve, choice.selection_proxy, nominee)
+
+
+def _unrefined(plan: AuditPlan, source: SampleSource, choice: Choice) -> Refined:
+    """Without refinement: the selection's event, and its curve's events chosen on the selection
+    outputs of its pair (drawn again from the same streams)."""
+    event, p = choice.chosen.event, choice.chosen.pair
+    fit = plan.n_select // 2
+    s_a = event.statistic.evaluate(source.rows(plan.pairs[p][0], plan.n_select, p, 0, 0)[fit:])
+    s_b = event.statistic.evaluate(source.rows(plan.pairs[p][1], plan.n_select, p, 1, 0)[fit:])
+    curve = search(event.statistic, s_a, s_b, plan.n, plan.alpha, plan.delta_grid, edges=event.edges)
+    return Refined(event, p, curve, choice.selection_proxy, None)

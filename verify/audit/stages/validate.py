@@ -1,0 +1,201 @@
+"""Stage 1, validate: the arguments of an audit checked once and turned into its plan.
+
+Everything an audit is asked -- the claim (eps, delta), the level alpha, the sample sizes,
+the input pairs, the features -- is checked here, before any sample is drawn, and kept in one
+:class:`AuditPlan` that the later stages read (and never check again).  The plan also holds
+what n samples can resolve (:func:`check_resolution`, :func:`resolution_floor`).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpbench.validation import InputError, check_delta, check_int, check_real
+
+from .. import features as feat
+from .. import layers
+from .. import statistics as st
+from ..events import RARE_MIN_COUNT, VALIDATION_MARGIN, _proxy, zero_projection
+from ..features.ranked import ATOM_MIN_COUNT
+from ..inputs import Domain, neighbour_pair, pattern_pairs
+
+#: default selection outputs per input and pair: n // 8, at least SELECT_MIN (but at most n) and
+#: at most SELECT_MAX (they are stored: the cap bounds memory and the cost of fitting statistics)
+SELECT_MIN, SELECT_MAX = 200_000, 1_000_000
+#: events per family shortlisted on the screening part of the selection samples
+SHORTLIST = 4
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """An audit's checked arguments and the resolution they give.
+
+    eps, delta        the claim
+    alpha             1 - confidence of everything the audit certifies (both layers together)
+    n                 certification outputs per input
+    n_select          selection outputs per input and pair (fit 1/2, screen 1/8, validate 3/8)
+    n_refine          refinement outputs per input of the chosen pairs (0: no refinement)
+    seed              seed of every sample stream
+    pairs             the input pairs (x, x') tried
+    features          the (feature, options) plug-ins asked for
+    delta_grid        deltas of the eps(delta) curve
+    keep_pairs        with several pairs: full selection on this many only (None: all)
+    log_density       the caller's log p(y | x), or None
+    eps_ceiling       the largest eps n samples can certify (delta = 0, the law's level)
+    certification_floor, delta_floor
+                      the smallest mass of a violating event that certification alone / the
+                      whole audit finds and certifies (:func:`resolution_floor`)
+    progress          show a progress bar
+    certifier         how a pre-chosen event's counts become a bound and a p-value
+                      (:class:`..statistics.ClopperPearson`)
+    """
+
+    eps: float
+    delta: float
+    alpha: float
+    n: int
+    n_select: int
+    n_refine: int
+    seed: int
+    pairs: list
+    features: list
+    delta_grid: np.ndarray
+    keep_pairs: int | None
+    log_density: Callable | None
+    eps_ceiling: float
+    certification_floor: float
+    delta_floor: float
+    progress: bool = False
+    certifier: st.ClopperPearson = st.CLOPPER_PEARSON
+
+    @property
+    def requested_layers(self) -> set:
+        """The layers whose features were asked for."""
+        return {f.layer for f, _ in self.features}
+
+    def levels(self, tested) -> dict:
+        """alpha of each layer in ``tested`` (its share of the audit's alpha, :mod:`..layers`)."""
+        return {layer: self.alpha * share for layer, share in layers.shares(tested).items()}
+
+
+def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
+             n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
+             keep_pairs=None, n_refine=None, progress=False) -> AuditPlan:
+    """Check the arguments of :func:`verify.audit.audit` (its docstring says what they are) and plan it."""
+    if not callable(mechanism):
+        raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got {mechanism!r})")
+    eps = check_real("eps", eps, low=0.0)
+    delta = check_delta(delta)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+    n = check_int("n", n, low=1)
+    seed = check_int("seed", seed, low=0)
+    if keep_pairs is not None:
+        keep_pairs = check_int("keep_pairs", keep_pairs, low=1)
+    requested = feat.resolve(features)
+    if not requested:
+        raise InputError("features: no statistic asked for (give e.g. 'auto', 'law' or 'value')")
+    law_alpha = alpha * layers.shares({f.layer for f, _ in requested}).get(layers.LAW, 1.0)
+    ceiling, cert_floor = check_resolution(n, law_alpha, eps, delta)
+    if n_select is None:
+        n_select = max(20, min(n, SELECT_MAX, max(n // 8, SELECT_MIN)))
+    n_select = check_int("n_select", n_select, low=20)
+    n_refine = n // 4 if n_refine is None else check_int("n_refine", n_refine, low=0)
+    pairs = input_pairs(mechanism, x, x_prime, domain)
+    check_input = getattr(mechanism, "check_input", None)     # a dpbench Mechanism: its input range
+    if check_input is not None:                               # (the fast path never calls it)
+        for pair in pairs:
+            for value in pair:
+                check_input(value)
+    if delta_grid is None:
+        delta_grid = st.log_delta_grid(n)
+    delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
+    if delta_grid.size == 0 or np.any((delta_grid < 0) | (delta_grid >= 1)):
+        raise InputError("delta_grid values must lie in [0, 1)")
+    return AuditPlan(eps=eps, delta=delta, alpha=alpha, n=n, n_select=n_select, n_refine=n_refine, seed=seed,
+                     pairs=pairs, features=requested, delta_grid=delta_grid, keep_pairs=keep_pairs,
+                     log_density=log_density, eps_ceiling=float(ceiling), certification_floor=float(cert_floor),
+                     delta_floor=float(resolution_floor(n, n_select, n_refine, law_alpha, eps, delta)),
+                     progress=bool(progress))
+
+
+def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[float, float]:
+    """(eps ceiling, delta floor) of n samples; InputError if nothing above the claim is certifiable."""
+    ceiling = st.eps_ceiling(n, alpha)
+    best_at_delta = st.eps_bound(n, n, 0, n, alpha, delta)
+    if best_at_delta <= eps:
+        need = n
+        while st.eps_bound(need, need, 0, need, alpha, delta) <= eps and need < 2 ** 60:
+            need *= 2
+        raise InputError(
+            f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
+            f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
+            f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; "
+            f"use n >= {need} (or a larger alpha)")
+    return ceiling, st.certification_floor(n, alpha, eps, delta)
+
+
+def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: float, delta: float) -> float:
+    """Return the smallest violating mass the audit can see.
+
+    The smallest mass p of a violating event (P[M(x) in S] = p, P[M(x') in S] = 0) that
+    the audit finds *and* certifies with probability at least 1/2, when the mechanism's other
+    events sit at the claim.  Each stage needs enough occurrences of S among its outputs:
+
+    * fit (n_select / 2 outputs): ATOM_MIN_COUNT, so that an atom gets a category of its own;
+    * nomination (the other n_select / 2): enough that S, if it never occurs under x', would
+      certify more than eps (``events.zero_projection``);
+    * refinement (n_refine): enough that its validated proxy exceeds eps (without
+      refinement: seen once in the screening outputs and validated above eps);
+    * certification (n): enough that the bound exceeds eps.
+
+    Counts are Poisson (:func:`statistics.stage_floor`); the slow test plants events of
+    twice this mass and finds them in at least 95% of seeds.
+    """
+    z = st.one_sided_z(alpha)
+    fit = n_select // 2
+
+    def needed(score, m):
+        """Return the smallest count among m outputs at which score(count, m) exceeds eps."""
+        return st.min_count(lambda a: score(a, m) > eps, max(m, 1))
+
+    def validated(a, m):
+        return float(_proxy(np.float64(a), np.float64(0.0), m, m, n, z, VALIDATION_MARGIN, delta))
+
+    def nominated(a, m):
+        return float(zero_projection(a, m, n, alpha, delta)) if a >= RARE_MIN_COUNT else -math.inf
+
+    stages = [(ATOM_MIN_COUNT, fit)]
+    if n_refine > 0:
+        rest = n_select - fit
+        stages += [(needed(nominated, rest), rest), (needed(validated, n_refine), n_refine)]
+    else:
+        screen = (5 * n_select) // 8 - fit
+        stages += [(1, screen), (needed(validated, n_select - fit - screen), n_select - fit - screen)]
+    stages.append((st.min_count(lambda k: st.eps_bound(k, n, 0, n, alpha, delta) > eps, n), n))
+    if any(k is None for k, _ in stages):
+        return 1.0
+    return st.stage_floor(stages)
+
+
+def input_pairs(mechanism, x, x_prime, domain) -> list:
+    """The input pairs to try: (x, x'), the patterns of ``domain``, or of the mechanism's input range."""
+    if (x is None) != (x_prime is None):
+        raise InputError("give both x and x_prime (a neighbouring pair), or neither (then a domain)")
+    if x is not None:
+        if domain is not None:
+            raise InputError("give either the pair (x, x_prime) or a domain, not both")
+        return [neighbour_pair(x, x_prime)]
+    if domain is None:
+        rng = getattr(mechanism, "input_range", None)
+        if rng is None:
+            raise InputError("no input pair: give x and x_prime, or a domain (verify.audit.Domain), "
+                             "or a mechanism with an input_range")
+        domain = Domain(1, float(rng[0]), float(rng[1]), local=True)
+    elif isinstance(domain, (tuple, list)):
+        domain = Domain(*domain)
+    if not isinstance(domain, Domain):
+        raise InputError(f"domain must be a verify.audit.Domain (got {domain!r})")
+    return pattern_pairs(domain)
