@@ -298,9 +298,9 @@ def _run_here(store, todo, threads, bar, log):
 
 def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
     """Compute cells on Dask; the client writes each to the store as it completes."""
-    from ..version import __version__
     from ..engine.stamps import plan_stamp
     from ..sweeps import dask_backend
+    from ..version import __version__
 
     tasks = [{"config": cfg.describe(), "config_id": cell.config_id, "first_rep": cell.first_rep,
               "reps": cell.reps, "threads": threads, "dpbench": __version__, "run": key,

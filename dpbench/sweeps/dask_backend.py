@@ -148,10 +148,10 @@ def _plan(task):
 
 def compute_cell(task: dict) -> dict:
     """Run one cell on a Dask worker; returns its arrays and timing."""
-    from ..version import __version__
     from ..engine.simulate import run_plan
     from ..engine.stamps import plan_stamp
     from ..plugins import import_on_worker
+    from ..version import __version__
 
     host = socket.gethostname()
     if task["dpbench"] != __version__:
