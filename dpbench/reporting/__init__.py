@@ -20,15 +20,20 @@ SEEDS = ("000", "001", "002", "003", "004")
 
 
 def build_report(seed: str, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
-                 threads=None, progress: bool = False, force: bool = False, log=print) -> Path:
+                 threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
+                 scheduler_name: str | None = None) -> Path:
     """Build the report of ``seed`` ("000" ... "004", "seed002", "2"); return the markdown path.
-    ``force`` discards the shared result store first (every report's results)."""
+    ``force`` discards the shared result store first (every report's results).  ``scheduler``:
+    None computes the cells here (``threads`` compiled threads), an open ``distributed.Client``
+    on its cluster (:func:`dpbench.sweeps.dask_backend.connect`; ``scheduler_name`` is what the
+    command line called it, for the rebuild command)."""
     seed = require_seed(seed, SEEDS)
     if force:
         discard_store(results_dir)
     module = importlib.import_module(f"{__name__}.seed{seed}")
     ctx = ReportContext(seed=seed, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir),
-                        threads=threads, progress=progress, force=force, log=log)
+                        threads=threads, progress=progress, force=force, log=log, scheduler=scheduler,
+                        scheduler_name=scheduler_name)
     return module.write(ctx)
 
 

@@ -32,6 +32,8 @@ class ReportContext:
     threads: int | None = None
     progress: bool = False
     force: bool = False                # discard stored results and recompute
+    scheduler: object = None           # where cells run: None (here), or an open Dask Client
+    scheduler_name: str | None = None  # as given on the command line ('local', an address)
     log: Callable[[str], None] = print
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
@@ -67,7 +69,8 @@ class ReportContext:
         horizon, reps = self.sizes(exp, horizon, reps)
         self.log(f"report {self.seed}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
-                             progress=self.progress, log=self.log, store=self.store, outputs=False)
+                             progress=self.progress, log=self.log, store=self.store, outputs=False,
+                             scheduler=self.scheduler)
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run

@@ -18,6 +18,8 @@ def command_line(ctx: ReportContext) -> str:
         parts.append(f"--results {ctx.results_dir}")
     if Path(ctx.out_dir) != Path("reports"):
         parts.append(f"--out {ctx.out_dir}")
+    if ctx.scheduler_name:
+        parts.append(f"--scheduler {ctx.scheduler_name}")
     return " ".join(parts)
 
 
