@@ -157,3 +157,50 @@ def import_on_worker(plugins, host: str) -> None:
                              f"({_located(err)}); install it on every worker, or start the workers in "
                              "the folder that holds it") from None
         _remember(name)
+
+
+# ------------------------------------------------------------------ papers
+#: entry-point group of the papers: ``name = "package"``, one package per paper (its claims
+#: table, experiment files, checks, bounds and report assembly; see :mod:`dpbench.papers`)
+PAPERS_GROUP = "dpbench.papers"
+_papers_loaded = False
+
+
+def paper_packages() -> dict[str, str]:
+    """``{name: package}`` of every paper installed in the entry-point group ``dpbench.papers``,
+    sorted by name (``{"seed000": "dpbench.papers.seed000", ...}``).  Reads install metadata
+    only; imports nothing."""
+    found = {e.name: e.module for e in importlib.metadata.entry_points(group=PAPERS_GROUP)}
+    if not found:
+        raise InputError(f"no papers in the entry-point group {PAPERS_GROUP}: the install metadata of dpbench "
+                         "is older than its source; reinstall it (pip install -e .)")
+    return dict(sorted(found.items()))
+
+
+def paper_folder(name: str) -> Path:
+    """The folder of paper ``name`` (a key of :func:`paper_packages`), found without importing it."""
+    import importlib.util
+    packages = paper_packages()
+    if name not in packages:
+        raise InputError(f"unknown paper {name!r}; installed papers: {', '.join(packages)}")
+    spec = importlib.util.find_spec(packages[name])
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(f"paper {name!r}: package {packages[name]!r} (entry point of {PAPERS_GROUP}) "
+                         "is not an importable package")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def load_papers() -> None:
+    """Import every paper package once (each registers its bounds with
+    :func:`verify.bounds.register` when imported)."""
+    global _papers_loaded
+    if _papers_loaded:
+        return
+    _papers_loaded = True
+    for name, package in paper_packages().items():
+        try:
+            importlib.import_module(package)
+        except Exception as err:                  # noqa: BLE001  (any failure: one clear line)
+            _papers_loaded = False
+            raise InputError(f"paper {name!r} ({package}, entry point of {PAPERS_GROUP}) failed to import: "
+                             f"{_located(err)}") from None

@@ -8,7 +8,7 @@ import dpbench
 from dpbench.engine.result import log_checkpoints
 from verify import bounds
 from verify import regret_fits as rf
-from verify.bounds import seed000_001 as s01
+from verify.bounds import factors
 
 T = 100_000
 GRID = log_checkpoints(T).astype(float)
@@ -156,7 +156,7 @@ def test_power_law_fit_across_runs():
 
 def test_privacy_and_gap_scaling():
     eps_grid = [0.2, 0.3, 0.5, 1.0]
-    runs = {e: log_curves(40.0 * s01.beta(e), seed=i) for i, e in enumerate(eps_grid)}
+    runs = {e: log_curves(40.0 * factors.beta(e), seed=i) for i, e in enumerate(eps_grid)}
     fit = rf.privacy_scaling(runs, factor="beta")
     local = fit.details["factor_local_slope"]
     assert -2.0 < local < -1.5

@@ -1,4 +1,4 @@
-"""The seed 002-004 claim measurements on synthetic runs (no simulation): privacy-part exponents
+"""The claim measurements of dpbench.reporting.measures on synthetic runs (no simulation): privacy-part exponents
 over the algorithm's own level, crossing times, orderings, and saturation by a policy's
 data-independent phase, each beside a negative control."""
 import math
@@ -104,27 +104,7 @@ def test_pairs_ordering_saturation_and_reversal():
 def test_schedule_limit_of_a_start_phase():
     gauss = result("gauss", 400.0, policy="dp_ftpl_gauss", params={"eps": 0.01, "delta": 1e-4})
     limit = schedule_limit(gauss)
-    from verify.bounds.seed002 import start_phase_gauss
+    from dpbench.papers.seed002.bounds import start_phase_gauss
     assert limit is not None and limit.horizon == pytest.approx(5 * math.ceil(start_phase_gauss(0.01, 1e-4)), rel=1e-6)
     short = result("short", 400.0, policy="dp_ftpl_gauss", params={"eps": 1.0, "delta": 0.01})
     assert schedule_limit(short) is None                               # 5 x 8 pulls, long past
-
-
-def test_crossing_measure_with_the_shipped_row():
-    """The shipped Fig. 4(a) crossing row (its numeric crossing and tolerance, beside the table's
-    display text) on synthetic runs: a crossing at t = 5,000 reproduces it, one at 50,000 does not."""
-    from dpbench.reporting.claims import load_claims
-    row = next(c for c in load_claims("002") if c.params.get("measure") == "crossing")
-    shipped = row.params["args"]
-
-    def verdict(cross):
-        early = result("early", 1000.0, seed=8, shape=lambda t: np.log(t) / math.log(T))
-        late = result("late", 1000.0, seed=9,                    # above early before t = cross, below after
-                      shape=lambda t: np.log(t) / math.log(T) * (t / cross) ** -0.1)
-        ev = Evidence({"e": experiment(("", "late", {}, late), ("", "early", {}, early))})
-        ev.measure("crossing", M.measure_crossing)
-        args = {**shipped, "late": {"experiment": "e", "run": "late"}, "early": {"experiment": "e", "run": "early"}}
-        return M.measure_crossing(claim("crossing", **args), ev)
-
-    assert verdict(5_000.0).verdict is Verdict.REPRODUCED, verdict(5_000.0).statistic
-    assert verdict(50_000.0).verdict is Verdict.REFUTED

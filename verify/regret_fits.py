@@ -663,7 +663,7 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
             fit.verdict.reason += f"; {len(excluded)} run(s) excluded as not logarithmic (eps = " \
                                   f"{', '.join(f'{e:g}' for e in excluded)})"
         return fit
-    fn = {"beta": lambda e: _bounds.seed000_001.beta(e), "F_L": lambda e: _bounds.seed000_001.F_L(e)}.get(
+    fn = {"beta": lambda e: _bounds.factors.beta(e), "F_L": lambda e: _bounds.factors.F_L(e)}.get(
         factor, factor) if factor is not None else None
     label = "eps^-2 law (small-eps limit)"
     if fn is not None:

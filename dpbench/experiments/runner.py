@@ -1,4 +1,5 @@
-"""Experiments are data: TOML files in ``specs/`` describe a paper's figure panel.
+"""Experiments are data: TOML files in a paper's ``experiments/`` folder
+(``dpbench/papers/seed<NNN>/experiments/``) describe a figure panel.
 
 A file names a default size (``horizon``, ``reps``, ``seed``), an environment,
 and a list of runs (a policy and its parameters, optionally a ``panel``, a
@@ -26,14 +27,26 @@ from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_pla
 from ..validation import InputError, check_count, check_int, check_real, make_output_dir
 from .spec import Experiment, RunSpec
 
-SPEC_DIR = Path(__file__).with_name("specs")
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
 #: the name recorded in a result store shared by several experiments
 SHARED_STORE = "shared"
 
 
+def experiment_files() -> dict[str, Path]:
+    """``{name: path}`` of every shipped experiment: the ``experiments/*.toml`` files of every
+    paper of the entry-point group ``dpbench.papers`` (:func:`dpbench.plugins.paper_packages`)."""
+    from ..plugins import paper_folder, paper_packages
+    found: dict[str, Path] = {}
+    for paper in paper_packages():
+        for path in sorted((paper_folder(paper) / "experiments").glob("*.toml")):
+            if path.stem in found:
+                raise InputError(f"experiment {path.stem!r} is shipped twice: {found[path.stem]} and {path}")
+            found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
 def experiment_names() -> list[str]:
-    return sorted(p.stem for p in SPEC_DIR.glob("*.toml"))
+    return list(experiment_files())
 
 
 def load_experiment(name_or_path) -> Experiment:
@@ -43,10 +56,11 @@ def load_experiment(name_or_path) -> Experiment:
         if not path.is_file():
             raise InputError(f"experiment file {str(path.absolute())!r} does not exist")
     else:
-        path = SPEC_DIR / f"{name_or_path}.toml"
-        if not path.exists():
+        shipped = experiment_files().get(str(name_or_path))
+        if shipped is None:
             raise InputError(f"unknown experiment {str(name_or_path)!r}; allowed values: "
                              f"{', '.join(experiment_names())} (or a path to a .toml file)")
+        path = shipped
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:

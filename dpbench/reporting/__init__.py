@@ -1,13 +1,14 @@
 """Bound-validation reports: ``dpbench report SEED|all [--quick]`` writes ``reports/seed<NNN>.md``.
 
-One module per paper (``seed000`` ... ``seed004``) builds its report from its
-experiments (run through the experiments runner, reusing saved results), the
-claims tables (``claims``, tested by ``measures``), the regret fits and bound
-checks of ``verify``, and the specs' errata.  Shared parts, by concern:
-``context`` (sizes, folders, the shared result store), ``markdown`` (the report
-and number formats), ``runs`` (results of a run by label, checkpoint, sweep),
-``bound_checks`` (fits against the registered bounds), ``figures`` and
-``provenance`` (versions, commit, command, build times).
+Each paper's ``report.py`` (``dpbench/papers/seed<NNN>/``, found through the entry-point
+group ``dpbench.papers``) builds its report from its experiments (run through the
+experiments runner, reusing saved results), its claims table (decided by the claim kinds of
+``claims`` and the measurements of ``measures``), the regret fits and bound checks of
+``verify``, and the specs' errata.  This package is the generic machinery and imports no
+paper.  By concern: ``context`` (sizes, folders, the shared result store), ``markdown``
+(the report and number formats), ``runs`` (results of a run by label, checkpoint, sweep),
+``bound_checks`` (fits against the registered bounds), ``figures`` and ``provenance``
+(versions, commit, command, build times).
 """
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def build_report(seed: str, *, quick: bool = False, results_dir="dpbench-results
     seed = require_seed(seed, SEEDS)
     if force:
         discard_store(results_dir)
-    module = importlib.import_module(f"{__name__}.seed{seed}")
+    from ..plugins import paper_packages
+    module = importlib.import_module(f"{paper_packages()[f'seed{seed}']}.report")
     ctx = ReportContext(seed=seed, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir),
                         threads=threads, progress=progress, force=force, log=log, scheduler=scheduler,
                         scheduler_name=scheduler_name)

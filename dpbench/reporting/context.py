@@ -9,9 +9,6 @@ from pathlib import Path
 
 from ..validation import InputError
 
-CHECKS_DIR = Path(__file__).with_name("checks")
-
-
 QUICK_HORIZON = 20_000
 
 
@@ -42,6 +39,12 @@ class ReportContext:
     cells: dict = field(default_factory=lambda: {"computed": 0, "stored": 0})
 
     @property
+    def folder(self) -> Path:
+        """The paper's folder (``dpbench/papers/seed<NNN>/``): claims table, experiments, checks."""
+        from ..plugins import paper_folder
+        return paper_folder(f"seed{self.seed}")
+
+    @property
     def store(self) -> Path:
         return Path(self.results_dir) / SHARED_STORE
 
@@ -53,14 +56,14 @@ class ReportContext:
         return horizon, reps
 
     def experiment(self, name, horizon: int | None = None, reps: int | None = None):
-        """Run (or reuse) experiment ``name`` (a shipped name, a check in ``checks/``, or an
+        """Run (or reuse) experiment ``name`` (a shipped name, a check in the paper's ``checks/``, or an
         :class:`~dpbench.experiments.runner.Experiment` built in code) in the shared result store;
         None if it does not exist yet."""
         from ..experiments.runner import Experiment, experiment_names, load_experiment, run_experiment
         if isinstance(name, Experiment):
             exp = name
         else:
-            target = name if name in experiment_names() else CHECKS_DIR / f"{name}.toml"
+            target = name if name in experiment_names() else self.folder / "checks" / f"{name}.toml"
             if not isinstance(target, str) and not target.exists():
                 self.missing.append(name)
                 self.log(f"report {self.seed}: experiment {name!r} does not exist yet; skipped")

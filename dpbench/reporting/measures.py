@@ -1,4 +1,4 @@
-"""Measurements shared by the claims of seeds 002-004 (``computed`` claims of a claims table).
+"""Measurements of regret runs that any paper's claims use (``computed`` claims of a claims table).
 
 Each ``measure_*`` function has the signature of a claims measurement, ``fn(claim, evidence)``,
 reads its arguments from the claim's ``args`` table and returns an
@@ -280,24 +280,6 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
                    **provenance_of(results))
 
 
-def measure_extra_per_arm(claim, ev: Evidence) -> Outcome:
-    """(R - A)/(N - 1), the privacy part of ``run`` per sub-optimal arm over the level ``level``,
-    against Theorem 16's per-arm privacy term at (``eps``, ``delta``): reproduced unless the
-    interval lies above it."""
-    from verify.bounds.seed002 import privacy_term
-    a = args(claim)
-    r, lv = result_of(ev, a["run"]), result_of(ev, a["level"])
-    arms = len(r.means) - 1
-    t = int(r.checkpoints[-1])
-    bound = 4.0 * privacy_term(float(a["eps"]), float(a["delta"]), t, 2.0 * t, 2.0)
-    ci = interval((final(r), final(lv)), lambda x, y, axis=-1: (x.mean(axis=axis) - y.mean(axis=axis)) / arms,
-                  alpha_of(claim, ev))
-    ok = ci.low <= bound
-    return Outcome(f"(R - A)/{arms} = {ci}; term {bound:.5g}", Verdict.REPRODUCED if ok else Verdict.REFUTED,
-                   reason=f"interval {'not above' if ok else 'above'} {bound:.5g}", horizon=t,
-                   **provenance_of([r, lv]))
-
-
 # ------------------------------------------------------------ growth over [T/2, T]
 def growth(result, fraction: float = 0.5) -> tuple[int, np.ndarray, np.ndarray]:
     """(t0, R(T) - R(t0), R(T)) per repetition, t0 the last checkpoint <= fraction T."""
@@ -529,6 +511,17 @@ def measure_worst_case(claim, ev: Evidence, predictions: dict[str, Callable]) ->
 
 
 # ------------------------------------------------------------ decided checks
+def laplace_sum_tail(terms: int, scale: float, x: float) -> float:
+    """P(|L_1 + ... + L_terms| > x) for i.i.d. Laplace(scale), exactly: the sum is G1 - G2 with
+    G ~ Gamma(terms, scale) (spec 4, Lemma 8), integrated with scipy."""
+    from scipy import integrate
+    g = stats.gamma(terms, scale=scale)
+    mean, sd = terms * scale, math.sqrt(terms) * scale          # the mass of G2 lies within 40 sd
+    lo, hi = max(0.0, mean - 40 * sd), mean + 40 * sd
+    upper = integrate.quad(lambda y: g.pdf(y) * g.sf(x + y), lo, hi, limit=400, points=[mean])[0]
+    return 2.0 * upper
+
+
 def catalog_audit(mech, name: str, x, x_prime, *, eps: float, n: int):
     """``verify.audit`` of catalog mechanism ``name`` (its sampler ``mech``) at (eps, its claimed
     delta), with the statistics that audit the paper's claim: the law of the mechanism.  A
@@ -601,6 +594,6 @@ def spec_tolerance(text) -> float:
 __all__ = ["evidence_of", "measure_level_exponent", "measure_sweep_dominance", "measure_growth_share",
            "measure_crossing", "measure_pairs", "measure_monotone", "measure_ratio_over", "measure_gain_growth",
            "measure_differ", "measure_worst_case", "measure_mechanism_audit", "catalog_audit", "policy_audit_outcome",
-           "audit_outcome", "measure_extra_per_arm", "measure_plateau_level", "crossing_time", "growth",
+           "audit_outcome", "measure_plateau_level", "laplace_sum_tail", "crossing_time", "growth",
            "level_slope", "local_slope", "decided", "spec_tolerance", "args", "alpha_of", "result_of", "sweep_of",
            "final", "interval", "N_BOOT"]

@@ -21,8 +21,11 @@ need: ``gaps`` (every arm, 0 for optimal ones), ``K``, ``T``, ``eps``,
 ``p0, alpha0, beta0, Q_L, Q_B, eps_min, eps_max``, the reward law
 ``environment`` ...  :func:`context` builds it from a ``SimulationResult``.
 
-Bounds register themselves from the per-seed modules
-(``seed000_001.py``, ``seed002.py``, ``seed003.py``, ``seed004.py``).
+Each paper registers its bounds with :func:`register` when its package is imported
+(``dpbench/papers/seed<NNN>/bounds.py``; a user's module does the same).  This module
+imports no paper: :func:`get` and :func:`bounds_for` first import every paper of the
+entry-point group ``dpbench.papers`` (:func:`dpbench.plugins.load_papers`), the way plugins
+are discovered, so a user's installed paper is found by the same path as the five built in.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpbench.plugins import load_papers
 from dpbench.validation import InputError
 
 UPPER, LOWER = "upper", "lower"
@@ -196,10 +200,12 @@ def _complete(ctx: dict) -> dict:
 
 
 # ----------------------------------------------------------------- registry
+#: every registered bound by key; complete once the papers are loaded (get and bounds_for do it)
 BOUNDS: dict[str, Bound] = {}
 
 
 def register(bound: Bound) -> Bound:
+    """Add ``bound`` to the registry (a paper's bounds module calls this when imported)."""
     if bound.key in BOUNDS:
         raise ValueError(f"bound {bound.key!r} registered twice")
     if bound.side not in (UPPER, LOWER) or bound.form not in (EXPLICIT, ASYMPTOTIC, ORDER):
@@ -215,6 +221,8 @@ def register(bound: Bound) -> Bound:
 
 
 def get(key: str) -> Bound:
+    """The bound registered under ``key`` (e.g. ``"seed000.thm6"``)."""
+    load_papers()
     try:
         return BOUNDS[key]
     except KeyError:
@@ -224,6 +232,7 @@ def get(key: str) -> Bound:
 def bounds_for(policy: str | None = None, *, seed: str | None = None, side: str | None = None,
                form: str | None = None) -> list[Bound]:
     """Registered bounds, filtered by policy (name or paper label), seed, side and form."""
+    load_papers()
     label = None
     if policy is not None:
         from dpbench.engine.catalog import ALGORITHMS

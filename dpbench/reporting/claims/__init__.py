@@ -2,7 +2,7 @@
 
 How a seed adds its claims
 ==========================
-1. List them in ``dpbench/reporting/claims/seed<NNN>.toml``, one ``[[claim]]`` table per
+1. List them in ``dpbench/papers/seed<NNN>/claims.toml``, one ``[[claim]]`` table per
    quantitative claim of the paper and per erratum of its spec::
 
        [[claim]]
@@ -19,7 +19,7 @@ How a seed adds its claims
    ``load_claims("NNN")`` reads and validates it (unknown test or key: an error naming the
    claim).  A run is named by its label in the claim's ``experiment`` or, in another
    experiment, by ``{experiment = "...", run = "..."}``.
-2. In ``seed<NNN>.py`` gather the evidence: ``ev = Evidence(runs)`` with the
+2. In the paper's ``report.py`` gather the evidence: ``ev = Evidence(runs)`` with the
    :class:`~dpbench.experiments.runner.ExperimentRun` of every experiment (by name), and
    ``ev.measure("name", fn)`` for each Python measurement a ``value`` or ``computed`` claim
    names (exact constants, Monte-Carlo checks, audits): ``fn(claim, ev)`` returns a number or
@@ -48,7 +48,6 @@ import numpy as np
 
 from ...validation import InputError
 
-CLAIMS_DIR = Path(__file__).parent
 #: family-wise significance level of a report's tests (Holm) and 1 - level of its intervals
 DEFAULT_ALPHA = 0.01
 #: a run whose mean regret is at least this share of uniform play's (t x mean gap) is still
@@ -167,10 +166,11 @@ def claim_test(name: str, *, keys=(), optional=(), quantity=None, expected=None,
 
 # --------------------------------------------------------------- loading
 def load_claims(seed_or_path) -> list[Claim]:
-    """The claims of ``seed_or_path`` ("000" or a .toml path), validated."""
+    """The claims of ``seed_or_path`` ("000": the paper's ``claims.toml``, or a .toml path), validated."""
     path = Path(seed_or_path)
     if path.suffix != ".toml":
-        path = CLAIMS_DIR / f"seed{seed_or_path}.toml"
+        from ...plugins import paper_folder
+        path = paper_folder(f"seed{seed_or_path}") / "claims.toml"
     if not path.exists():
         raise InputError(f"no claims table {path}")
     try:
@@ -413,7 +413,7 @@ def render(report, results: Sequence[ClaimResult], *, title: str = "Claims of th
         f"{100 * (1 - alphas[0]):g}% intervals against the paper's number (with its rounding); exponents by "
         "statsmodels regressions. *Unobservable* means a run could not show the effect at this "
         "horizon (e.g. still round-robin); the horizon after which theory forces the policy to learn "
-        "is given. Claims table: `dpbench/reporting/claims/" + f"{report.name}.toml`.")
+        "is given. Claims table: `dpbench/papers/" + f"{report.name}/claims.toml`.")
     rows = []
     for r in results:
         cl, o = r.claim, r.outcome
@@ -444,7 +444,7 @@ def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
 
 def claims_section(report, evidence: Evidence, *, alpha: float = DEFAULT_ALPHA, claims=None,
                    title: str = "Claims of the paper and their verdicts") -> list[ClaimResult]:
-    """Evaluate the report's claims table (default: ``seed<NNN>.toml``), render it, and write
+    """Evaluate the report's claims table (default: the paper's ``claims.toml``), render it, and write
     ``<report>_claims.json`` next to the report; returns the results."""
     claims = load_claims(report.ctx.seed) if claims is None else claims
     results = evaluate(claims, evidence, alpha=alpha)
@@ -464,7 +464,7 @@ def _fmt_t(t) -> str:
 
 from . import kinds  # noqa: E402,F401  (registers the test kinds)
 
-__all__ = ["CLAIMS_DIR", "Verdict", "Claim", "Outcome", "Hypothesis", "Unobservable", "ClaimResult", "Evidence",
+__all__ = ["Verdict", "Claim", "Outcome", "Hypothesis", "Unobservable", "ClaimResult", "Evidence",
            "NotChecked", "TESTS", "claim_test", "load_claims", "evaluate", "render", "write_json", "counts",
            "claims_section",
            "checkpoint", "common_checkpoint", "uniform_share", "learning_horizon", "round_robin",

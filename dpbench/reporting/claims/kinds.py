@@ -490,7 +490,7 @@ def not_checked(claim: Claim, ev: Evidence) -> Outcome:
 
 
 def register_seed000_001_factors():
-    from verify.bounds.seed000_001 import F_L, beta
+    from verify.bounds.factors import F_L, beta
     register_factor("beta", beta)
     register_factor("F_L", F_L)
     register_factor("sqrt_beta", lambda e: math.sqrt(beta(e)))

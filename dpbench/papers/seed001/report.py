@@ -1,6 +1,6 @@
 """Seed 001 report: Ren et al. (v001), heterogeneous local privacy (HeLDP-UCB-L/B, -LS/-BS).
 
-The claims (``claims/seed001.toml``: the paper's Figures 1 and 2, Theorems 4, 7, 10 and their
+The claims (``claims.toml``: the paper's Figures 1 and 2, Theorems 4, 7, 10 and their
 corollaries with the distribution-free and regime remarks, Corollary 13's sigmoid agents, the
 lemmas, Appendix A.3 and the reconstruction log R9-R18, R20, R21) are decided by their tests.
 Fig. 2's regression runs at T = 1e7 (at 1e6 one configuration, L, F_D, eps_min = 0.2, has not
@@ -14,14 +14,23 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import seed000
-from .bound_checks import bound_checks_section, late_log_fit
-from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, learning_horizon
-from .context import ReportContext
-from .figures import new_figure, ratio_figure
-from .markdown import Report, fmt, fmt_t, quick_banner, setup_lines
-from .provenance import finish
-from .runs import run_results
+from dpbench.papers.seed000 import report as seed000
+from dpbench.reporting.bound_checks import bound_checks_section, late_log_fit
+from dpbench.reporting.claims import (
+    Evidence,
+    Hypothesis,
+    NotChecked,
+    Outcome,
+    Unobservable,
+    Verdict,
+    claims_section,
+    learning_horizon,
+)
+from dpbench.reporting.context import ReportContext
+from dpbench.reporting.figures import new_figure, ratio_figure
+from dpbench.reporting.markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from dpbench.reporting.provenance import finish
+from dpbench.reporting.runs import run_results
 
 ALPHA = seed000.ALPHA
 
@@ -90,7 +99,7 @@ def _at(results, t):
 
 
 def _fig2(ev, horizon):
-    from .claims import checkpoint
+    from dpbench.reporting.claims import checkpoint
     runs = fig2_runs(ev.run("seed001_fig2"))
     if len(runs) < 16:
         raise NotChecked("Fig. 2 needs its 16 configurations")
@@ -109,7 +118,7 @@ def v_fit(claim, ev) -> Outcome:
     fit = rf.v_regression(pts, level=1 - ALPHA)
     alt = rf.v_regression(pts, alternative=True, level=1 - ALPHA)
     paper = float(claim.require("args")["paper"])
-    from .claims.kinds import rounding
+    from dpbench.reporting.claims.kinds import rounding
     ok = fit.ci[0] - rounding(paper) <= paper <= fit.ci[1] + rounding(paper)
     per = fit.details["per_policy_r_squared"]
     statistic = (f"pooled R^2 = {fit.estimate:.4f} [{fit.ci[0]:.4f}, {fit.ci[1]:.4f}] (bootstrap over repetitions); "
@@ -164,8 +173,8 @@ def minimisers_at(claim, ev) -> Outcome:
 
 
 def table_a3(claim, ev) -> Outcome:
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
-    from .ldp_checks import compare_table
+    from dpbench.mechanisms.privacy_levels import level_statistics, make_levels
+    from dpbench.papers.seed000.ldp_checks import compare_table
     rows = []
     keys = ("p0", "alpha0", "beta0", "Q_L", "Q_B", "V_L", "V_L_alt", "V_B")
     for (pool, e), spec in A3.items():
@@ -175,12 +184,12 @@ def table_a3(claim, ev) -> Outcome:
 
 
 def noncooperating_FG(claim, ev):
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
+    from dpbench.mechanisms.privacy_levels import level_statistics, make_levels
     return 1 - level_statistics(make_levels("truncated_gaussian"), 1e-9)["p0"], "P(N(1,1) < 0)"
 
 
 def noncooperating_both(claim, ev) -> Outcome:
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
+    from dpbench.mechanisms.privacy_levels import level_statistics, make_levels
     args = claim.require("args")
     shares = {"F_D": 1 - level_statistics(make_levels("discrete"), 1e-9)["p0"],
               "F_G": 1 - level_statistics(make_levels("truncated_gaussian"), 1e-9)["p0"]}
@@ -249,8 +258,9 @@ def regime(claim, ev) -> Outcome:
     """Thm 7 Remark i / Thm 10 Remark ii: the HeLDP slope over the HoLDP(eps_max) slope lies in
     [1, K], K the ratio of Theorem 7/10's kappa = 1 ln T coefficient to the HoLDP one."""
     from verify import bounds
-    from verify.bounds.seed000_001 import thm7_terms, thm10_terms
     from verify.inference import bootstrap_ci, mean_ratio
+
+    from .bounds import thm7_terms, thm10_terms
     args = claim.require("args")
     (het, hom), fits, size, unobservable = _paired_slopes(claim, ev, "seed001_check_regime",
                                                           (args["hetero"], args["homo"]))
@@ -271,7 +281,7 @@ def regime(claim, ev) -> Outcome:
 def r9_literal_ctb(claim, ev) -> Outcome:
     """The literal (r eps + 1 - r)/(1 + eps) decreases in r for eps < 1 and equals 1/2 at eps = 1;
     the e^eps form increases with P[1|1]/P[1|0] = e^eps (tight eps-DP)."""
-    from ..mechanisms.ldp_curators import ctb_probability
+    from dpbench.mechanisms.ldp_curators import ctb_probability
     shown, ok = [], True
     for eps in (0.5, 1.0, 2.0):
         lit = [(r * eps + 1 - r) / (1 + eps) for r in (0.0, 1.0)]
@@ -284,7 +294,7 @@ def r9_literal_ctb(claim, ev) -> Outcome:
 
 
 def r11_factor(claim, ev) -> Outcome:
-    from verify.bounds.seed000_001 import beta
+    from verify.bounds.factors import beta
     literal, ours = ((2 + 1) / (2 - 1)) ** 2, beta(2.0)
     ok = abs(ours - 1.7) <= 0.05 and abs(literal - 1.7) > 0.05
     return Outcome(f"literal ((eps + 1)/(eps - 1))^2 at eps = 2: {literal:g}; ((e^eps + 1)/(e^eps - 1))^2: {ours:.4f}",
@@ -294,7 +304,7 @@ def r11_factor(claim, ev) -> Outcome:
 
 def r13_g_on_reward(claim, ev) -> Outcome:
     """E[g(R; eps)] for a Bernoulli reward is 1/2 + (mu - 1/2)/c_eps, not mu; E[g(CTB(R))] = mu."""
-    from ..mechanisms.ldp_curators import ctb_probability, debias
+    from dpbench.mechanisms.ldp_curators import ctb_probability, debias
     mu, eps = 0.9, 1.0
     on_reward = mu * debias(1.0, eps) + (1 - mu) * debias(0.0, eps)
     p = ctb_probability(mu, eps)
@@ -306,9 +316,8 @@ def r13_g_on_reward(claim, ev) -> Outcome:
 
 
 def r15_reduction(claim, ev) -> Outcome:
+    from dpbench.mechanisms.privacy_levels import level_statistics, make_levels
     from verify import bounds
-
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
     shown, ok = [], True
     for eps in (0.5, 2.0):
         st = level_statistics(make_levels("fixed", eps=eps), eps)
@@ -321,8 +330,8 @@ def r15_reduction(claim, ev) -> Outcome:
 
 
 def r17_conditional(claim, ev) -> Outcome:
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
-    from .ldp_checks import compare_table
+    from dpbench.mechanisms.privacy_levels import level_statistics, make_levels
+    from dpbench.papers.seed000.ldp_checks import compare_table
     st = level_statistics(make_levels("discrete"), 1.0)
     unconditional = math.inf           # P(eps_t = 0) = 1/5 and beta(0) = coth^2(0) = infinity
     out = compare_table([("V_B(F_D, 1)", st["V_B"], "4.1149"), ("V_L(F_D, 1)", st["V_L"], "19.490")])
@@ -332,7 +341,7 @@ def r17_conditional(claim, ev) -> Outcome:
 
 
 def r17_alternative(claim, ev) -> Outcome:
-    from ..mechanisms.privacy_levels import level_statistics, make_levels
+    from dpbench.mechanisms.privacy_levels import level_statistics, make_levels
     below = float(claim.require("args")["below"])
     diffs = {}
     for pool, (kind, grid) in POOLS.items():
@@ -346,9 +355,9 @@ def r17_alternative(claim, ev) -> Outcome:
 
 
 def r18_threshold(claim, ev) -> Outcome:
-    from verify.bounds.seed000_001 import forced_term_threshold
+    from dpbench.papers.seed000.ldp_checks import tolerance_of
 
-    from .ldp_checks import tolerance_of
+    from .bounds import forced_term_threshold
     text = claim.require("args")["threshold"]
     got = forced_term_threshold(1.0)
     ok = abs(got - float(text)) <= tolerance_of(text)
@@ -357,7 +366,7 @@ def r18_threshold(claim, ev) -> Outcome:
 
 
 def evidence(ctx: ReportContext, t_runs, eps_run) -> Evidence:
-    from . import ldp_checks
+    from dpbench.papers.seed000 import ldp_checks
     ev = ldp_checks.register(Evidence(ctx.runs, alpha=ALPHA))
     ev.quick = ctx.quick
     seed000.factor_values(ev)

@@ -3,7 +3,7 @@
 Every claim of the paper (Figs. 4-7, Theorems 4, 11, 13, 16, 18) and every checkable item of
 the spec ``seed_002.md`` (reference values of sections 10.1-10.3, checks C3-C5, C9, C14, C16,
 C17, the ambiguity register and the addendum of section 11) is a row of
-``claims/seed002.toml``; its verdict is computed by the row's test.  The measurements below are
+``claims.toml``; its verdict is computed by the row's test.  The measurements below are
 the seed's own: start-phase accounting, Theorem 4 on I1 with the conservative (c0, alpha), the
 revision rule of its proof, the CDF reference values, and the black-box audits.
 
@@ -20,12 +20,12 @@ import math
 
 import numpy as np
 
-from . import measures as M
-from .bound_checks import bound_checks_section
-from .claims import Evidence, Hypothesis, NotChecked, Outcome, claims_section, provenance_of
-from .context import ReportContext
-from .markdown import Report, fmt, quick_banner, setup_lines
-from .provenance import finish
+from dpbench.reporting import measures as M
+from dpbench.reporting.bound_checks import bound_checks_section
+from dpbench.reporting.claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, provenance_of
+from dpbench.reporting.context import ReportContext
+from dpbench.reporting.markdown import Report, fmt, quick_banner, setup_lines
+from dpbench.reporting.provenance import finish
 
 #: (evidence key, experiment, horizon, repetitions); None: the experiment file's size
 PLAN = [
@@ -46,25 +46,25 @@ INSTANCE_1 = (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70)
 # ------------------------------------------------------------------ theory terms
 def _gauss_start_regret(eps):
     """delta -> sum_i Delta_i ceil(N_G*(eps, delta)) on Instance 1 (spec 6.7.2, 6.7.4)."""
-    from verify.bounds.seed002 import start_phase_gauss
+    from .bounds import start_phase_gauss
     gaps = max(INSTANCE_1) - np.asarray(INSTANCE_1)
     return lambda delta: float(gaps.sum() * math.ceil(start_phase_gauss(eps, delta)))
 
 
 def _gauss_start_regret_eps(delta):
-    from verify.bounds.seed002 import start_phase_gauss
+    from .bounds import start_phase_gauss
     gaps = max(INSTANCE_1) - np.asarray(INSTANCE_1)
     return lambda eps: float(gaps.sum() * math.ceil(start_phase_gauss(eps, delta)))
 
 
 def _new_term_delta(eps, horizon):
     """delta -> (4/eps) ln((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta)), Theorem 16's privacy term."""
-    from verify.bounds.seed002 import privacy_term
+    from .bounds import privacy_term
     return lambda delta: 4.0 * privacy_term(eps, delta, horizon, 2.0 * horizon, 2.0)
 
 
 def _new_term_eps(delta, horizon):
-    from verify.bounds.seed002 import privacy_term
+    from .bounds import privacy_term
     return lambda eps: 4.0 * privacy_term(eps, delta, horizon, 2.0 * horizon, 2.0)
 
 
@@ -82,7 +82,7 @@ def start_accounting(claim, ev: Evidence) -> Outcome:
     """C17: the measured regret at every checkpoint inside a start phase equals the schedule's
     (arm 1 ceil(N*) times, then arm 2, ...) in every repetition, and the policy's pulls per arm
     equal the registry's ceil(N*) (two independent codings of N_G*, N_B*)."""
-    from verify.bounds.seed002 import start_phase_beta, start_phase_gauss
+    from .bounds import start_phase_beta, start_phase_gauss
     run = ev.run(M.args(claim)["experiment"])
     checked, worst, mismatched, used = 0, 0.0, [], []
     for spec in run.runs:
@@ -202,11 +202,29 @@ def policy_audit(claim, ev: Evidence) -> Outcome:
 
 def start_phase_beyond(claim, ev: Evidence) -> Outcome:
     """Ambiguity 21: at T = 1e5, DP-FTPL-Beta's start phase on Instance 2 (101 arms) does not end."""
-    from verify.bounds.seed002 import start_phase_beta
+    from .bounds import start_phase_beta
     a = M.args(claim)
     steps = 101 * math.ceil(start_phase_beta(float(a["eps"]), float(a["delta"])))
     return M.decided(steps > 10 ** 5, f"101 x ceil(N_B*) = {steps:,} steps against T = 1e5",
                      "longer than T", "shorter than T")
+
+
+def extra_per_arm(claim, ev: Evidence) -> Outcome:
+    """(R - A)/(N - 1), the privacy part of ``run`` per sub-optimal arm over the level ``level``,
+    against Theorem 16's per-arm privacy term at (``eps``, ``delta``): reproduced unless the
+    interval lies above it."""
+    from .bounds import privacy_term
+    a = M.args(claim)
+    r, lv = M.result_of(ev, a["run"]), M.result_of(ev, a["level"])
+    arms = len(r.means) - 1
+    t = int(r.checkpoints[-1])
+    bound = 4.0 * privacy_term(float(a["eps"]), float(a["delta"]), t, 2.0 * t, 2.0)
+    ci = M.interval((M.final(r), M.final(lv)), lambda x, y, axis=-1: (x.mean(axis=axis) - y.mean(axis=axis)) / arms,
+                    M.alpha_of(claim, ev))
+    ok = ci.low <= bound
+    return Outcome(f"(R - A)/{arms} = {ci}; term {bound:.5g}", Verdict.REPRODUCED if ok else Verdict.REFUTED,
+                   reason=f"interval {'not above' if ok else 'above'} {bound:.5g}", horizon=t,
+                   **provenance_of([r, lv]))
 
 
 def level_exponent(claim, ev):
@@ -219,7 +237,7 @@ MEASUREMENTS = {
     "growth_share": M.measure_growth_share,
     "plateau_level": M.measure_plateau_level,
     "pairs": M.measure_pairs,
-    "extra_per_arm": M.measure_extra_per_arm,
+    "extra_per_arm": extra_per_arm,
     "crossing": M.measure_crossing,
     "start_accounting": start_accounting,
     "theorem4": theorem4,

@@ -18,7 +18,18 @@ import math
 
 import numpy as np
 
-from .registry import ASYMPTOTIC, EXPLICIT, LOWER, ORDER, UPPER, Bound, Condition, Exponent, positive_gaps, register
+from verify.bounds.registry import (
+    ASYMPTOTIC,
+    EXPLICIT,
+    LOWER,
+    ORDER,
+    UPPER,
+    Bound,
+    Condition,
+    Exponent,
+    positive_gaps,
+    register,
+)
 
 SPEC = "spec seed_003.md"
 PAPER = "Tao, Wu, Zhao, Wang (seed 003)"

@@ -1,6 +1,6 @@
 """Seed 000 report: Ren et al., "Multi-armed bandits with local differential privacy" (v000).
 
-The claims (``claims/seed000.toml``: every quantitative claim of the paper, the spec's
+The claims (``claims.toml``: every quantitative claim of the paper, the spec's
 checks and its reconstruction log R1-R8, R19) are decided by their tests; this module runs
 the experiments they read (through the shared result store), registers the measurements
 that are not regret runs (:mod:`.ldp_checks` and the ones below), renders the claims table,
@@ -12,13 +12,13 @@ import math
 
 import numpy as np
 
-from .bound_checks import bound_checks_section, late_log_fit
-from .claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, round_robin
-from .context import ReportContext
-from .figures import bound_curve, new_figure, plot_curves, ratio_figure
-from .markdown import Report, fmt, fmt_t, quick_banner, setup_lines
-from .provenance import finish
-from .runs import run_results
+from dpbench.reporting.bound_checks import bound_checks_section, late_log_fit
+from dpbench.reporting.claims import Evidence, Hypothesis, NotChecked, Outcome, Verdict, claims_section, round_robin
+from dpbench.reporting.context import ReportContext
+from dpbench.reporting.figures import bound_curve, new_figure, plot_curves, ratio_figure
+from dpbench.reporting.markdown import Report, fmt, fmt_t, quick_banner, setup_lines
+from dpbench.reporting.provenance import finish
+from dpbench.reporting.runs import run_results
 
 ALPHA = 0.01
 
@@ -56,7 +56,7 @@ def free_gap(c: float, horizon: int, eps: float) -> float:
 
 def free_experiment(horizon: int, eps_values, agents=FREE_AGENTS, *, name="seed000_check_free", seed=2000050):
     """Spec F5's two-armed instances at one horizon: every agent x eps x c (gaps up to 0.9)."""
-    from ..experiments.runner import Experiment, RunSpec
+    from dpbench.experiments.runner import Experiment, RunSpec
     runs = []
     for agent, (policy, params, _) in agents.items():
         for eps in eps_values:
@@ -91,9 +91,8 @@ def distribution_free(t_runs: list, eps_run, agents=FREE_AGENTS, eps0: float = F
     slope of sqrt(T log T) or of sqrt(factor(eps))) or 'upper_bound' (an O() bound: the exponent in
     T may not exceed that slope; the exponent in eps may not fall below ``args.limit``)."""
     def measure(claim, ev) -> Outcome:
+        from dpbench.reporting.claims.kinds import FACTORS
         from verify.inference import power_law
-
-        from .claims.kinds import FACTORS
         args = claim.require("args")
         agent, variable, side = args["agent"], args["variable"], args.get("side", "predicted")
         if not t_runs or eps_run is None:
@@ -134,7 +133,7 @@ def distribution_free(t_runs: list, eps_run, agents=FREE_AGENTS, eps0: float = F
 
 def factor_values(ev: Evidence):
     """beta_<eps> and F_L_<eps> for the eps the claims name, and factors_at (spec strings)."""
-    from verify.bounds.seed000_001 import F_L, beta
+    from verify.bounds.factors import F_L, beta
     for eps in (0.2, 0.5, 2.0):
         ev.measure(f"beta_{eps:g}", lambda c, e, x=eps: beta(x))
         ev.measure(f"F_L_{eps:g}", lambda c, e, x=eps: F_L(x))
@@ -149,8 +148,7 @@ def factor_values(ev: Evidence):
 
 def tightness_ratio(claim, ev) -> Outcome:
     """Thm 1's tightness for eps <= 1: 8 beta(eps) (e^eps - e^-eps)^2 = 128 cosh^4(eps/2)."""
-    from verify.bounds.seed000_001 import ratio_upper_to_lower
-
+    from .bounds import ratio_upper_to_lower
     from .ldp_checks import tolerance_of
     args = claim.require("args")
     values = [ratio_upper_to_lower(e, "B") for e in args["eps"]]
@@ -228,7 +226,7 @@ def slope_ratio_above(claim, ev) -> Outcome:
         b = rf.log_regret_fit(den, window=(den.horizon / 10, den.horizon), bounds=())
     size = dict(horizon=int(num.horizon), reps=min(num.reps, den.reps), seed=int(num.seed))
     if not (a.applicable and b.applicable):
-        from .claims import Unobservable, learning_horizon
+        from dpbench.reporting.claims import Unobservable, learning_horizon
         bad = num if not a.applicable else den
         return Outcome("", Verdict.UNOBSERVABLE, reason=str(Unobservable(
             (a if not a.applicable else b).verdict.reason, learning_horizon(bad))), **size)
@@ -277,9 +275,8 @@ def ratios_at(claim, ev) -> Outcome:
 def joint_horizon(claim, ev) -> Outcome:
     """Is there one checkpoint in [1e5, T] at which every ratio's interval meets the paper's value
     (+- its rounding)?  The paper states no T; this asks whether any single T explains its numbers."""
+    from dpbench.reporting.claims.kinds import rounding
     from verify.inference import bootstrap_ci, mean_ratio
-
-    from .claims.kinds import rounding
     args = claim.require("args")
     base = ev.result(claim, {"experiment": args["experiment"], "run": args["baseline"]})
     nums = [ev.result(claim, {"experiment": args["experiment"], "run": r}) for r in args["runs"]]

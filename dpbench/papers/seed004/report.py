@@ -1,7 +1,7 @@
 """Seed 004 report: Hanna, Girgis, Fragouli, Diggavi, "DP stochastic linear bandits: (almost) for free".
 
 Every claim of the paper (Figs. 2-4, Theorems 1-3, Remarks 2, 6, 8) and every erratum of the spec
-``seed_004.md`` (E1-E12, and its acceptance criteria A-D) is a row of ``claims/seed004.toml``;
+``seed_004.md`` (E1-E12, and its acceptance criteria A-D) is a row of ``claims.toml``;
 its verdict is computed by the row's test.  The paper's reference curve is Lattimore &
 Szepesvari's phased elimination ([24, Ch. 22], ``linear_phased_elim``); the spec's criteria use
 the non-private batched algorithm (Alg. 1 without noise): both are rows.
@@ -17,12 +17,12 @@ import math
 
 import numpy as np
 
-from . import measures as M
-from .bound_checks import registry_table
-from .claims import Evidence, Outcome, claims_section
-from .context import ReportContext
-from .markdown import Report, quick_banner, setup_lines
-from .provenance import finish
+from dpbench.reporting import measures as M
+from dpbench.reporting.bound_checks import registry_table
+from dpbench.reporting.claims import Evidence, Outcome, claims_section
+from dpbench.reporting.context import ReportContext
+from dpbench.reporting.markdown import Report, quick_banner, setup_lines
+from dpbench.reporting.provenance import finish
 
 PLAN = [("seed004_fig2", "seed004_fig2", None, None), ("seed004_fig4", "seed004_fig4", None, None),
         ("seed004_fig3b", "seed004_fig3b", None, None), ("coreset_k", "seed004_check_coreset_k", None, None),
@@ -116,10 +116,9 @@ def lemma5_tail(claim, ev: Evidence) -> Outcome:
     Laplace(1/b) reports with weights |l| <= c, exceeds the paper's width (c/b) sqrt(n L) with
     probability ~3.9e-5 (n = 2000, L = log(4 K T^2) = 31.32), not <= e^-L = 2.5e-14; the
     corrected width (c/b) sqrt(8 n L) holds.  Exact tail of the sum (equal weights, the worst case)."""
-    from .seed003 import laplace_sum_tail
     n, big_l = 2000, math.log(4 * 10 * (10 ** 6) ** 2)
-    paper = 0.5 * laplace_sum_tail(n, 1.0, math.sqrt(n * big_l))          # one-sided
-    corrected = 0.5 * laplace_sum_tail(n, 1.0, math.sqrt(8 * n * big_l))
+    paper = 0.5 * M.laplace_sum_tail(n, 1.0, math.sqrt(n * big_l))          # one-sided
+    corrected = 0.5 * M.laplace_sum_tail(n, 1.0, math.sqrt(8 * n * big_l))
     target = math.exp(-big_l)
     ok = abs(paper - 3.9e-5) <= 0.05e-5 * 2 and paper > target and corrected <= target
     return M.decided(ok, f"L = {big_l:.2f}: P(noise > paper width) = {paper:.3g}, P(noise > corrected width) = "
@@ -133,8 +132,8 @@ def amplification(claim, ev: Evidence) -> Outcome:
     n_1 ~ 5, eps = 1); FMT's validity condition eps0 <= log(n/(16 log(2/delta))) fails for every
     batch with n_i <= 232 (no eps0 > 0 is covered; the stricter log(4/delta) form used by the
     mechanism, 243)."""
-    from ..mechanisms.shuffle_amplification import amplification_inverse, fmt_limit
-    from ..policies.private_phased_elimination import batch_schedule
+    from dpbench.mechanisms.shuffle_amplification import amplification_inverse, fmt_limit
+    from dpbench.policies.private_phased_elimination import batch_schedule
     sched = batch_schedule(10 ** 6)
     q = sched["q"]
     spec_row = {1.0: [0.199, 0.292, 0.433, 0.655, 0.981, 1.435, 2.042, 2.813, 3.722, 4.712, 5.739, 6.781]}
@@ -151,7 +150,7 @@ def amplification(claim, ev: Evidence) -> Outcome:
 def schedule_table(claim, ev: Evidence) -> Outcome:
     """Erratum E8 / spec 2.3: T = 1e6 gives q = 2.85814, M = floor(ln T) - 1 = 12 batches of nominal
     lengths q^i summing to 457,097 (45.7% of T); T = 1e7: q = 2.83773, M = 15, sum 9,621,758."""
-    from ..policies.private_phased_elimination import batch_schedule
+    from dpbench.policies.private_phased_elimination import batch_schedule
     rows, ok = [], True
     for horizon, q_want, m_want, total in ((10 ** 6, 2.85814, 12, 457_097), (10 ** 7, 2.83773, 15, 9_621_758)):
         s = batch_schedule(horizon)
@@ -178,7 +177,7 @@ def _linear_replay(policy: str, actions: np.ndarray, params: dict):
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from ..engine.catalog import ALGORITHMS, validate_params
+    from dpbench.engine.catalog import ALGORITHMS, validate_params
     spec = ALGORITHMS.get_spec(policy)
     checked = validate_params(f"policy {policy!r}", spec.params, params)
 
@@ -245,7 +244,7 @@ def worst_key(horizon: int) -> str:
 
 
 def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
-    from ..experiments.runner import experiment_from_raw
+    from dpbench.experiments.runner import experiment_from_raw
     runs = {key: ctx.experiment(name, horizon, reps) for key, name, horizon, reps in PLAN}
     for horizon in WORST_T:
         runs[worst_key(horizon)] = ctx.experiment(experiment_from_raw(worst_case_experiment(horizon)))

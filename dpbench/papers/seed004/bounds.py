@@ -13,7 +13,7 @@ logarithmic regret (spec 6.3, "Important").
 """
 from __future__ import annotations
 
-from .registry import LOWER, ORDER, UPPER, Bound, Condition, Exponent, register
+from verify.bounds.registry import LOWER, ORDER, UPPER, Bound, Condition, Exponent, register
 
 SPEC = "spec seed_004.md"
 PAPER = "Hanna, Girgis, Fragouli, Diggavi (seed 004)"

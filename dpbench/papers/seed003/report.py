@@ -2,7 +2,7 @@
 
 Every claim of the paper (the orderings of Section 6, Theorems 2, 4, 5, 7, 10 and the privacy
 theorems 1, 3, 6) and every erratum of the spec ``seed_003.md`` (section 6, errata 1-13, and
-the literal-constant feasibility of 5.5) is a row of ``claims/seed003.toml``; its verdict is
+the literal-constant feasibility of 5.5) is a row of ``claims.toml``; its verdict is
 computed by the row's test.
 
 Saturation is computed, not assumed: a run whose first elimination epoch has not ended, or
@@ -19,12 +19,21 @@ import math
 
 import numpy as np
 
-from . import measures as M
-from .bound_checks import bound_checks_section
-from .claims import Evidence, Hypothesis, NotChecked, Outcome, Unobservable, Verdict, claims_section, provenance_of
-from .context import ReportContext
-from .markdown import Report, fmt, quick_banner, setup_lines
-from .provenance import finish
+from dpbench.reporting import measures as M
+from dpbench.reporting.bound_checks import bound_checks_section
+from dpbench.reporting.claims import (
+    Evidence,
+    Hypothesis,
+    NotChecked,
+    Outcome,
+    Unobservable,
+    Verdict,
+    claims_section,
+    provenance_of,
+)
+from dpbench.reporting.context import ReportContext
+from dpbench.reporting.markdown import Report, fmt, quick_banner, setup_lines
+from dpbench.reporting.provenance import finish
 
 MODES = ("paper", "scaled")
 SETTINGS = {"fig1": "S1", "fig3": "S2", "fig4": "S3"}
@@ -65,8 +74,8 @@ def worst_case_experiment(horizon: int) -> dict:
 def declared_u_experiment() -> dict:
     """Erratum 5 (spec E4): DP Robust SE on S1 (v = 0.9, eps = 2) with only the declared moment
     bound u changed (the true u times U_FACTORS)."""
-    from ..engine.simulate import build_environment
-    from ..environments.heavy_tailed import moment_bound
+    from dpbench.engine.simulate import build_environment
+    from dpbench.environments.heavy_tailed import moment_bound
     env = {"name": "pareto", "setting": "S1", "tail_v": 0.9}
     true_u = moment_bound(build_environment("pareto", {"setting": "S1", "tail_v": 0.9}), 0.9, None)[0]
     runs = [{"label": f"u = {f} x true u", "policy": "dp_robust_se", "v": 0.9, "eps": 2.0, "constants": "scaled",
@@ -115,7 +124,7 @@ def worst_key(horizon: int) -> str:
 def literal_round_robin(claim, ev: Evidence) -> Outcome:
     """Spec 5.5 / F3: with the literal constants every central run is (near) round-robin: regret
     >= 95% of uniform play's (T/K) sum of gaps."""
-    from .claims import uniform_share
+    from dpbench.reporting.claims import uniform_share
     shares, used = [], []
     for fig in ("fig1", "fig3", "fig4"):
         run = ev.run(f"seed003_{fig}_paper")
@@ -132,9 +141,9 @@ def literal_round_robin(claim, ev: Evidence) -> Outcome:
 def literal_r1(claim, ev: Evidence) -> Outcome:
     """Spec 5.5 table: DPRSE's literal R_1 at T = 1e6, K = 5 (1.16e8, 5.82e7, 1.22e6, 6.12e5 for
     (v, eps) = (0.5, 0.5), (0.5, 1), (0.9, 0.5), (0.9, 1)) and err_1 = 0.02083, 12 err_1 = D_1/2."""
-    from ..engine.simulate import build_environment
-    from ..environments.heavy_tailed import moment_bound
-    from ..policies.robust_elimination import epoch_schedule
+    from dpbench.engine.simulate import build_environment
+    from dpbench.environments.heavy_tailed import moment_bound
+    from dpbench.policies.robust_elimination import epoch_schedule
     spec = {(0.5, 0.5): 1.16e8, (0.5, 1.0): 5.82e7, (0.9, 0.5): 1.22e6, (0.9, 1.0): 6.12e5}
     rows, ok = [], True
     for (v, eps), want in spec.items():
@@ -148,8 +157,8 @@ def literal_r1(claim, ev: Evidence) -> Outcome:
 def derived_constants(claim, ev: Evidence) -> Outcome:
     """Spec 5.1: u = 5.5946 (v = 0.5), 8.1421 (v = 0.9) in every setting; H_v = sum Delta^(-1/v)
     = 35.59/11.79 (S1), 14.28/7.633 (S2), 431.5/37.59 (S3), so S3 > S1 > S2 for both v."""
-    from ..engine.simulate import build_environment
-    from ..environments.heavy_tailed import moment_bound
+    from dpbench.engine.simulate import build_environment
+    from dpbench.environments.heavy_tailed import moment_bound
     spec_u = {0.5: "5.5946", 0.9: "8.1421"}
     spec_h = {("S1", 0.5): "35.59", ("S1", 0.9): "11.79", ("S2", 0.5): "14.28", ("S2", 0.9): "7.633",
               ("S3", 0.5): "431.5", ("S3", 0.9): "37.59"}
@@ -226,7 +235,7 @@ def tree_privacy(claim, ev: Evidence) -> Outcome:
     (floor(log2 T) + 1) eps' (``tree_privacy_loss``), for the split ``split``: the paper's
     eps/ln T overspends (spec: 1.59 eps at T = 2^10, 1.51 at 2^20, 1.50 at 2^24), the 'levels'
     split does not."""
-    from ..mechanisms.tree_counter import tree_privacy_loss
+    from dpbench.mechanisms.tree_counter import tree_privacy_loss
     a = M.args(claim)
     split = a["split"]
     got = {k: tree_privacy_loss(1.0, 2 ** k, split) for k in (10, 20, 24)}
@@ -238,29 +247,18 @@ def tree_privacy(claim, ev: Evidence) -> Outcome:
     return M.decided(ok, shown, "at most eps", "above eps")
 
 
-def laplace_sum_tail(terms: int, scale: float, x: float) -> float:
-    """P(|L_1 + ... + L_terms| > x) for i.i.d. Laplace(scale), exactly: the sum is G1 - G2 with
-    G ~ Gamma(terms, scale) (spec 4, Lemma 8), integrated with scipy."""
-    from scipy import integrate, stats
-    g = stats.gamma(terms, scale=scale)
-    mean, sd = terms * scale, math.sqrt(terms) * scale          # the mass of G2 lies within 40 sd
-    lo, hi = max(0.0, mean - 40 * sd), mean + 40 * sd
-    upper = integrate.quad(lambda y: g.pdf(y) * g.sf(x + y), lo, hi, limit=400, points=[mean])[0]
-    return 2.0 * upper
-
-
 def lemma2_tail(claim, ev: Evidence) -> Outcome:
     """Erratum 9 / check C5: Lemma 2's bound (2B/eps) log^1.5 T log(1/delta) on the tree's error at
     t = T - 1 (popcount log2 T noisy p-sums, scale 2B/eps' each) holds with probability 1 - delta?
     Exact tail against delta; ``violated`` lists the deltas the spec says fail."""
-    from ..mechanisms.tree_counter import tree_error_bound_paper, tree_level_eps
+    from dpbench.mechanisms.tree_counter import tree_error_bound_paper, tree_level_eps
     a = M.args(claim)
     horizon = 2 ** int(a["log2_T"])
     scale = 2.0 / tree_level_eps(1.0, horizon, a["split"])
     terms = int(a["log2_T"])                              # popcount(2^k - 1) = k
     rows, ok = [], True
     for delta in a["deltas"]:
-        p = laplace_sum_tail(terms, scale, tree_error_bound_paper(1.0, 1.0, horizon, delta))
+        p = M.laplace_sum_tail(terms, scale, tree_error_bound_paper(1.0, 1.0, horizon, delta))
         fails = p > delta
         ok &= fails == (delta in a.get("violated", []))
         rows.append(f"delta = {delta:g}: P = {p:.3g} ({'> delta' if fails else '<= delta'})")
@@ -275,7 +273,7 @@ def lemma8_tail(claim, ev: Evidence) -> Outcome:
     beta = float(a["beta"])
     rows, ok = [], True
     for n, fails_expected in a["cases"]:
-        p = laplace_sum_tail(int(n), 1.0, 2.0 * math.sqrt(n) * math.sqrt(math.log(2.0 / beta)))
+        p = M.laplace_sum_tail(int(n), 1.0, 2.0 * math.sqrt(n) * math.sqrt(math.log(2.0 / beta)))
         ok &= (p > beta) == bool(fails_expected)
         rows.append(f"n = {int(n)}: P = {p:.3g}")
     return M.decided(ok, f"beta = {beta:g}: " + "; ".join(rows), "fails and holds where the spec says",
@@ -285,7 +283,7 @@ def lemma8_tail(claim, ev: Evidence) -> Outcome:
 def d_mode_growth(claim, ev: Evidence) -> Outcome:
     """Erratum 2: the proof's epoch growth R_(tau+1)/R_tau ~ 4^((1+v)/v) (times the L ratio) is the
     schedule of D_tau = 2^-tau, not of the box's 4^-tau (whose growth is 16^((1+v)/v))."""
-    from ..policies.robust_elimination import epoch_schedule
+    from dpbench.policies.robust_elimination import epoch_schedule
     v = 0.9
     ratios = {}
     for mode in ("2^-tau", "4^-tau"):
@@ -406,7 +404,7 @@ MEASUREMENTS = {
 
 
 def evidence(ctx: ReportContext) -> tuple[Evidence, dict]:
-    from ..experiments.runner import experiment_from_raw
+    from dpbench.experiments.runner import experiment_from_raw
     runs = {key: ctx.experiment(name, horizon, reps) for key, name, horizon, reps in PLAN}
     for horizon in WORST_T:
         runs[worst_key(horizon)] = ctx.experiment(experiment_from_raw(worst_case_experiment(horizon)))

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .registry import (
+from verify.bounds.registry import (
     ASYMPTOTIC,
     EXPLICIT,
     LOWER,

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from .claims import Evidence, Hypothesis, Outcome, Verdict
+from dpbench.reporting.claims import Evidence, Hypothesis, Outcome, Verdict
 
 #: Monte-Carlo sample size of the mechanism checks (the p-values have power against a 1%
 #: bias of a mean or variance, far below what would change a regret); a tenth in quick mode
@@ -78,7 +78,7 @@ def sigmoid_gaps(means) -> dict:
 
 
 def twenty_arm_means():
-    from ..environments import TWENTY_ARM_MEANS
+    from dpbench.environments import TWENTY_ARM_MEANS
     return TWENTY_ARM_MEANS
 
 
@@ -108,7 +108,9 @@ def compare_table(rows) -> Outcome:
 
 def table_a1(claim, ev) -> Outcome:
     """Spec Appendix A.1: F_L, beta, c_eps, G, F_L/beta and the upper/lower slope ratios."""
-    from verify.bounds.seed000_001 import F_L, G, beta, c_eps, ratio_upper_to_lower
+    from verify.bounds.factors import F_L, G, beta, c_eps
+
+    from .bounds import ratio_upper_to_lower
     args = claim.require("args")
     funcs = {"F_L": F_L, "beta": beta, "c_eps": c_eps, "G": G, "F_L/beta": lambda e: F_L(e) / beta(e),
              "UB_B/LB": lambda e: ratio_upper_to_lower(e, "B"), "UB_L/LB": lambda e: ratio_upper_to_lower(e, "L")}
@@ -122,7 +124,7 @@ def table_a1(claim, ev) -> Outcome:
 def table_a2(claim, ev) -> Outcome:
     """Spec Appendix A.2: bound values on the 20-arm instance from the bounds registry."""
     from verify import bounds
-    from verify.bounds.seed000_001 import G
+    from verify.bounds.factors import G
     args = claim.require("args")
     keys = {"thm4": "seed000.thm4", "cor8": "seed001.cor8", "thm6": "seed000.thm6", "cor11": "seed001.cor11",
             "ucb1": "auer2002.ucb1"}
@@ -184,7 +186,7 @@ def sigmoid_gap_floor(claim, ev) -> Outcome:
 def factor_difference(claim, ev) -> Outcome:
     """Remark iv after Thm 6: beta(eps) < F_L(eps) for every eps, the difference decreasing in eps;
     the ratio F_L/beta is not monotone (spec)."""
-    from verify.bounds.seed000_001 import F_L, beta
+    from verify.bounds.factors import F_L, beta
     eps = np.logspace(-3, 3, 400)
     diff = np.array([F_L(e) - beta(e) for e in eps])
     ratio = np.array([F_L(e) / beta(e) for e in eps])
@@ -221,7 +223,7 @@ def ctb_law(claim, ev) -> Outcome:
     """CTB: P[1] = (r e^eps + 1 - r)/(1 + e^eps) (binomial tests) on an r-grid with the endpoints,
     and the mean of p_eps(R) = 1/2 + (2 mu - 1) c_eps / 2 for the mixed instance's reward laws
     (spec M2 1-4): the mean of the output depends on the reward law only through mu."""
-    from ..mechanisms.ldp_curators import ctb_probability
+    from dpbench.mechanisms.ldp_curators import ctb_probability
     hyps, shown = [], []
     for k, eps in enumerate((0.2, 2.0)):
         for j, r in enumerate((0.0, 0.25, 0.5, 0.9, 1.0)):
@@ -248,9 +250,8 @@ def ctb_law(claim, ev) -> Outcome:
 def g_ctb_moments(claim, ev) -> Outcome:
     """g(CTB(r; eps); eps) is unbiased for r with variance (beta(eps) - (2r - 1)^2)/4 (spec M6),
     at eps in {0.2, 1, 5} and r in {0, 0.4, 1}."""
-    from verify.bounds.seed000_001 import beta
-
-    from ..mechanisms.ldp_curators import debias
+    from dpbench.mechanisms.ldp_curators import debias
+    from verify.bounds.factors import beta
     hyps, shown = [], []
     for k, eps in enumerate((0.2, 1.0, 5.0)):
         g1, g0 = debias(1.0, eps), debias(0.0, eps)
@@ -336,9 +337,8 @@ def laplace_tail_hetero(claim, ev) -> Outcome:
 def hoeffding_g(claim, ev) -> Outcome:
     """v001's Hoeffding bound for g-values: P{mu >= mean of t g-values + b} <= t^-4 with
     b = sqrt(sum beta(eps_r) log t^4 / (2 t^2)), at small t (measurable), fixed eps."""
-    from verify.bounds.seed000_001 import beta
-
-    from ..mechanisms.ldp_curators import debias
+    from dpbench.mechanisms.ldp_curators import debias
+    from verify.bounds.factors import beta
     hyps, shown = [], []
     n = samples(ev)
     for i, (t, eps, mu) in enumerate(((2, 1.0, 0.5), (3, 2.0, 0.3), (3, 0.5, 0.9))):
@@ -404,7 +404,7 @@ def kl_lemma12(claim, ev) -> Outcome:
 def analytic_dp(claim, ev) -> Outcome:
     """sup_y |log p(y|r)/p(y|r')| over an (r, r') grid: <= eps for CTL/CTB with equality at (0, 1);
     < eps for CTL-S/CTB-S, approaching eps as |r| grows (spec item 2)."""
-    from ..mechanisms.ldp_curators import ctb_probability, sigmoid
+    from dpbench.mechanisms.ldp_curators import ctb_probability, sigmoid
     eps = 1.0
     grid = np.linspace(0, 1, 11)
     ctl = max(eps * abs(a - b) for a in grid for b in grid)                       # Laplace: eps |r - r'|
@@ -425,9 +425,8 @@ def audit(claim, ev) -> Outcome:
     """A black-box audit (``measures.catalog_audit``) of catalog mechanism ``args.mechanism`` (or
     the negative control ``ctb_towards_reward``) at its claimed eps; ``args.expect`` = 'private'
     or 'violated'; with ``args.tight``, also the certified lower bound >= tight x claimed eps."""
+    from dpbench.reporting.measures import catalog_audit
     from verify.audit import controls
-
-    from .measures import catalog_audit
     args = claim.require("args")
     name = args["mechanism"]
     mech = controls.ctb_towards_reward(1.0) if name == "ctb_towards_reward" else _sampler(name, 1.0)
@@ -455,7 +454,9 @@ def ctb_literal_formula(claim, ev):
 def sigmoid_gap_r3(claim, ev) -> Outcome:
     """R3 (Lemma 9 corrected): the CTB-S response gap is c_eps (E s(mu_a + Z) - E s(mu_b + Z)) >=
     c_s c_eps (mu_a - mu_b), c_s = 0.2066/e, on the 20-arm Gaussian instance, eps in {0.5, 2}."""
-    from verify.bounds.seed000_001 import C_S_GAUSSIAN, c_eps
+    from verify.bounds.factors import c_eps
+
+    from .bounds import C_S_GAUSSIAN
     means = sorted(set(twenty_arm_means()))
     es = {m: expected_sigmoid(m) for m in means}
     worst = min((es[a] - es[b]) / (a - b) for a in means for b in means if a > b)

@@ -1,0 +1,70 @@
+"""The seed 000 report at quick sizes: every claim row carries a computed verdict, the sections,
+provenance and build time are recorded, and a second build reuses the saved results."""
+import json
+import re
+
+import pytest
+
+import dpbench
+from dpbench.papers.seed000 import report as seed000
+from dpbench.reporting import build_report
+from dpbench.reporting.claims import Verdict
+from tests.papers import BOUND_STATUSES, check_verdicts
+
+
+@pytest.fixture(scope="module")
+def small_report(tmp_path_factory):
+    """The seed 000 report at quick sizes, on one of its experiments plus one that does not exist."""
+    tmp = tmp_path_factory.mktemp("report")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(seed000, "PLAN", {"seed000_fig1a": (None, None), "seed000_fig9z": (None, None)})
+    mp.setattr(seed000, "free_plan", lambda: [])
+    logs, again = [], []
+    path = build_report("0", quick=True, results_dir=tmp / "results", out_dir=tmp / "reports", log=logs.append)
+    build_report("000", quick=True, results_dir=tmp / "results", out_dir=tmp / "reports", log=again.append)
+    mp.undo()
+    return path, logs, again
+
+
+def test_every_claim_row_has_a_computed_verdict(small_report):
+    path, _, _ = small_report
+    text, data = check_verdicts(path, "000")
+    by_id = {r["id"]: r for r in data}
+    # the run that exists is tested; the missing experiments make their claims 'not checked'
+    assert by_id["fig1a.order"]["verdict"] in (Verdict.REPRODUCED.value, Verdict.REFUTED.value,
+                                               Verdict.UNOBSERVABLE.value)
+    assert by_id["fig1a.order"]["p_values"] and by_id["fig1a.order"]["holm_p_values"]
+    assert by_id["fig1c.order"]["verdict"] == Verdict.NOT_CHECKED.value
+    assert "not available" in by_id["fig1c.order"]["detail"]
+    # exact constants are decided whatever the horizon
+    assert by_id["lemma7.E_s_prime"]["verdict"] == Verdict.REPRODUCED.value
+    assert by_id["specA1"]["verdict"] == Verdict.REPRODUCED.value
+    assert by_id["dp.audit_power"]["verdict"] == Verdict.REPRODUCED.value        # the audit flags the broken CTB
+    assert "seed000_fig9z" in text                                               # the missing experiment is named
+
+
+def test_report_sections_provenance_and_timing(small_report):
+    path, _, _ = small_report
+    text = path.read_text()
+    for heading in ("## Setup", "## Claims of the paper and their verdicts", "## Supporting evidence",
+                    "### Bound checks per run", "### Registered bounds of seed 000", "## Provenance",
+                    "## Not yet available", "Quick mode"):
+        assert heading in text, heading
+    assert f"dpbench {dpbench.__version__}, git commit " in text
+    assert "`dpbench report 000 --quick --results" in text and "results.sqlite" in text
+    bound_table = text.split("### Bound checks per run", 1)[1].split("###", 1)[0]
+    statuses = re.findall(r"\*\*([a-z ]+?)\*\*", bound_table)
+    assert statuses and set(statuses) <= BOUND_STATUSES
+    timings = json.loads((path.parent / "timings.json").read_text())
+    entry = timings["seed000 --quick"]
+    assert entry["wall_s"] > 0 and entry["cpu_s"] > 0 and entry["command"].startswith("dpbench report 000")
+    assert "| seed000 --quick |" in (path.parent / "timings.md").read_text()
+    for png in path.parent.glob("seed000_*.png"):
+        assert 1_000 < png.stat().st_size < 200_000
+
+
+def test_report_reuses_saved_results(small_report):
+    _, logs, again = small_report
+    assert any("UCB1" in line and "reusing" not in line for line in logs)
+    runs = [line for line in again if line.startswith("[")]
+    assert runs and all("reusing saved result" in line for line in runs)
