@@ -30,7 +30,7 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm, vector
 from ..engine.components import implements, init_state, select, update
-from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
+from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor_contracted, contraction, debias_contracted
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
 from .index_search import (
@@ -53,14 +53,37 @@ class HeteroState(NamedTuple):
     radius: np.ndarray     # index = mean + sqrt(L) * radius (index_search): see each policy
     bounds: np.ndarray     # [max |mean|, max radius] over the run, lower bounds of min N_a, min weight
     leader: np.ndarray     # clear_leader's cache
+    level_memo: np.ndarray  # (LEVEL_SLOTS, 2): [level, tanh(level/2)] of the levels met (HeLDP-UCB-B)
 
 
 MAX_RADIUS, MIN_WEIGHT = 2, 3
+#: 2^LEVEL_BITS slots of the per-level memo of tanh(level/2) (a direct-mapped table keyed by a
+#: hash of the level)
+LEVEL_BITS = 4
+LEVEL_SLOTS = 1 << LEVEL_BITS
 
 
 def _new_state(policy, k, horizon):
+    memo = np.full((LEVEL_SLOTS, 2), np.nan)            # NaN: no level matches an empty slot
     return HeteroState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4),
-                       new_leader_cache())
+                       new_leader_cache(), memo)
+
+
+@cached_njit(inline="always")
+def _contraction(memo, level):
+    """``contraction(level)`` = tanh(level/2), bit for bit, remembered per level: under a discrete
+    level distribution (seed 001's U{0, 0.2, 1, 2, 100}) the agent calls libm's tanh once per
+    level instead of twice per pull (numba cannot hoist or merge the opaque call); a continuous
+    one costs a compare per pull more.  The slot is a multiplicative hash of the level."""
+    x = level * 4096.0
+    key = np.uint64(x) if x < 1e15 else np.uint64(0)     # (NaN fails the test)
+    slot = (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - LEVEL_BITS)
+    if memo[slot, 0] == level:
+        return memo[slot, 1]
+    c = contraction(level)
+    memo[slot, 0] = level
+    memo[slot, 1] = c
+    return c
 
 
 @cached_njit(inline="always")
@@ -183,7 +206,8 @@ def _select_b(policy, state, t):
 @implements(update, HeteroBernoulliUCB)
 def _update_b(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        _accept(state, arm, debias(value, level), bernoulli_factor(level))
+        c = _contraction(state.level_memo, level)          # g(x; eps) and beta(eps) from one tanh
+        _accept(state, arm, debias_contracted(value, c), bernoulli_factor_contracted(c))
         _set_radius(state, arm, math.sqrt(state.weights[arm]) / state.counts[arm])
 
 
