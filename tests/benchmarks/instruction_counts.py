@@ -2,19 +2,20 @@
 
 Wall-clock ratios need a quiet machine; instruction counts do not: valgrind's callgrind counts
 the instructions a process executes, the same on a busy machine as on a quiet one.  For each
-case and each tree (this checkout, and ``--baseline REV`` exported with ``git archive`` into
-``.benchmarks/baseline-<commit>`` as ``test_bench_c_ratio.py`` does) the kernel is first
-compiled into numba's disk cache by a run under valgrind (valgrind's emulated CPU has other
-features than the host, and numba keys its cache on them), then run under callgrind twice, at
-the horizon T and at T0 = T / 100: the difference of the two instruction totals is the
-kernel's (interpreter start, imports and the cached kernel's load cancel).  Printed per case: the
-instructions per pull of both trees, their ratio (earlier / this: the speedup), and whether
-the final regrets of the same seed agree bit for bit (the arm sequences of the change must be
-identical).  One thread (``NUMBA_NUM_THREADS=1``); ``PYTHONHASHSEED=0`` for repeatable counts.
+case and each tree (this checkout or ``--revision REV``, and ``--baseline REV``, each exported
+with ``git archive`` into ``.benchmarks/baseline-<commit>`` as ``test_bench_c_ratio.py`` does)
+the kernel is compiled into numba's disk cache by a first run under valgrind (valgrind's
+emulated CPU has other features than the host, and numba keys its cache on them), then run
+under callgrind with instrumentation switched on only around the compiled loop (a tiny C
+library built here issues callgrind's client requests; the interpreter's start, the imports
+and the cache load run uninstrumented), at the horizon T and at T0 = T / 100: the difference
+of the two counts over the difference of the pulls is the kernel's instructions per pull.
+Printed per case: the instructions per pull of both trees, their ratio (earlier / this: the
+speedup), and whether the final regrets of the same seed agree bit for bit (the arm sequences
+of a speed change must be identical).  One thread (``NUMBA_NUM_THREADS=1``).
 
     python -m tests.benchmarks.instruction_counts --baseline main heldp_ucb_b dp_robust_ucb
     python -m tests.benchmarks.instruction_counts --baseline HEAD~1 --revision HEAD heldp_ucb_b
-    python -m tests.benchmarks.instruction_counts --list
 
 Instruction counts are not time: a change that trades instructions for cache misses or
 mispredicted branches would look better here than it is, so the wall-clock ratio of
@@ -28,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -61,14 +63,39 @@ CASES = {
 }
 
 _CHILD = """
-import json, sys
+import ctypes, json, sys
 from dpbench.engine.simulate import _run_chunk, compile_plan, prepare
+control = ctypes.CDLL(sys.argv[2])
 policy, env, params, horizon, reps = json.loads(sys.argv[1])
 plan = prepare(policy, env, horizon, 1, **params)
 compile_plan(plan)
+control.start()
 regret, _, _ = _run_chunk(plan, 0, reps, False)
+control.stop()
 print(json.dumps([float(x).hex() for x in regret[:, -1]]))
 """
+
+#: callgrind's client requests, callable through ctypes (no-ops outside valgrind)
+_CONTROL = """
+#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; }
+void stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def control_library() -> Path:
+    """The shared library of :data:`_CONTROL`, built once into ``.benchmarks/``."""
+    out = ROOT / ".benchmarks" / "callgrind_control.so"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        source = out.with_suffix(".c")
+        source.write_text(_CONTROL)
+        cc = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc") or "cc"
+        proc = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(source)], capture_output=True,
+                              text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"cannot build {out} (needs a C compiler and valgrind's headers): {proc.stderr[-500:]}")
+    return out
 
 
 def baseline_tree(rev: str) -> Path:
@@ -84,17 +111,21 @@ def baseline_tree(rev: str) -> Path:
 
 
 def _env(tree: Path) -> dict:
-    return {**os.environ, "PYTHONPATH": str(tree), "NUMBA_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    """The child's environment: ``tree`` first on the path, then this interpreter's site-packages
+    (valgrind starts the interpreter's real binary, which does not see a virtual environment)."""
+    path = [str(tree), *site.getsitepackages()]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path), "NUMBA_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
 
 def _run(tree: Path, case, horizon: int, callgrind: bool) -> tuple[list[str], int | None]:
     policy, env, params, _, reps = case
     arg = json.dumps([policy, env, params, horizon, reps])
-    cmd = [sys.executable, "-c", _CHILD, arg]
+    cmd = [sys.executable, "-c", _CHILD, arg, str(control_library())]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         if callgrind:
-            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-line=no"] + cmd
+            cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+                   "--dump-line=no"] + cmd
         proc = subprocess.run(cmd, capture_output=True, text=True, env=_env(tree), cwd=tree)
         if proc.returncode != 0:
             raise SystemExit(f"{tree}: {policy} failed:\n{proc.stderr[-2000:]}")

@@ -57,12 +57,17 @@ INSTANCE_1 = [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]   # seed 002
 C_POLICIES = {"ucb1": ("ucb1", {}, 2.5), "ldp_ucb_b": ("b", {"eps": EPS}, 2.5),
               "ldp_ucb_l": ("l", {"eps": EPS}, 2.0),
               "heldp_ucb_b": ("hb", {"eps_dist": "discrete", "eps_min": EPS}, None)}
-# name -> (policy, parameters incl. environment, horizon, repetitions, target speedup)
+PARETO_S1 = {"environment": "pareto", "setting": "S1", "tail_v": 0.9}     # seed 003's setting S1, v = 0.9
+# name -> (policy, parameters incl. the environment's (``environment``: its name, default
+# bernoulli), horizon, repetitions, target speedup)
 BASELINE_CASES = {
     "ucb1": ("ucb1", {}, T, REPS, None),
     "ldp_ucb_b": ("ldp_ucb_b", {"eps": EPS}, T, REPS, None),
     "ldp_ucb_l": ("ldp_ucb_l", {"eps": EPS}, T, REPS, None),
     "heldp_ucb_l": ("heldp_ucb_l", {"eps_dist": "discrete", "eps_min": 0.2}, T, 2, 1.5),
+    # the slow families of the report build (issue 28): HeLDP-UCB-B, DP Robust UCB on seed 003's S1
+    "heldp_ucb_b": ("heldp_ucb_b", {"eps_dist": "discrete", "eps_min": EPS}, T, 2, None),
+    "dp_robust_ucb_s1": ("dp_robust_ucb", {**PARETO_S1, "v": 0.9, "eps": 1.0, "constants": "scaled"}, T, 2, None),
     "dp_ftpl_new": ("dp_ftpl_new", {"eps": 1.0, "delta": 0.01, "means": INSTANCE_1}, 100_000, 8, 1.5),
     # families whose state became named tuples (issue 18): must not be slower than before
     "dp_ftpl_gauss": ("dp_ftpl_gauss", {"eps": 1.0, "delta": 0.01}, T, 2, None),
@@ -170,10 +175,10 @@ def test_ratio_to_c_loop(benchmark, ucb_ref, policy):
 _CHILD = """
 import json, sys, time
 import dpbench
-policy, horizon, reps, params = json.loads(sys.argv[1])
-dpbench.simulate(policy, "bernoulli", horizon, 1, 1, threads=1, **params)      # compile or load
+policy, env, horizon, reps, params = json.loads(sys.argv[1])
+dpbench.simulate(policy, env, horizon, 1, 1, threads=1, **params)      # compile or load
 cpu0 = time.process_time()
-result = dpbench.simulate(policy, "bernoulli", horizon, reps, 1, threads=1, **params)
+result = dpbench.simulate(policy, env, horizon, reps, 1, threads=1, **params)
 print(json.dumps([result.seconds, time.process_time() - cpu0, result.regret[:, -1].tolist()]))
 """
 
@@ -204,17 +209,19 @@ def baseline_tree():
 def test_speedup_over_baseline_revision(benchmark, baseline_tree, case):
     tree, rev = baseline_tree
     policy, params, horizon, reps, target = BASELINE_CASES[case]
+    params = dict(params)
+    environment = params.pop("environment", "bernoulli")
     env = {**os.environ, "PYTHONPATH": str(tree)}
 
     def baseline_run(i):
-        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([policy, horizon, reps, params])],
+        out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([policy, environment, horizon, reps, params])],
                              capture_output=True, text=True, env=env, cwd=tree)
         if out.returncode != 0:
             pytest.fail(f"{rev} does not run {policy}: {out.stderr.strip()[-500:]}")
         seconds, cpu, final = json.loads(out.stdout.strip().splitlines()[-1])
         return seconds, cpu, np.array(final)
 
-    plan = prepare(policy, "bernoulli", horizon, 1, **params)
+    plan = prepare(policy, environment, horizon, 1, **params)
     anchors, ours = _interleaved(benchmark, plan, reps, baseline_run)
     _record(benchmark, reps * horizon, anchors, ours, anchor=f"dpbench {rev}", threads=1, reps=reps,
             horizon=horizon, target=target,
