@@ -132,7 +132,7 @@ def _run(tree: Path, case, horizon: int, callgrind: bool) -> tuple[list[str], in
         regrets = json.loads(proc.stdout.strip().splitlines()[-1])
         if not callgrind:
             return regrets, None
-        totals = re.search(r"^(?:totals|summary):\s+(\d+)", out.read_text(), flags=re.M)
+        totals = re.search(r"^totals:\s+(\d+)", out.read_text(), flags=re.M)
         if totals is None:
             raise SystemExit(f"no instruction total in the callgrind output of {policy}")
         return regrets, int(totals.group(1))
