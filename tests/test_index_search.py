@@ -22,6 +22,8 @@ from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
 from dpbench.mechanisms.ldp_curators import CTB, CTL, Direct, HeteroCurator, bernoulli_factor, debias
 from dpbench.mechanisms.perturbations import lemma15_lattice_draw, lemma15_tail_radius
 from dpbench.mechanisms.privacy_levels import make_levels
+from dpbench.mechanisms.tree_counter import tree_add, tree_new, tree_noise_scale
+from dpbench.mechanisms.truncation import truncate
 
 
 class _UCB1(NamedTuple):
@@ -186,6 +188,55 @@ def _f_update(policy, state, arm, m, value, level, t):
                    + lemma15_tail_radius(n, policy.tail, policy.eps, policy.delta))
 
 
+class _DPRobustUCB(NamedTuple):
+    width_coef: float
+    log_t_factor: float
+    exponent: float
+    trunc_coef: float
+    inv_one_plus_v: float
+    eps_level: float
+
+
+@implements(init_state, _DPRobustUCB)
+def _dprucb_init(policy, k, horizon):
+    psum, noisy = tree_new(k, horizon)
+    return np.zeros(k), np.zeros(k), np.zeros(k), psum, noisy
+
+
+@implements(select, _DPRobustUCB)
+def _dprucb_select(policy, state, t):
+    pulls, mean, inv_n_pow, _, _ = state
+    if t < pulls.shape[0]:
+        return t, 1
+    log_term = (math.log(2.0) + 4.0 * math.log(t + 1.0)) * policy.log_t_factor
+    width = policy.width_coef * log_term ** policy.exponent
+    best, arm = -math.inf, 0
+    for a in range(pulls.shape[0]):
+        index = mean[a] + width * inv_n_pow[a]
+        if index > best:
+            best, arm = index, a
+    return arm, 1
+
+
+@implements(update, _DPRobustUCB)
+def _dprucb_update(policy, state, arm, m, value, level, t):
+    pulls, mean, inv_n_pow, psum, noisy = state
+    pulls[arm] += 1.0
+    bound = (policy.trunc_coef * pulls[arm]) ** policy.inv_one_plus_v
+    s_hat = tree_add(psum, noisy, arm, int(pulls[arm]), truncate(value, bound),
+                     tree_noise_scale(bound, policy.eps_level))
+    mean[arm] = s_hat / pulls[arm]
+    inv_n_pow[arm] = pulls[arm] ** -policy.exponent
+
+
+def _dprucb_oracle(instance, horizon):
+    built = ALGORITHMS.get_spec("dp_robust_ucb").build(instance, horizon, **DPRUCB_PARAMS)
+    return Built(_DPRobustUCB(*built.policy), built.mechanism)
+
+
+PARETO = {"setting": "S1", "tail_v": 0.9}
+DPRUCB_PARAMS = {"v": 0.9, "u": None, "eps": 1.0, "constants": "scaled", "c": None, "tree_eps_split": "levels"}
+
 ORACLES = {   # catalog policy -> (params, environment, oracle builder)
     "ucb1": ({}, "bernoulli", lambda instance, horizon: Built(_UCB1(2.0), Direct(False))),
     "ldp_ucb_b": ({"eps": 1.0}, "bernoulli", lambda instance, horizon: Built(_UCB1(2.0), CTB.at(1.0, False))),
@@ -200,6 +251,7 @@ ORACLES = {   # catalog policy -> (params, environment, oracle builder)
                     lambda instance, horizon: Built(
                         _FTPLNew(1.0, 0.01, math.log(horizon), 1.0 / horizon),
                         bernoulli_observations(instance))),
+    "dp_robust_ucb": ({"v": 0.9, "eps": 1.0, "constants": "scaled"}, "pareto", _dprucb_oracle),
 }
 MEANS = {"bernoulli": [0.9] + [0.8] * 5 + [0.7] * 5 + [0.6] * 5 + [0.5] * 4,
          "gaussian": [0.9, 0.8, 0.7, 0.6, 0.5]}
@@ -219,13 +271,17 @@ def oracle():
 
 def _same_arms(oracle, policy, horizon, reps, seed):
     params, env, _ = ORACLES[policy]
-    means = MEANS[env] if policy != "dp_ftpl_new" else [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]
-    ours = dpbench.simulate(policy, env, horizon, reps, seed, means=means, trace=True, **params)
-    exact = dpbench.simulate(oracle(policy), env, horizon, reps, seed, means=means, trace=True)
+    if env == "pareto":
+        env_params = PARETO
+    else:
+        env_params = {"means": MEANS[env] if policy != "dp_ftpl_new"
+                      else [0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]}
+    ours = dpbench.simulate(policy, env, horizon, reps, seed, env_params=env_params, trace=True, **params)
+    exact = dpbench.simulate(oracle(policy), env, horizon, reps, seed, env_params=env_params, trace=True)
     assert np.array_equal(ours.trace, exact.trace), f"{policy}: arm sequences differ from the full index"
 
 
-@pytest.mark.parametrize("policy", ["ucb1", "heldp_ucb_l"])
+@pytest.mark.parametrize("policy", ["ucb1", "heldp_ucb_l", "dp_robust_ucb"])
 def test_fast_argmax_matches_the_full_index_on_a_long_run(oracle, policy):
     _same_arms(oracle, policy, 100_000, 4, 1)
 
@@ -274,3 +330,37 @@ def test_dp_ftpl_new_laplace_pruning_matches_the_full_argmax():
         assert np.array_equal(ours.trace, exact.trace)
     finally:
         del ALGORITHMS[name]
+
+
+def test_leader_below_a_scale_bound_is_the_leader_at_the_scale():
+    """leader_below (the cached leader checked at an upper bound of the scale, no exact scale
+    computed) returns an arm only if clear_leader at the true scale returns the same arm, also
+    when the leader's radius grows after its scan (HeLDP-UCB-L: a small eps_t adds 1/eps_t^2)."""
+    from dpbench.policies.index_search import clear_leader, forget_leader, leader_below, new_leader_cache
+    gen = np.random.default_rng(7)
+    k = 5
+    means, radius, cache = gen.uniform(size=k), gen.uniform(0.5, 1.0, size=k), new_leader_cache()
+    scale, hits = 1.0, 0
+    for step in range(20000):
+        scale += gen.exponential(1e-3)
+        bound = scale * (1.0 + gen.choice([0.0, 1e-9, 1e-4, 1e-2]))
+
+        def tol(s):
+            return 1e-12 * (np.abs(means).max() + s * radius.max())
+        fast = leader_below(means, radius, bound, tol(bound), cache.copy())
+        arm = clear_leader(means, radius, scale, tol(scale), cache)
+        assert fast < 0 or fast == arm, f"step {step}: leader_below gave {fast}, the scale gives {arm}"
+        hits += fast >= 0
+        pulled = arm if arm >= 0 and gen.uniform() < 0.9 else int(gen.integers(k))
+        forget_leader(cache, pulled)
+        means[pulled] += gen.normal(0.0, 0.01)
+        radius[pulled] *= 1.05 if gen.uniform() < 0.05 else 0.995   # mostly shrinks, sometimes grows
+    assert hits > 1000            # the bound serves most steps
+    # the leader's radius grew after its scan, so its lead grows with the scale: at the bound it
+    # leads, at the scale arm 1 does; leader_below must not answer
+    means, radius, cache = np.array([0.5, 0.45]), np.array([0.1, 0.2]), new_leader_cache()
+    assert clear_leader(means, radius, 0.1, 1e-12, cache) == 0
+    forget_leader(cache, 0)
+    means[0], radius[0] = 0.0, 1.0
+    assert leader_below(means, radius, 1.0, 1e-12, cache.copy()) == -1
+    assert clear_leader(means, radius, 0.2, 1e-12, cache) == 1

@@ -53,6 +53,38 @@ def test_cluster_results_equal_one_process(tmp_path, cluster):
     _same(here, again)
 
 
+def test_reports_run_their_cells_on_one_open_client(tmp_path, cluster):
+    """`dpbench report --scheduler`: every experiment of the build goes to one open Client (left
+    open for the next), with the arrays of the in-process build."""
+    from distributed import Client
+
+    from dpbench.experiments.runner import load_experiment
+    from dpbench.reporting.context import ReportContext
+    exp = load_experiment(small_experiment(tmp_path))
+    here = ReportContext("000", results_dir=tmp_path / "here", log=quiet).experiment(exp)
+    with Client(cluster.scheduler_address) as client:
+        ctx = ReportContext("000", results_dir=tmp_path / "there", log=quiet, scheduler=client,
+                            scheduler_name=cluster.scheduler_address)
+        there = ctx.experiment(exp)
+        assert client.status == "running" and ctx.cells["computed"] == 9
+        with contextlib.closing(sqlite3.connect(there.store)) as db:
+            workers = {w for (w,) in db.execute("SELECT worker FROM cells")}
+        assert workers and workers <= set(cluster.scheduler_info["workers"])
+    _same(here, there)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--workers", "2"], "workers applies to --scheduler local only"),
+    (["--scheduler", "nowhere"], "scheduler must be"),
+    (["--scheduler", "local", "--workers", "0"], "workers must be"),
+])
+def test_report_scheduler_options_are_checked_before_anything_runs(tmp_path, argv, message):
+    proc = subprocess.run([sys.executable, "-m", "dpbench", "report", "000", "--results", str(tmp_path),
+                           *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "reports").exists()
+
+
 KILL_TOML = """
 name = "killed"
 title = "killed sweep"

@@ -24,22 +24,43 @@ def register(subparsers):
     p.add_argument("--force", action="store_true",
                    help="discard the reports' shared result store and recompute everything")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    from ..sweeps.dask_backend import SCHEDULER_HELP
+    p.add_argument("--scheduler", default="none",
+                   help=f"where the experiments' cells run: {SCHEDULER_HELP} (default: %(default)s); one "
+                        "connection serves every report of the command")
+    p.add_argument("--workers", type=int, help="worker processes of --scheduler local (default: one per core)")
+    p.add_argument("--connect-timeout", type=float, default=10.0,
+                   help="seconds to wait for a --scheduler address (default: %(default)s)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    import contextlib
+
     from ..reporting import build_report, discard_store, installed_papers
     from ..reporting.paper import find_paper
+    from ..sweeps import dask_backend
+    from ..validation import check_int, check_real
     if args.threads is not None and args.threads < 1:
         raise InputError(f"threads must be an integer >= 1 (got {args.threads})")
+    scheduler = dask_backend.check_scheduler(args.scheduler)
+    if args.workers is not None:
+        if scheduler != dask_backend.LOCAL:
+            raise InputError("workers applies to --scheduler local only")
+        check_int("workers", args.workers, low=1)
+    check_real("connect_timeout", args.connect_timeout, low=0.0, low_open=True)
     papers = installed_papers() if str(args.paper).lower() == "all" else [args.paper]
     for paper in papers:
         find_paper(paper)                 # an unknown paper fails before anything runs
     if args.force:
         discard_store(args.results)           # once: the reports share their cells
-    for paper in papers:
-        t0 = time.perf_counter()
-        path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=args.out,
-                            threads=args.threads, progress=not args.no_progress)
-        print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
+    session = contextlib.nullcontext() if scheduler is None else \
+        dask_backend.connect(scheduler, workers=args.workers, timeout=args.connect_timeout)
+    with session as client:                   # one cluster for every report of the command
+        for paper in papers:
+            t0 = time.perf_counter()
+            path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=args.out,
+                                threads=args.threads, progress=not args.no_progress, scheduler=client,
+                                scheduler_name=None if scheduler is None else args.scheduler)
+            print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0

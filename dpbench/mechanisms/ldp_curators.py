@@ -78,7 +78,12 @@ def contraction(eps):
 @cached_njit
 def bernoulli_factor(eps):
     """beta(eps) = ((e^eps + 1)/(e^eps - 1))^2 = coth^2(eps/2) (Thm 6)."""
-    c = math.tanh(0.5 * eps)
+    return bernoulli_factor_contracted(contraction(eps))
+
+
+@cached_njit
+def bernoulli_factor_contracted(c):
+    """``bernoulli_factor`` given c = ``contraction(eps)`` = tanh(eps/2): 1/c^2."""
     return 1.0 / (c * c)
 
 
@@ -90,7 +95,14 @@ def laplace_factor(eps):
 @cached_njit
 def debias(x, eps):
     """g(x; eps) = 1/2 + (x - 1/2)/c_eps, so E[g(CTB(R; eps); eps)] = E[R] (seed 001 M6)."""
-    return 0.5 + (x - 0.5) / math.tanh(0.5 * eps)
+    return debias_contracted(x, contraction(eps))
+
+
+@cached_njit
+def debias_contracted(x, c):
+    """``debias`` given c = ``contraction(eps)`` = tanh(eps/2) (an agent that meets the same
+    levels again computes c once per level: numba calls libm's tanh as an opaque function)."""
+    return 0.5 + (x - 0.5) / c
 
 
 @cached_njit

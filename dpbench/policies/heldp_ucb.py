@@ -30,15 +30,19 @@ from .. import randomness as rng
 from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm, vector
 from ..engine.components import implements, init_state, select, update
-from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor, debias
+from ..mechanisms.ldp_curators import HeteroCurator, bernoulli_factor_contracted, contraction, debias_contracted
 from ..mechanisms.privacy_levels import level_statistics, make_levels
 from ..validation import InputError
 from .index_search import (
+    AHEAD_UNTIL,
     LEADER_TOLERANCE,
     MAX_ABS_MEAN,
     MIN_COUNT,
+    ahead_step,
     clear_leader,
     forget_leader,
+    leader_below,
+    new_ahead,
     new_leader_cache,
     raise_bound,
 )
@@ -53,14 +57,39 @@ class HeteroState(NamedTuple):
     radius: np.ndarray     # index = mean + sqrt(L) * radius (index_search): see each policy
     bounds: np.ndarray     # [max |mean|, max radius] over the run, lower bounds of min N_a, min weight
     leader: np.ndarray     # clear_leader's cache
+    level_memo: np.ndarray  # (LEVEL_SLOTS, 2): [level, tanh(level/2)] of the levels met (HeLDP-UCB-B)
+    ahead: np.ndarray      # [last step served, bound of sqrt(L) (-L) or sqrt(L/2) (-B), bound of L]
 
 
 MAX_RADIUS, MIN_WEIGHT = 2, 3
+AHEAD_SCALE, AHEAD_BIG_L = 1, 2
+#: 2^LEVEL_BITS slots of the per-level memo of tanh(level/2) (a direct-mapped table keyed by a
+#: hash of the level)
+LEVEL_BITS = 4
+LEVEL_SLOTS = 1 << LEVEL_BITS
 
 
 def _new_state(policy, k, horizon):
+    memo = np.full((LEVEL_SLOTS, 2), np.nan)            # NaN: no level matches an empty slot
     return HeteroState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(4),
-                       new_leader_cache())
+                       new_leader_cache(), memo, new_ahead(3))
+
+
+@cached_njit(inline="always")
+def _contraction(memo, level):
+    """``contraction(level)`` = tanh(level/2), bit for bit, remembered per level: under a discrete
+    level distribution (seed 001's U{0, 0.2, 1, 2, 100}) the agent calls libm's tanh once per
+    level instead of twice per pull (numba cannot hoist or merge the opaque call); a continuous
+    one costs a compare per pull more.  The slot is a multiplicative hash of the level."""
+    x = level * 4096.0
+    key = np.uint64(x) if x < 1e15 else np.uint64(0)     # (NaN fails the test)
+    slot = (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - LEVEL_BITS)
+    if memo[slot, 0] == level:
+        return memo[slot, 1]
+    c = contraction(level)
+    memo[slot, 0] = level
+    memo[slot, 1] = c
+    return c
 
 
 @cached_njit(inline="always")
@@ -81,11 +110,34 @@ def _set_radius(state, arm, radius):
 
 
 @cached_njit(inline="always")
+def _tolerance(state, scale):
+    """clear_leader's tolerance for mean + scale * radius, from the run's bounds."""
+    return LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS])
+
+
+@cached_njit(inline="always")
 def _clear_leader(state, scale):
     """index_search.clear_leader of mean + scale * radius, its tolerance from the run's bounds."""
-    return clear_leader(state.means, state.radius, scale,
-                        LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale * state.bounds[MAX_RADIUS]),
-                        state.leader)
+    return clear_leader(state.means, state.radius, scale, _tolerance(state, scale), state.leader)
+
+
+@cached_njit(inline="always")
+def _look_ahead(state, t, half):
+    """Bounds of L = 4 log(t + 1) and of the scale sqrt(L) (``half``: sqrt(L / 2)) up to the
+    step ``ahead_step(t)``, kept in ``state.ahead``."""
+    ahead = state.ahead
+    if t > ahead[AHEAD_UNTIL]:
+        until = ahead_step(t)
+        ahead[AHEAD_UNTIL] = until
+        ahead[AHEAD_BIG_L] = 4.0 * math.log(until + 1.0)
+        ahead[AHEAD_SCALE] = math.sqrt(2.0 * math.log(until + 1.0)) if half else math.sqrt(ahead[AHEAD_BIG_L])
+
+
+@cached_njit(inline="always")
+def _leader_below(state):
+    """leader_below at the look-ahead's scale bound: the cached leader, or -1."""
+    bound = state.ahead[AHEAD_SCALE]
+    return leader_below(state.means, state.radius, bound, _tolerance(state, bound), state.leader)
 
 
 class HeteroLaplaceUCB(NamedTuple):
@@ -99,6 +151,11 @@ implements(init_state, HeteroLaplaceUCB)(_new_state)
 @implements(select, HeteroLaplaceUCB)
 def _select_l(policy, state, t):
     k = state.counts.shape[0]
+    _look_ahead(state, t, False)
+    if state.bounds[MIN_WEIGHT] > state.ahead[AHEAD_BIG_L] / (policy.eps_min * policy.eps_min):
+        arm = _leader_below(state)        # F is empty (below) and the cached leader leads clearly
+        if arm >= 0:
+            return arm, 1
     big_l = 4.0 * math.log(t + 1.0)
     threshold = big_l / (policy.eps_min * policy.eps_min)
     n_forced = 0
@@ -164,6 +221,10 @@ def _select_b(policy, state, t):
             if state.counts[a] < low:
                 low = state.counts[a]
         state.bounds[MIN_COUNT] = low
+    _look_ahead(state, t, True)
+    arm = _leader_below(state)
+    if arm >= 0:
+        return arm, 1
     half_l = 2.0 * math.log(t + 1.0)                 # L / 2
     # s/N + sqrt(B L/2)/N = mean + sqrt(L/2) * sqrt(B)/N
     scale = math.sqrt(half_l)
@@ -183,7 +244,8 @@ def _select_b(policy, state, t):
 @implements(update, HeteroBernoulliUCB)
 def _update_b(policy, state, arm, m, value, level, t):
     if level >= policy.eps_min:
-        _accept(state, arm, debias(value, level), bernoulli_factor(level))
+        c = _contraction(state.level_memo, level)          # g(x; eps) and beta(eps) from one tanh
+        _accept(state, arm, debias_contracted(value, c), bernoulli_factor_contracted(c))
         _set_radius(state, arm, math.sqrt(state.weights[arm]) / state.counts[arm])
 
 

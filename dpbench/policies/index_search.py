@@ -51,6 +51,18 @@ def new_leader_cache():
 
 
 @cached_njit(inline="always")
+def cached_leader(means, radius, scale, tol, cache):
+    """The cached leader if it still beats every other arm's value bound at ``scale`` by more
+    than ``tol`` (see :func:`clear_leader`), else -1; never scans."""
+    leader = np.uint64(cache[LEADER])
+    others = cache[RUNNER_UP] + (scale - cache[SCALE_AT_SCAN]) * cache[WIDEST_AT_SCAN]
+    if ((cache[VALID] > 0.0) & (scale >= cache[SCALE_AT_SCAN])
+            & (means[leader] + scale * radius[leader] - others > tol)):
+        return np.int64(leader)
+    return np.int64(-1)
+
+
+@cached_njit(inline="always")
 def clear_leader(means, radius, scale, tol, cache):
     """argmax_a means[a] + scale * radius[a] if it exceeds every other arm's value by
     more than ``tol``, else -1 (near-tie: the caller evaluates the exact index).
@@ -59,11 +71,9 @@ def clear_leader(means, radius, scale, tol, cache):
     changes: every other arm's value is at most runner-up + (scale - scale at the scan) *
     widest radius, and while the leader beats that bound by ``tol`` no scan is needed.
     The policy's update drops the cache (:func:`forget_leader`) when any other arm changes."""
-    leader = np.uint64(cache[LEADER])
-    others = cache[RUNNER_UP] + (scale - cache[SCALE_AT_SCAN]) * cache[WIDEST_AT_SCAN]
-    if ((cache[VALID] > 0.0) & (scale >= cache[SCALE_AT_SCAN])
-            & (means[leader] + scale * radius[leader] - others > tol)):
-        return np.int64(leader)
+    arm = cached_leader(means, radius, scale, tol, cache)
+    if arm >= 0:
+        return arm
     best = -math.inf
     second = -math.inf
     widest = 0.0
@@ -90,6 +100,46 @@ def clear_leader(means, radius, scale, tol, cache):
 
 
 @cached_njit(inline="always")
+def leader_below(means, radius, scale_bound, tol_bound, cache):
+    """The cached leader if :func:`clear_leader` would return it from its cache at every scale
+    from the scale of its scan up to ``scale_bound`` (``tol_bound``: the tolerance at
+    ``scale_bound``, the largest); else -1.  Never scans, and needs no exact scale.
+
+    The leader's lead over the others' bound, means[L] + s radius[L] - runner-up - (s - s0)
+    widest, falls as s grows when radius[L] <= widest (checked), and the tolerance grows with
+    s; so a lead above ``tol_bound`` at ``scale_bound`` is a lead above the tolerance at every
+    smaller scale.  A policy whose scale grows with t keeps an upper bound of it over the next
+    steps (a look-ahead array, :func:`new_ahead`) and computes the exact scale (a logarithm, a
+    power) only when this fails.  The arm is the one the exact scale gives: :func:`clear_leader`
+    would return it from the same cache (up to rounding far inside the tolerance, where it would
+    scan and find the same clear leader); every decision is the exact index's argmax either way.
+    The caller's tolerance must grow with the scale."""
+    if radius[np.uint64(cache[LEADER])] > cache[WIDEST_AT_SCAN]:
+        return np.int64(-1)
+    return cached_leader(means, radius, scale_bound, tol_bound, cache)
+
+
+# The look-ahead of a growing scale: a float array [the last step t it serves, then the policy's
+# bounds at that step (its scale, and what else it needs, e.g. log t)], for ``leader_below``.
+AHEAD_UNTIL = 0
+
+
+@cached_njit(inline="always")
+def new_ahead(size):
+    """A look-ahead array of ``size`` slots that serves no step yet."""
+    ahead = np.zeros(size)
+    ahead[AHEAD_UNTIL] = -1.0
+    return ahead
+
+
+@cached_njit(inline="always")
+def ahead_step(t):
+    """The last step a look-ahead computed at step ``t`` serves: about t / 64 steps on (a
+    logarithmic scale then grows by less than 1 / (64 ln t) of itself meanwhile)."""
+    return t + (t >> 6) + 1
+
+
+@cached_njit(inline="always")
 def forget_leader(cache, arm):
     """Arm ``arm``'s statistics changed: the cached bound holds only if it is the leader."""
     cache[VALID] = cache[VALID] if arm == cache[LEADER] else 0.0
@@ -110,14 +160,17 @@ class MeanState(NamedTuple):
     inv_sqrt_counts: np.ndarray   # 1 / sqrt(N_a): the radius of clear_leader
     bounds: np.ndarray            # [max over the run of |S_a / N_a|, a lower bound of min_a N_a]
     leader: np.ndarray            # clear_leader's cache
+    ahead: np.ndarray             # [last step served, scale bound, log-t bound] (leader_below)
 
 
 MAX_ABS_MEAN, MIN_COUNT = 0, 1
+AHEAD_SCALE, AHEAD_LOG = 1, 2
 
 
 @cached_njit(inline="always")
 def new_mean_state(k):
-    return MeanState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(2), new_leader_cache())
+    return MeanState(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(2), new_leader_cache(),
+                     new_ahead(3))
 
 
 @cached_njit(inline="always")

@@ -21,11 +21,24 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.ldp_curators import CTB, CTL
-from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, MIN_COUNT, clear_leader, init_mean_state, update_mean_state
+from .index_search import (
+    AHEAD_LOG,
+    AHEAD_SCALE,
+    AHEAD_UNTIL,
+    LEADER_TOLERANCE,
+    MAX_ABS_MEAN,
+    MIN_COUNT,
+    ahead_step,
+    clear_leader,
+    init_mean_state,
+    leader_below,
+    update_mean_state,
+)
 from .ucb import UCB1Index
 
 
@@ -42,6 +55,18 @@ def _select(policy, state, t):
     k = state.counts.shape[0]
     if t < k:
         return t, 1
+    ahead = state.ahead                  # bounds of log t and of the scale over the next steps
+    if t > ahead[AHEAD_UNTIL]:
+        until = ahead_step(t)
+        ahead[AHEAD_UNTIL] = until
+        ahead[AHEAD_LOG] = math.log(until)
+        ahead[AHEAD_SCALE] = _scale(policy, ahead[AHEAD_LOG])
+    if state.bounds[MIN_COUNT] > 4.0 * ahead[AHEAD_LOG] + 2.001:      # no forced arm (see below)
+        bound = ahead[AHEAD_SCALE]
+        arm = leader_below(state.means, state.inv_sqrt_counts, bound,
+                           LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + bound), state.leader)
+        if arm >= 0:
+            return arm, 1
     log_t = math.log(t)
     # forced exploration of the lowest-indexed arm with N_a <= 4 log(t+1).  No arm qualifies
     # while a lower bound of min N_a (counts only grow) exceeds 4 log t + 2 >= 4 log(t+1),
@@ -57,7 +82,7 @@ def _select(policy, state, t):
         state.bounds[MIN_COUNT] = low
     hoeffding = 2.0 * log_t
     laplace = 32.0 * log_t / (policy.eps * policy.eps)
-    scale = math.sqrt(hoeffding) + math.sqrt(laplace)
+    scale = _scale(policy, log_t)     # sqrt(hoeffding) + sqrt(laplace), the same operations
     arm = clear_leader(state.means, state.inv_sqrt_counts, scale,
                        LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + scale), state.leader)
     if arm >= 0:
@@ -70,6 +95,12 @@ def _select(policy, state, t):
             best = u
             arm = a
     return arm, 1
+
+
+@cached_njit(inline="always")
+def _scale(policy, log_t):
+    """sqrt(2 log t) + sqrt(32 log t / eps^2): the factor of 1/sqrt(N_a) in the index."""
+    return math.sqrt(2.0 * log_t) + math.sqrt(32.0 * log_t / (policy.eps * policy.eps))
 
 
 _EPS = (Param("eps", "privacy level of every user (eps-LDP)", real(0.0, low_open=True)),)

@@ -14,7 +14,9 @@ closes, eps' per ``tree_eps_split``).  With S_hat_a the arm's latest release,
     a_tau = argmax_a  S_hat_a / n_a + c u^(1/(1+v)) (ln(2 tau^4) ln^(1.5+1/v) T / (n_a eps))^(v/(1+v)),
 
 evaluated as S_hat_a/n_a + [c u^(1/(1+v)) (ln(2 tau^4) ln^(1.5+1/v) T / eps)^(v/(1+v))] n_a^(-v/(1+v))
-(one power per round; the reference uses the same grouping).
+(the reference uses the same grouping); the argmax goes through ``index_search`` (the cached
+leader, checked at a bound of the bracket over the next steps: its logarithm and power are
+computed only when that leader is not clear).
 
 Paper constant c = 18 (Lemma 3).  With it the width at n = T/K stays 13..250
 for T <= 1e7 against gaps <= 0.8 (spec Sec. 5.5): allocation is near-uniform.
@@ -51,6 +53,18 @@ from ..mechanisms.ldp_curators import Direct
 from ..mechanisms.tree_counter import TREE_EPS_SPLITS, tree_add, tree_level_eps, tree_levels, tree_new
 from ..mechanisms.truncation import truncate
 from ..validation import InputError
+from .index_search import (
+    AHEAD_UNTIL,
+    LEADER_TOLERANCE,
+    MAX_ABS_MEAN,
+    ahead_step,
+    clear_leader,
+    forget_leader,
+    leader_below,
+    new_ahead,
+    new_leader_cache,
+    raise_bound,
+)
 
 #: Paper constants of the three robust algorithms and the scaled defaults (see ``constants``).
 PAPER_C = {"dp_robust_ucb": 18.0, "dp_robust_se": 12.0, "ldp_robust_se": 14.0}
@@ -69,15 +83,35 @@ class DPRobustUCB(NamedTuple):
 class DPRobustUCBState(NamedTuple):
     pulls: np.ndarray        # n_a
     mean: np.ndarray         # S_hat_a / n_a
-    inv_n_pow: np.ndarray    # n_a^(-v/(1+v))
+    inv_n_pow: np.ndarray    # n_a^(-v/(1+v)) (<= 1): the radius of index_search.clear_leader
     psum: np.ndarray         # the tree counters of every arm (mechanisms.tree_counter.tree_new)
     noisy: np.ndarray
+    bounds: np.ndarray       # [max over the run of |S_hat_a / n_a|]
+    leader: np.ndarray       # clear_leader's cache
+    ahead: np.ndarray        # [last step served, bound of the width] (index_search.leader_below)
+
+
+AHEAD_WIDTH = 1
 
 
 @implements(init_state, DPRobustUCB)
 def _dprucb_init(policy, k, horizon):
     psum, noisy = tree_new(k, horizon)
-    return DPRobustUCBState(np.zeros(k), np.zeros(k), np.zeros(k), psum, noisy)
+    return DPRobustUCBState(np.zeros(k), np.zeros(k), np.zeros(k), psum, noisy, np.zeros(1), new_leader_cache(),
+                            new_ahead(2))
+
+
+@cached_njit(inline="always")
+def _dprucb_width(policy, t):
+    """c u^(1/(1+v)) (ln(2 tau^4) ln^(1.5+1/v) T / eps)^(v/(1+v)) at tau = t + 1 (grows with t)."""
+    log_term = (math.log(2.0) + 4.0 * math.log(t + 1.0)) * policy.log_t_factor   # ln(2 tau^4) ln^(1.5+1/v) T / eps
+    return policy.width_coef * log_term ** policy.exponent                       # times n_a^(-v/(1+v))
+
+
+@cached_njit(inline="always")
+def _dprucb_tolerance(state, width):
+    """clear_leader's tolerance for mean + width * n^(-v/(1+v)) (the radius is at most 1)."""
+    return LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + width)
 
 
 @implements(select, DPRobustUCB)
@@ -85,9 +119,22 @@ def _dprucb_select(policy, state, t):
     k = state.pulls.shape[0]
     if t < k:
         return t, 1
-    log_term = (math.log(2.0) + 4.0 * math.log(t + 1.0)) * policy.log_t_factor   # ln(2 tau^4) ln^(1.5+1/v) T / eps
-    width = policy.width_coef * log_term ** policy.exponent                      # times n_a^(-v/(1+v)) below
-    best = -math.inf
+    # the argmax of mean_a + width * n_a^(-v/(1+v)) through index_search: the cached leader at a
+    # bound of the width over the next steps, then at the width, then every arm's index
+    ahead = state.ahead
+    if t > ahead[AHEAD_UNTIL]:
+        until = ahead_step(t)
+        ahead[AHEAD_UNTIL] = until
+        ahead[AHEAD_WIDTH] = _dprucb_width(policy, until)
+    bound = ahead[AHEAD_WIDTH]
+    arm = leader_below(state.mean, state.inv_n_pow, bound, _dprucb_tolerance(state, bound), state.leader)
+    if arm >= 0:
+        return arm, 1
+    width = _dprucb_width(policy, t)
+    arm = clear_leader(state.mean, state.inv_n_pow, width, _dprucb_tolerance(state, width), state.leader)
+    if arm >= 0:
+        return arm, 1
+    best = -math.inf                  # near-tie: every arm's index, ties to the lowest arm
     arm = 0
     for a in range(k):
         index = state.mean[a] + width * state.inv_n_pow[a]
@@ -99,12 +146,14 @@ def _dprucb_select(policy, state, t):
 
 @implements(update, DPRobustUCB)
 def _dprucb_update(policy, state, arm, m, value, level, t):
+    forget_leader(state.leader, arm)
     state.pulls[arm] += 1.0
     bound = (policy.trunc_coef * state.pulls[arm]) ** policy.inv_one_plus_v
     s_hat = tree_add(state.psum, state.noisy, arm, int(state.pulls[arm]), truncate(value, bound), 2.0 * bound,
                      policy.eps_level)
     state.mean[arm] = s_hat / state.pulls[arm]
     state.inv_n_pow[arm] = state.pulls[arm] ** -policy.exponent
+    raise_bound(state.bounds, MAX_ABS_MEAN, state.mean[arm])
 
 
 # ================================================================ Robust UCB (non-private)

@@ -16,7 +16,17 @@ from typing import NamedTuple
 from ..engine.catalog import AlgorithmSpec, Built, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct
-from .index_search import LEADER_TOLERANCE, MAX_ABS_MEAN, clear_leader, init_mean_state, update_mean_state
+from .index_search import (
+    AHEAD_SCALE,
+    AHEAD_UNTIL,
+    LEADER_TOLERANCE,
+    MAX_ABS_MEAN,
+    ahead_step,
+    clear_leader,
+    init_mean_state,
+    leader_below,
+    update_mean_state,
+)
 
 
 class UCB1Index(NamedTuple):
@@ -32,6 +42,16 @@ def _select(policy, state, t):
     k = state.counts.shape[0]
     if t < k:
         return t, 1
+    ahead = state.ahead                  # the cached leader, checked at a bound of the scale
+    if t > ahead[AHEAD_UNTIL]:
+        until = ahead_step(t)
+        ahead[AHEAD_UNTIL] = until
+        ahead[AHEAD_SCALE] = math.sqrt(policy.c * math.log(until))
+    bound = ahead[AHEAD_SCALE]
+    arm = leader_below(state.means, state.inv_sqrt_counts, bound,
+                       LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + bound), state.leader)
+    if arm >= 0:
+        return arm, 1
     width = policy.c * math.log(t)
     scale = math.sqrt(width)          # radius_a = sqrt(width / N_a) = scale / sqrt(N_a), N_a >= 1
     arm = clear_leader(state.means, state.inv_sqrt_counts, scale,

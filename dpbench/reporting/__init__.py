@@ -26,13 +26,17 @@ def installed_papers() -> list[str]:
 
 
 def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
-                 threads=None, progress: bool = False, force: bool = False, log=print) -> Path:
+                 threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
+                 scheduler_name: str | None = None) -> Path:
     """Build the report of ``paper`` (an installed paper: "002", "2", "seed002"; or a folder with a
     ``claims.toml``, e.g. ``"./mypaper"``); return the markdown path (``<out_dir>/<paper>.md``).
     Bad input (an unknown paper, a claim naming an experiment or run that does not exist, an
     unknown test kind, a tolerance wider than the claim's effect) raises
     :class:`~dpbench.InputError` before anything runs.  ``force`` discards the shared result
-    store first (every report's results)."""
+    store first (every report's results).  ``scheduler``: None computes the cells here
+    (``threads`` compiled threads), an open ``distributed.Client`` on its cluster
+    (:func:`dpbench.sweeps.dask_backend.connect`; ``scheduler_name`` is what the command line
+    called it, for the rebuild command)."""
     from .paper import build, find_paper, load_paper
     name, folder = find_paper(paper)
     target = str(paper) if folder is not None else (name.removeprefix("seed") if name.startswith("seed") else name)
@@ -40,7 +44,8 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
     if force:
         discard_store(results_dir)
     ctx = ReportContext(name, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir), threads=threads,
-                        progress=progress, force=force, log=log, paper_dir=folder, target=target)
+                        progress=progress, force=force, log=log, paper_dir=folder, target=target,
+                        scheduler=scheduler, scheduler_name=scheduler_name)
     return build(ctx, loaded)
 
 

@@ -29,6 +29,8 @@ class ReportContext:
     threads: int | None = None
     progress: bool = False
     force: bool = False                # discard stored results and recompute
+    scheduler: object = None           # where cells run: None (here), or an open Dask Client
+    scheduler_name: str | None = None  # as given on the command line ('local', an address)
     log: Callable[[str], None] = print
     paper_dir: Path | None = None      # the paper's folder (default: the installed paper's)
     target: str = ""                   # the paper as the command named it ("002", "./mypaper")
@@ -57,6 +59,8 @@ class ReportContext:
             parts.append(f"--results {self.results_dir}")
         if Path(self.out_dir) != Path("reports"):
             parts.append(f"--out {self.out_dir}")
+        if self.scheduler_name:
+            parts.append(f"--scheduler {self.scheduler_name}")
         return " ".join(parts)
 
     @property
@@ -101,7 +105,8 @@ class ReportContext:
         horizon, reps = self.sizes(exp, horizon, reps)
         self.log(f"report {self.paper}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
-                             progress=self.progress, log=self.log, store=self.store, outputs=False)
+                             progress=self.progress, log=self.log, store=self.store, outputs=False,
+                             scheduler=self.scheduler)
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run

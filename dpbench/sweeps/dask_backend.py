@@ -46,10 +46,13 @@ SCHEDULER_HELP = ("'local' (a LocalCluster started here), 'none' (no Dask: this 
                   "threads) or the address of a running Dask scheduler, e.g. tcp://host:8786")
 
 
-def check_scheduler(value) -> str | None:
-    """None for in-process, ``'local'``, or a normalised ``proto://host:port`` address."""
+def check_scheduler(value):
+    """None for in-process, ``'local'``, a normalised ``proto://host:port`` address, or an open
+    ``distributed.Client`` as given (several runs on one cluster, e.g. every experiment of a report)."""
     if value is None or value == IN_PROCESS:
         return None
+    if _is_client(value):
+        return value
     if value == LOCAL:
         return LOCAL
     match = _ADDRESS.match(value) if isinstance(value, str) else None
@@ -58,16 +61,27 @@ def check_scheduler(value) -> str | None:
     return value if match.group(1) else f"tcp://{value}"
 
 
+def _is_client(value) -> bool:
+    """True for a ``distributed.Client`` (without importing distributed when it is not loaded)."""
+    import sys
+    module = sys.modules.get("distributed")
+    return module is not None and isinstance(value, module.Client)
+
+
 @contextlib.contextmanager
-def connect(scheduler: str, *, workers=None, timeout=10.0):
+def connect(scheduler, *, workers=None, timeout=10.0):
     """A Client on an embedded LocalCluster (``'local'``, ``workers`` processes of one thread,
-    default one per core) or on the scheduler at ``scheduler``.
+    default one per core) or on the scheduler at ``scheduler``; an open Client is yielded as
+    given (and left open).
 
     An unreachable scheduler, or one without workers, raises :class:`InputError`
     after ``timeout`` seconds.
     """
     from distributed import Client, LocalCluster
 
+    if _is_client(scheduler):
+        yield scheduler
+        return
     timeout = check_real("connect_timeout", timeout, low=0.0, low_open=True)
     if scheduler == LOCAL:
         n = max_threads() if workers is None else check_int("workers", workers, low=1)

@@ -56,7 +56,8 @@ def worst_case_experiment(horizon: int) -> dict:
             if gap < 0.95:
                 runs.append({"label": f"c={c:g}", "panel": panel, "policy": policy, **params,
                              "environment": _two_actions(gap)})
-    return {"name": f"seed004_check_worst_case_T{horizon:.0e}".replace("+", ""), "horizon": horizon, "reps": 20,
+    return {"name": f"seed004_check_worst_case_T{horizon:.0e}".replace("+", ""), "horizon": horizon,
+            "reps": 50 if horizon <= 10 ** 6 else 20,
             "seed": 2004080, "environment": _two_actions(0.1), "runs": runs,
             "title": f"Seed 004 check: the worst-case-over-gaps family at T = {horizon:.0e}"}
 
@@ -71,7 +72,7 @@ def d_probe_experiment() -> dict:
         runs.append({"label": f"batched, d={d}", "panel": "d probe", "policy": "linear_batched", "environment": env})
         runs.append({"label": f"Alg. 1, d={d}", "panel": "d probe", "policy": "linear_central", "eps": 0.1,
                      "environment": env})
-    return {"name": "seed004_check_d_probe", "horizon": 10 ** 6, "reps": 20, "seed": 2004006,
+    return {"name": "seed004_check_d_probe", "horizon": 10 ** 6, "reps": 50, "seed": 2004006,
             "environment": runs[0]["environment"], "runs": runs,
             "title": "Seed 004 check: the privacy cost of Alg. 1 against the dimension d (erratum E6)"}
 
