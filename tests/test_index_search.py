@@ -22,7 +22,7 @@ from dpbench.mechanisms.bernoulli_trick import bernoulli_observations
 from dpbench.mechanisms.ldp_curators import CTB, CTL, Direct, HeteroCurator, bernoulli_factor, debias
 from dpbench.mechanisms.perturbations import lemma15_lattice_draw, lemma15_tail_radius
 from dpbench.mechanisms.privacy_levels import make_levels
-from dpbench.mechanisms.tree_counter import tree_add, tree_new, tree_noise_scale
+from dpbench.mechanisms.tree_counter import tree_add, tree_new
 from dpbench.mechanisms.truncation import truncate
 
 
@@ -223,8 +223,7 @@ def _dprucb_update(policy, state, arm, m, value, level, t):
     pulls, mean, inv_n_pow, psum, noisy = state
     pulls[arm] += 1.0
     bound = (policy.trunc_coef * pulls[arm]) ** policy.inv_one_plus_v
-    s_hat = tree_add(psum, noisy, arm, int(pulls[arm]), truncate(value, bound),
-                     tree_noise_scale(bound, policy.eps_level))
+    s_hat = tree_add(psum, noisy, arm, int(pulls[arm]), truncate(value, bound), 2.0 * bound, policy.eps_level)
     mean[arm] = s_hat / pulls[arm]
     inv_n_pow[arm] = pulls[arm] ** -policy.exponent
 
