@@ -22,9 +22,9 @@ truncated geometric pmf, and report-noisy-argmax (ReportNoisyMax1/2, by quadratu
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import product
-from typing import Callable
 
 import numpy as np
 from scipy import integrate, stats
@@ -135,8 +135,8 @@ def _floor_scalar(law: Scalar, eps_lb, alpha, delta) -> Floor:
         q = np.concatenate([qb - qa, 1 - (qb - qa)])
         m = len(a)
         cand = _best(p, q, eps_lb, alpha, delta,
-                     lambda i: (f"output in ({a[i % m]:.6g}, {b[i % m]:.6g}]" if i < m
-                                else f"output not in ({a[i % m]:.6g}, {b[i % m]:.6g}]"))
+                     lambda i, a=a, b=b, m=m: (f"output in ({a[i % m]:.6g}, {b[i % m]:.6g}]" if i < m
+                                               else f"output not in ({a[i % m]:.6g}, {b[i % m]:.6g}]"))
         best = cand if best is None or cand.n < best.n else best
         finite = np.sort(grid)
         spread = (finite[-1] - finite[0]) / len(finite)
@@ -153,11 +153,6 @@ def _endpoints(event: str):
 
 
 # ------------------------------------------------------------------ the rows' laws
-def _laplace(loc, scale):
-    d = stats.laplace(loc=loc, scale=scale)
-    return d
-
-
 def row_law(case, x, x_prime):
     """The exact law of a known-answer row's mechanism on (x, x') (module docstring), or None."""
     from . import sniper as sn
@@ -166,7 +161,7 @@ def row_law(case, x, x_prime):
     if isinstance(comp, sn.Laplace) and comp.float_safe:
         if comp.copies == 1 or (comp.copies == 0 and np.count_nonzero(x != xp) == 1):
             j = 0 if comp.copies == 1 else int(np.flatnonzero(x != xp)[0])
-            d1, d2 = _laplace(x[j], comp.scale), _laplace(xp[j], comp.scale)
+            d1, d2 = stats.laplace(x[j], comp.scale), stats.laplace(xp[j], comp.scale)
             return Scalar(d1.cdf, d2.cdf, d1.ppf, d2.ppf)
         return None
     if isinstance(comp, sn.TruncatedGeometric):
