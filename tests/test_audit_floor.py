@@ -65,6 +65,15 @@ def test_row_laws_are_exact():
     law = fl.row_law(rnm, [1, 1, 1, 1, 1], [0, 2, 2, 2, 2])
     assert law.p == pytest.approx([0.2] * 5, abs=1e-9)
     assert math.log(law.p[0] / law.q[0]) == pytest.approx(0.1, abs=1e-6)
+    for name in ("Rappor", "OneTimeRappor"):   # the exact eps of the pair is the largest log-ratio
+        case = by_name(name)
+        law = fl.row_law(case, 1.0, 0.0)
+        assert law.p.sum() == pytest.approx(1.0) and law.q.sum() == pytest.approx(1.0)
+        assert np.max(np.log(law.p / law.q)) == pytest.approx(case.true_eps, rel=1e-9)
+    law = fl.row_law(by_name("ReportNoisyMax3"), [0] * 5, [1] * 5)   # the max shifts by 1
+    t = np.array([-30.0, 0.0, 7.5, 40.0])
+    assert law.cdf_x(t) == pytest.approx(law.cdf_x_prime(t + 1.0), rel=1e-12)
+    assert law.cdf_x(t) == pytest.approx(stats.laplace(scale=20.0).cdf(t) ** 5, rel=1e-12)
     assert fl.row_law(by_name("SparseVectorTechnique2"), [0] * 10, [1] * 10) is None
     assert fl.row_law(by_name("FloatingPointLaplace"), 1.0, 2.0) is None
 

@@ -16,7 +16,10 @@ complement (tails included), endpoints on quantile grids refined around the best
 
 Laws (:func:`row_law`) are the exact-arithmetic laws of the known-answer rows where they are cheap
 and exact: Laplace noise on one differing coordinate (LaplaceMechanism, NoisyHist1/2), the
-truncated geometric pmf, and report-noisy-argmax (ReportNoisyMax1/2, by quadrature).  The rows'
+truncated geometric pmf, report-noisy-argmax (ReportNoisyMax1/2, by quadrature), the noisy max
+value (ReportNoisyMax3/4: the CDF is a product), and RAPPOR's report on the Bloom-filter bits where
+the two inputs differ (the events of the family are sets of those bits' values; the other bits
+have the same law under both inputs).  The rows'
 2^-32 noise lattice is ignored (it moves frequencies by about 1e-9).  Any other row has no law here.
 """
 from __future__ import annotations
@@ -170,7 +173,50 @@ def row_law(case, x, x_prime):
     if isinstance(comp, sn.ReportNoisyMax) and not comp.value:
         return Discrete(_argmax_pmf(x, comp.scale, comp.exponential),
                         _argmax_pmf(xp, comp.scale, comp.exponential), tuple(range(len(x))))
+    if isinstance(comp, sn.ReportNoisyMax):
+        return _max_law(x, xp, comp.scale, comp.exponential)
+    if isinstance(comp, sn.Rappor):
+        return _rappor_law(comp, int(x[0]), int(xp[0]))
     return None
+
+
+def _max_law(x, xp, scale: float, exponential: bool) -> Scalar:
+    """The law of max_j (x_j + noise_j): CDF the product of the noises' CDFs; quantiles by
+    interpolation on a fine grid of the CDF."""
+    noise = stats.expon(scale=scale) if exponential else stats.laplace(scale=scale)
+
+    def cdf_of(v):
+        return lambda t: np.prod([noise.cdf(np.asarray(t, dtype=float) - c) for c in v], axis=0)
+
+    def ppf_of(cdf):
+        lo = min(x.min(), xp.min()) - (0.0 if exponential else 40 * scale)
+        t = np.linspace(lo, max(x.max(), xp.max()) + 40 * scale, 200_001)
+        c = cdf(t)
+        keep = np.concatenate([[True], np.diff(c) > 0])
+        return lambda u: np.interp(u, c[keep], t[keep])
+    cx, cxp = cdf_of(x), cdf_of(xp)
+    return Scalar(cx, cxp, ppf_of(cx), ppf_of(cxp))
+
+
+def _rappor_law(mech, v: int, vp: int) -> Discrete | None:
+    """RAPPOR's report on the Bloom-filter bits where inputs v and vp differ (the other bits have
+    the same law under both and are independent of these); None when no bit differs."""
+    a, b = mech.bloom[v - mech.low], mech.bloom[vp - mech.low]
+    bits = np.flatnonzero(a != b)
+    if len(bits) == 0:
+        return None
+    if mech.one_time:
+        one = [mech.f / 2, mech.f / 2 + 1 - mech.f]                  # P[report 1 | bloom bit 0, 1]
+    else:
+        base = mech.f / 2 * (mech.p + mech.q)
+        one = [base + (1 - mech.f) * mech.p, base + (1 - mech.f) * mech.q]
+    outcomes = list(product((0, 1), repeat=len(bits)))
+
+    def pmf(row):
+        return np.array([np.prod([one[int(row[j])] if o else 1 - one[int(row[j])] for j, o in zip(bits, out)])
+                         for out in outcomes])
+    labels = tuple("bits " + ",".join(str(int(j)) for j in bits) + " = " + "".join(map(str, o)) for o in outcomes)
+    return Discrete(pmf(a), pmf(b), labels)
 
 
 def _geometric_pmf(mech, c: int) -> np.ndarray:
