@@ -74,7 +74,13 @@ def test_row_laws_are_exact():
     t = np.array([-30.0, 0.0, 7.5, 40.0])
     assert law.cdf_x(t) == pytest.approx(law.cdf_x_prime(t + 1.0), rel=1e-12)
     assert law.cdf_x(t) == pytest.approx(stats.laplace(scale=20.0).cdf(t) ** 5, rel=1e-12)
-    assert fl.row_law(by_name("SparseVectorTechnique2"), [0] * 10, [1] * 10) is None
+    svt4 = by_name("SparseVectorTechnique4")      # the sparse vector by an integral over the threshold
+    law = fl.row_law(svt4, [1] * 10, [2] * 5 + [0] * 5)
+    assert law.p.sum() == pytest.approx(1.0) and np.max(np.log(law.p / law.q)) == pytest.approx(svt4.true_eps, abs=1e-6)
+    svt5 = fl.row_law(by_name("SparseVectorTechnique5"), [2] * 5 + [0] * 5, [1] * 10)   # not DP: q = 0
+    f = fl.floor(svt5, 13.0, 0.1)
+    assert f.q == 0 and f.p > 0 and math.isfinite(f.n) and "answers 1111100000" in f.event
+    assert fl.row_law(by_name("SparseVectorTechnique3"), [0] * 10, [1] * 10) is None
     assert fl.row_law(by_name("FloatingPointLaplace"), 1.0, 2.0) is None
 
 
@@ -86,7 +92,7 @@ def row(case, eps_lb, x, xp, n=3e7):
 
 def test_report_renders_samples_over_the_floor():
     text = "\n".join(floor_section([row(by_name("LaplaceMechanism"), 0.09727, 1.0, 0.0),
-                                    row(by_name("SparseVectorTechnique2"), 0.08, [0] * 10, [1] * 10),
+                                    row(by_name("SparseVectorTechnique3"), 0.2, [1] * 10, [2] * 5 + [0] * 5),
                                     row(by_name("NoisyHist2"), 10.01, [0, 1, 1, 1, 1], [1] * 5)]))
     assert "| samples / floor |" in text
     lap = next(line for line in text.splitlines() if line.startswith("| LaplaceMechanism"))

@@ -19,7 +19,8 @@ and exact: Laplace noise on one differing coordinate (LaplaceMechanism, NoisyHis
 truncated geometric pmf, report-noisy-argmax (ReportNoisyMax1/2, by quadrature), the noisy max
 value (ReportNoisyMax3/4: the CDF is a product), and RAPPOR's report on the Bloom-filter bits where
 the two inputs differ (the events of the family are sets of those bits' values; the other bits
-have the same law under both inputs).  The rows'
+have the same law under both inputs), the sparse-vector variants whose answers are bits
+(SVT1/2/4 with one answer above, SVT5, SVT6: an integral over the noisy threshold).  The rows'
 2^-32 noise lattice is ignored (it moves frequencies by about 1e-9).  Any other row has no law here.
 """
 from __future__ import annotations
@@ -99,6 +100,7 @@ def _best(p, q, eps_lb, alpha, delta, name):
     with np.errstate(divide="ignore", invalid="ignore"):   # normal approximation, to rank events
         margin = np.log(np.maximum(both_p - delta, 0.0)) - np.log(both_q) - eps_lb
         approx = np.where(margin > 0, ((1 - both_p) / both_p + (1 - both_q) / both_q) / margin ** 2, np.inf)
+    approx = np.where((both_q == 0) & (both_p > delta), 0.0, np.nan_to_num(approx, nan=np.inf))
     top = np.argsort(approx)[:SHORTLIST]               # the exact search on the best-ranked events
     n = np.full(len(both_p), np.inf)
     n[top] = samples_for_bound(both_p[top], both_q[top], eps_lb, alpha, delta)
@@ -119,8 +121,10 @@ def _floor_discrete(law: Discrete, eps_lb, alpha, delta) -> Floor:
             masks[j, order[k - 1 - j:]] = True
             masks[k + j, order[:j + 1]] = True
     p, q = masks @ law.p, masks @ law.q
+    possible = (law.p > 0) | (law.q > 0)                # outcomes of mass 0 are left out of the name
     return _best(p, q, eps_lb, alpha, delta,
-                 lambda i: "output in {" + ", ".join(str(law.labels[j]) for j in np.flatnonzero(masks[i])) + "}")
+                 lambda i: "output in {" + ", ".join(str(law.labels[j])
+                                                     for j in np.flatnonzero(masks[i] & possible)) + "}")
 
 
 def _floor_scalar(law: Scalar, eps_lb, alpha, delta) -> Floor:
@@ -177,7 +181,43 @@ def row_law(case, x, x_prime):
         return _max_law(x, xp, comp.scale, comp.exponential)
     if isinstance(comp, sn.Rappor):
         return _rappor_law(comp, int(x[0]), int(xp[0]))
+    if isinstance(comp, sn.SparseVector):
+        return _svt_law(comp, x, xp)
     return None
+
+
+def _svt_law(mech, x, xp) -> Discrete | None:
+    """The sparse-vector variants without a numeric output (SVT1, SVT2 and SVT4 with c = 1, SVT5,
+    SVT6): given the noisy threshold r, the queries answer independently, so the law of the answers
+    is an integral over r (``quad_vec``).  With c = 1 an answer vector is the first query above
+    (or none); without an abort (SVT5/6) it is one of the 2^d bit vectors."""
+    from . import sniper as sn
+    v = mech.variant
+    if v in (sn.SVT3, sn.NUMERICAL) or (v in (sn.SVT1, sn.SVT2, sn.SVT4) and mech.c != 1):
+        return None
+    eps1 = mech.eps / 4.0 if v == sn.SVT4 else mech.eps / 2.0
+    eps2 = mech.eps - eps1
+    rho = stats.laplace(scale=(mech.c / eps1) if v == sn.SVT2 else 1.0 / eps1)
+    nu = stats.laplace(scale={sn.SVT1: 2.0 * mech.c / eps2, sn.SVT2: 2.0 * mech.c / eps2}.get(v, 1.0 / eps2))
+    d, abort = len(x), v in (sn.SVT1, sn.SVT2, sn.SVT4)
+    masks = None if abort else np.array(list(product((0, 1), repeat=d)), dtype=bool)
+
+    def answers(values, r):
+        above = (values >= r + mech.t).astype(float) if v == sn.SVT5 else nu.sf(r + mech.t - values)
+        if abort:
+            below = np.concatenate([[1.0], np.cumprod(1.0 - above)])
+            return np.concatenate([below[:-1] * above, below[-1:]])
+        return np.prod(np.where(masks, above, 1.0 - above), axis=1)
+
+    def law(values):
+        width = 60 * rho.std()
+        return integrate.quad_vec(lambda r: rho.pdf(r) * answers(values, r), -width, width,
+                                  points=sorted({0.0, *(values - mech.t)}), epsabs=1e-14, limit=2000)[0]
+    if abort:
+        labels = tuple(f"first above at query {j}" for j in range(d)) + ("none above",)
+    else:
+        labels = tuple("answers " + "".join(str(int(b)) for b in m) for m in masks)
+    return Discrete(law(x), law(xp), labels)
 
 
 def _max_law(x, xp, scale: float, exponential: bool) -> Scalar:
