@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import statistics as st
 from ..engine import audit
 from ..layers import FLOATING_POINT, LAW, TITLES
 from ..stages.validate import SELECT_MAX, SELECT_MIN
+from . import floor as fl
 from .catalog import audit_catalog
 from .planted import planted_bugs
 from .sniper import SUITE_N, cases, published, run_case
@@ -85,6 +85,7 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
     wall, cpu = seconds[0], seconds[1]
     lines += ["", f"Known-answer rows: {wall:.0f} s wall time, {cpu:.0f} s CPU time (all threads), "
                   f"{len(rows)} rows.", ""]
+    lines += floor_section(rows)
     if short:
         lines += ["## Rows below the best published bound", "",
                   "Computed from each row's result: the certified event's frequencies p(x), p(x') and "
@@ -99,6 +100,41 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
     if planted:
         lines += planted_section(planted, seconds[4], seconds[5])
     return "\n".join(lines)
+
+
+def floor_cells(case, res) -> tuple[str, str, str]:
+    """(floor, samples / floor, best event) cells of a row: the certification samples per input of
+    its bound against the floor of the same bound (:mod:`.floor`) on its witness pair."""
+    w, layer = res.witness, res.headline_layer
+    law = fl.row_law(case, w["x"], w["x_prime"]) if layer.layer == LAW else None
+    if law is None:
+        return "", "law not available", ""
+    if not math.isfinite(res.eps_lower_bound):
+        return "", "no finite bound", ""
+    f = fl.floor(law, res.eps_lower_bound, layer.alpha, res.delta)
+    if not math.isfinite(f.n):
+        return "inf", "unreachable", ("no event of the family reaches this bound at the exact-arithmetic "
+                                      "law (the row's bound exceeds its exact eps)")
+    return f"{f.n:.3g}", f"{res.n / f.n:.2f}", f"{_short(f.event, 70)}: p = {f.p:.4g}, p' = {f.q:.4g}"
+
+
+def floor_section(rows) -> list[str]:
+    """Markdown lines of the samples-over-the-floor table of the known-answer rows."""
+    lines = ["## Samples over the floor", "",
+             "`samples`: the certification outputs per input behind the row's bound (selection and "
+             "refinement drew more, see `samples` above). `floor`: the outputs per input that the best "
+             "event of the family would need, at its exact frequencies p, p' on the row's witness pair, to "
+             "certify the same bound at the same alpha with the same statistic (Clopper-Pearson, alpha/2 "
+             "per side, at the expected counts); intervals and their complements for a scalar output, "
+             "every set of outcomes for a discrete one (`verify.audit.suites.floor`). `samples / floor` "
+             "near 1 means selection found an event as good as the best; below 1, the row's counts fell "
+             "favourably. Rows whose exact law is not computed here say so.", "",
+             "| mechanism | eps_LB | samples | floor | samples / floor | best event of the family (exact p, p') |",
+             "|---|---|---|---|---|---|"]
+    for case, res, _, _ in rows:
+        lines.append(f"| {case.name} | {res.eps_lower_bound:.5f} | {res.n:.3g} | "
+                     + " | ".join(floor_cells(case, res)) + " |")
+    return lines + [""]
 
 
 def controls_section(controls, wall: float, cpu: float) -> list[str]:
@@ -181,13 +217,7 @@ def _shortfall_reason(case, res, best) -> str:
         return (f"{event}, ratio ln(p(x)/p(x')) = {ratio:.5f}: below the published figure at any n; "
                 f"the selection chose a weaker event than the published one"
                 + (f" (exact eps {case.true_eps:.5f})." if case.true_eps is not None else "."))
-    need = n
-    while st.eps_bound(p1 * need, need, p2 * need, need, layer.alpha, res.delta) < best and need < 1e13:
-        need *= 2
-    lo, hi = need // 2, need
-    while hi - lo > max(1, lo // 100):
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if st.eps_bound(p1 * mid, mid, p2 * mid, mid, layer.alpha, res.delta) < best else (lo, mid)
+    hi = fl.samples_for_bound(p1, p2, best, layer.alpha, res.delta)
     return (f"{event}; its Clopper-Pearson bound reaches {best:.5f} at n = {hi:.2g} per input "
             f"({hi / n:.1f} times the suite's budget).")
 

@@ -1,0 +1,103 @@
+"""The statistical floor of a certified bound (verify.audit.suites.floor) and its report column."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from verify.audit.layers import LAW
+from verify.audit.suites import floor as fl
+from verify.audit.suites.report import floor_section
+from verify.audit.suites.sniper import cases
+
+
+def laplace_law(shift=1.0, scale=10.0):
+    d1, d2 = stats.laplace(shift, scale), stats.laplace(0.0, scale)
+    return fl.Scalar(d1.cdf, d2.cdf, d1.ppf, d2.ppf)
+
+
+def by_name(name):
+    return next(c for c in cases() if c.name == name)
+
+
+def cp_bound(k1, n1, k2, n2, alpha):
+    """ln(p_L / q_U), Clopper-Pearson at alpha/2 per side, from scipy's beta quantiles."""
+    lo = stats.beta.ppf(alpha / 2, k1, n1 - k1 + 1)
+    hi = stats.beta.ppf(1 - alpha / 2, k2 + 1, n2 - k2)
+    return math.log(lo) - math.log(hi)
+
+
+def test_laplace_floor_matches_the_hand_figure():
+    # Laplace at eps = 0.1: the best event is a tail beyond the shift, p = 1/2, p' = e^-0.1 / 2;
+    # certifying 0.95 eps at alpha = 0.05 with split-alpha Clopper-Pearson takes about 6.8e5 per input
+    f = fl.floor(laplace_law(), 0.095, 0.05)
+    assert f.n == pytest.approx(6.8e5, rel=0.03)
+    assert f.p == pytest.approx(0.5, abs=1e-4) and f.q == pytest.approx(0.5 * math.exp(-0.1), abs=1e-4)
+    assert f.event.startswith("output in (1,")
+    # the figure is the smallest n: reached there, not 2 % below (an independent CP computation)
+    n = f.n
+    assert cp_bound(f.p * n, n, f.q * n, n, 0.05) >= 0.095
+    m = 0.98 * n
+    assert cp_bound(f.p * m, m, f.q * m, m, 0.05) < 0.095
+
+
+def test_floor_grows_with_the_target_and_is_infinite_past_the_exact_eps():
+    law = laplace_law()
+    ns = [fl.floor(law, t, 0.1).n for t in (0.05, 0.08, 0.09, 0.095, 0.098)]
+    assert all(a < b for a, b in zip(ns, ns[1:]))
+    assert math.isinf(fl.floor(law, 0.1001, 0.1).n)
+    geo = by_name("TruncatedGeometricMechanism")
+    law = fl.row_law(geo, 2.0, 1.0)
+    ns = [fl.floor(law, t, 0.1).n for t in (0.08, 0.10, 0.11, 0.115)]
+    assert all(a < b for a, b in zip(ns, ns[1:]))
+    assert math.isinf(fl.floor(law, geo.true_eps + 1e-4, 0.1).n)
+
+
+def test_row_laws_are_exact():
+    geo = by_name("TruncatedGeometricMechanism")
+    law = fl.row_law(geo, 2.0, 1.0)
+    assert law.p.sum() == pytest.approx(1.0) and law.q.sum() == pytest.approx(1.0)
+    assert np.max(np.abs(np.log(law.p / law.q))) == pytest.approx(geo.true_eps, rel=1e-9)
+    rnm = by_name("ReportNoisyMax2")        # argmax with exponential noise: exact eps 0.1 on this pair
+    law = fl.row_law(rnm, [1, 1, 1, 1, 1], [0, 2, 2, 2, 2])
+    assert law.p == pytest.approx([0.2] * 5, abs=1e-9)
+    assert math.log(law.p[0] / law.q[0]) == pytest.approx(0.1, abs=1e-6)
+    for name in ("Rappor", "OneTimeRappor"):   # the exact eps of the pair is the largest log-ratio
+        case = by_name(name)
+        law = fl.row_law(case, 1.0, 0.0)
+        assert law.p.sum() == pytest.approx(1.0) and law.q.sum() == pytest.approx(1.0)
+        assert np.max(np.log(law.p / law.q)) == pytest.approx(case.true_eps, rel=1e-9)
+    law = fl.row_law(by_name("ReportNoisyMax3"), [0] * 5, [1] * 5)   # the max shifts by 1
+    t = np.array([-30.0, 0.0, 7.5, 40.0])
+    assert law.cdf_x(t) == pytest.approx(law.cdf_x_prime(t + 1.0), rel=1e-12)
+    assert law.cdf_x(t) == pytest.approx(stats.laplace(scale=20.0).cdf(t) ** 5, rel=1e-12)
+    svt4 = by_name("SparseVectorTechnique4")      # the sparse vector by an integral over the threshold
+    law = fl.row_law(svt4, [1] * 10, [2] * 5 + [0] * 5)
+    assert law.p.sum() == pytest.approx(1.0) and np.max(np.log(law.p / law.q)) == pytest.approx(svt4.true_eps, abs=1e-6)
+    svt5 = fl.row_law(by_name("SparseVectorTechnique5"), [2] * 5 + [0] * 5, [1] * 10)   # not DP: q = 0
+    f = fl.floor(svt5, 13.0, 0.1)
+    assert f.q == 0 and f.p > 0 and math.isfinite(f.n) and "answers 1111100000" in f.event
+    assert fl.row_law(by_name("SparseVectorTechnique3"), [0] * 10, [1] * 10) is None
+    assert fl.row_law(by_name("FloatingPointLaplace"), 1.0, 2.0) is None
+
+
+def row(case, eps_lb, x, xp, n=3e7):
+    layer = SimpleNamespace(layer=LAW, alpha=0.1)
+    return (case, SimpleNamespace(witness={"x": x, "x_prime": xp}, headline_layer=layer,
+                                  eps_lower_bound=eps_lb, n=n, delta=0.0), 1.0, 1.0)
+
+
+def test_report_renders_samples_over_the_floor():
+    text = "\n".join(floor_section([row(by_name("LaplaceMechanism"), 0.09727, 1.0, 0.0),
+                                    row(by_name("SparseVectorTechnique3"), 0.2, [1] * 10, [2] * 5 + [0] * 5),
+                                    row(by_name("NoisyHist2"), 10.01, [0, 1, 1, 1, 1], [1] * 5)]))
+    assert "| samples / floor |" in text
+    lap = next(line for line in text.splitlines() if line.startswith("| LaplaceMechanism"))
+    cells = [c.strip() for c in lap.split("|")]
+    floor_n, ratio = float(cells[4]), float(cells[5])
+    assert ratio == pytest.approx(3e7 / floor_n, rel=0.01) and 1 < ratio < 100
+    assert "law not available" in text
+    assert "unreachable" in text          # NoisyHist2's exact eps is 10: no event certifies 10.01
