@@ -155,6 +155,9 @@ def certify_sequential(plan: AuditPlan, source: SampleSource, refined: dict[str,
             exhausted = True
             break
         k += 1
+        if bar is not None:
+            bar.total += 2 * size * n_pairs
+            bar.refresh()
         t_round = time.perf_counter()
         for key, h in count_events(plan, source, refined, size, (SEQUENTIAL_STREAM, k), bar).items():
             hists[key] = hists[key] + h if key in hists else h
