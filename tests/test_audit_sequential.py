@@ -96,3 +96,19 @@ def test_without_budget_nothing_changes():
     none = verify.audit(HALF_SCALE, 0.0, 1.0, eps=1.0, n=20_000, seed=4, budget=None)
     assert plain.sequential is None and plain.n == 20_000 and "sequential" not in str(plain)
     assert fixed(plain) == fixed(none)
+
+
+def test_planted_report_gives_the_samples_each_bug_needed(monkeypatch):
+    """The planted-bug report's sequential table, on one bug: caught in fewer samples than the
+    fixed-n audit drew (its budget)."""
+    from verify.audit.suites import report
+    case = next(c for c in planted.planted_bugs() if c.name == "laplace_half_scale")
+    monkeypatch.setattr(report, "planted_bugs", lambda: [case])
+    rows = report.audit_planted(n=100_000)
+    seq = report.audit_planted_sequential(rows, n=100_000)
+    assert seq[0].violated and seq[0].sequential.samples < rows[0][1].n_samples
+    text = "\n".join(report.planted_section(rows, 1.0, 1.0, seq))
+    assert "## Planted bugs caught sequentially" in text
+    row = next(line for line in text.splitlines() if line.startswith("| laplace_half_scale | law |"))
+    assert f"| {seq[0].sequential.n_certify:,} | {seq[0].sequential.samples:,} |" in row
+    assert "Caught 1 of 1 bugs sequentially" in text
