@@ -3,6 +3,7 @@
 * false positives: correct mechanisms at tight claims, pooled over enough seeds that a
   one-sided binomial test of "rate <= alpha" at level 1e-3 has 90% power against 2 alpha, for
   each layer (law, floating point) and for the audit's verdict (either layer);
+* the same for the sequential audit (a budget, certification in rounds), on the verdict;
 * the printed ``delta_floor``: violating events of twice its mass, planted in several kinds
   of mechanism, are found in at least 95% of the seeds;
 * every planted bug of ``suites.planted.planted_bugs`` is caught by the layer it belongs to and
@@ -94,6 +95,27 @@ def test_false_positive_rate_at_most_alpha_in_each_layer():
     # the floating-point layer: its own design on the trials where it was tested
     fp_allowed = int(stats.binom.isf(FP_LEVEL, fp_trials, FP_ALPHA))
     assert fp_trials >= 200 and sum(fp.values()) <= fp_allowed, (sum(fp.values()), fp_allowed, fp)
+
+
+def test_sequential_false_positive_rate_at_most_alpha():
+    """The sequential audit (a budget of 4e5 samples: selection at n = 20,000, then about eight
+    certification rounds judged at alpha * 6 / (pi^2 k^2)) on correct mechanisms at their exact
+    claims: the fraction of seeds it rejects passes the binomial test of binomial_design (a true
+    rate of 2 alpha fails it with probability >= 90%).  (About 10 minutes of CPU.)"""
+    trials, allowed = binomial_design(FP_ALPHA, FP_LEVEL, FP_POWER)
+    c = controls
+    mechanisms = [("generator_laplace_on_lattice", c.generator_laplace(1.0, True), 0.0, 1.0, 1.0, 0.0),
+                  ("randomized_response_4", c.randomized_response(1.0, 4), 0.0, 1.0, 1.0, 0.0),
+                  ("generator_gaussian_on_lattice", c.generator_gaussian(1.0, 1e-5, True), 0.0, 1.0, 1.0, 1e-5)]
+    seeds = math.ceil(trials / len(mechanisms))
+    rejected, rounds = {}, []
+    for name, m, x, xp, eps, delta in mechanisms:
+        results = [verify.audit(m, x, xp, eps=eps, delta=delta, alpha=FP_ALPHA, n=20_000, seed=s, budget=4e5)
+                   for s in range(seeds)]
+        rejected[name] = sum(r.violated for r in results)
+        rounds += [r.sequential.rounds for r in results]
+    assert seeds * len(mechanisms) >= trials and min(rounds) >= 6
+    assert sum(rejected.values()) <= allowed, (sum(rejected.values()), allowed, rejected)
 
 
 #: kinds of mechanism with a planted violating event S: P[M(x) in S] = mass, P[M(x') in S] = 0

@@ -68,6 +68,9 @@ def register(sub):
     p.add_argument("--features", default="auto", help="statistics to try, comma-separated (default: auto, "
                                                       "both layers; law: the law only); each choice is "
                                                       "explained below")
+    p.add_argument("--budget", metavar="SECONDS|SAMPLES",
+                   help="audit sequentially: certify in rounds and stop as soon as a violation is certified, or "
+                        "when this budget is spent (e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_run)
@@ -212,6 +215,8 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
 
 def _run(args) -> int:
     from verify.audit import audit
+    from verify.audit.stages.validate import parse_budget
+    budget = parse_budget(args.budget)            # checked before the mechanism is loaded or compiled
     params = parse_assignments(args.param, flag="--param", coerce=parse_value)
     x, x_prime = parse_input("--x", args.x), parse_input("--x-prime", args.x_prime)
     mech, extra = load_mechanism(args.mechanism, params, args.eps, args.delta)
@@ -221,7 +226,7 @@ def _run(args) -> int:
     try:
         result = audit(mech, x, x_prime, eps=args.eps, delta=args.delta, alpha=args.alpha, n=args.n,
                        n_select=args.n_select, seed=args.seed, progress=not (args.no_progress or args.json),
-                       **extra)
+                       budget=budget, **extra)
     except InputError as err:       # messages quoting user code may span lines: the CLI prints one
         raise InputError(" ".join(str(err).split())) from None
     if args.json:

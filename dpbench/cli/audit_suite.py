@@ -1,6 +1,7 @@
 """``dpbench audit-suite``: the known-answer audit suite (DP-Sniper's 20 mechanisms and the
 floating-point case, :mod:`verify.audit.suites`), written to ``reports/audit_benchmark.md``,
-and the planted-bug table ``reports/audit_planted.md`` (which layer caught each bug).
+and the planted-bug tables ``reports/audit_planted.md`` (which layer caught each bug, and the
+samples the sequential audit needed to catch it).
 
     dpbench audit-suite                               # the report's settings (about 10 minutes on 2 cores)
     dpbench audit-suite --scale 0.01 --only LaplaceMechanism --out /tmp/suite.md
@@ -24,8 +25,9 @@ def register(sub):
     p.add_argument("--seed", type=int, default=0, help="seed of every audit (default 0)")
     p.add_argument("--no-controls", action="store_true", help="skip the dpbench catalog/controls table")
     p.add_argument("--planted-only", action="store_true",
-                   help="only the planted-bug table (every bug of verify.audit.suites.planted "
-                        "and its fix), into reports/audit_planted.md unless --out is given")
+                   help="only the planted-bug tables (every bug of verify.audit.suites.planted and its fix; "
+                        "the samples the sequential audit needed to catch each bug), into "
+                        "reports/audit_planted.md unless --out is given")
     p.add_argument("--out", help="report file (default: reports/audit_benchmark.md, or "
                                  "reports/audit_planted.md with --planted-only)")
     p.set_defaults(func=_run)

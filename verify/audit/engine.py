@@ -17,6 +17,12 @@ against a claim (eps, delta) runs five stages (:mod:`verify.audit.stages`), each
    counted on the same outputs, Clopper-Pearson statements at each layer's share of alpha;
 5. *assemble* (:mod:`.stages.assemble`): verdicts, witnesses in output space, the result.
 
+With a ``budget`` the audit is sequential: selection and refinement run as above, then
+certification draws rounds of fresh outputs (1000, 2000, 4000, ... per input) and stops as
+soon as a layer is violated or the budget is spent, each round judged at alpha * 6/(pi^2 k^2):
+an alpha-spending union bound over rounds, valid at the stated alpha whenever it stops
+(:func:`.stages.certify.certify_sequential` says why).
+
 Reported (:class:`.result.AuditResult`): for each layer, ``violated``, ``eps_lower_bound`` (at
 the claimed delta), ``p_value`` and the witness, all at confidence 1 - alpha together;
 which layer failed; the eps(delta) curve and the trade-off (f-DP) view -- certified (FPR, FNR)
@@ -39,7 +45,7 @@ import time
 from .result import AuditResult
 from .source import SampleSource
 from .stages.assemble import assemble
-from .stages.certify import certify
+from .stages.certify import certify, certify_sequential
 from .stages.refine import refine
 from .stages.select import select
 from .stages.validate import validate
@@ -47,7 +53,7 @@ from .stages.validate import validate
 
 def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
-          keep_pairs=None, n_refine=None, progress=False) -> AuditResult:
+          keep_pairs=None, n_refine=None, progress=False, budget=None) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     Parameters
@@ -94,6 +100,17 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         n // 4): rare strong events need more data to tell apart than the selection has.
     progress : bool
         Show a progress bar.
+    budget : str or number, optional
+        Audit sequentially within this budget: ``"30s"`` (seconds of the whole audit) or a
+        number of samples (``2e6``, ``"2e6"``: outputs drawn by the whole audit, both inputs,
+        every stage).  Selection and refinement are sized by ``n`` as without a budget;
+        certification then draws rounds of 1000, 2000, 4000, ... outputs per input and stops
+        as soon as a layer is violated, or when the budget is spent with the bound reached so
+        far.  Round k is judged at alpha * 6 / (pi^2 k^2) on the cumulative counts (an
+        alpha-spending union bound over rounds: every statement of every round holds together
+        at confidence 1 - alpha, so the one at the stopping round does, whenever it stops).
+        A seconds budget is checked between rounds (the first round always runs).  Default
+        None: n certification outputs at once, as without this option.
 
     Returns
     -------
@@ -103,7 +120,8 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         together; ``layer_failed`` ("law", "floating_point" or None); ``violated`` (either
         layer rejects the claim at level alpha) with the headline layer's ``eps_lower_bound``
         (certified: the mechanism is not (eps', delta)-DP for any eps' below it), ``p_value``
-        and ``witness``; the eps(delta) curve and the certified trade-off points.
+        and ``witness``; the eps(delta) curve and the certified trade-off points; with a
+        budget, ``sequential`` (rounds, samples used, whether the budget ran out).
 
     Raises
     ------
@@ -121,17 +139,19 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     """
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,
                     domain=domain, log_density=log_density, features=features, delta_grid=delta_grid,
-                    keep_pairs=keep_pairs, n_refine=n_refine, progress=progress)
+                    keep_pairs=keep_pairs, n_refine=n_refine, progress=progress, budget=budget)
     source = SampleSource(mechanism, plan.seed)
     t0 = time.perf_counter()
     choices = select(plan, source)
     from tqdm.auto import tqdm
     chosen = {c.chosen.pair for c in choices.values()}
     nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}
-    bar = tqdm(total=2 * (plan.n * len(chosen) + plan.n_refine * len(nominated)), desc=f"audit {source.name}",
+    n_certify = plan.n if plan.budget is None else 0        # a sequential audit's rounds are not known ahead
+    bar = tqdm(total=2 * (n_certify * len(chosen) + plan.n_refine * len(nominated)), desc=f"audit {source.name}",
                unit="out", unit_scale=True, disable=not plan.progress, leave=False)
     with bar:
         refined = refine(plan, source, choices, bar)
         t_select = time.perf_counter() - t0
-        certification = certify(plan, source, refined, bar)
+        certification = (certify(plan, source, refined, bar) if plan.budget is None
+                         else certify_sequential(plan, source, refined, t0, bar))
     return assemble(plan, source, certification, seconds=time.perf_counter() - t0, select_seconds=t_select)

@@ -94,6 +94,33 @@ class LayerResult:
 
 
 @dataclass
+class SequentialRun:
+    """How a sequential audit (one with a budget) spent it.
+
+    budget            the budget, as given ("30s", "2e+06 samples")
+    rounds            certification rounds drawn (round k: 1000 * 2^(k-1) outputs per input)
+    n_certify         certification outputs per input, all rounds together
+    samples           outputs drawn by the whole audit (both inputs, every stage)
+    budget_exhausted  the budget ran out before any layer was violated
+    stopped_early     a violation was certified before the budget ran out
+    """
+
+    budget: str
+    rounds: int
+    n_certify: int
+    samples: int
+    budget_exhausted: bool
+    stopped_early: bool
+
+    def line(self) -> str:
+        """One line: why the audit stopped, after how many rounds and samples."""
+        why = ("stopped early: a violation was certified" if self.stopped_early
+               else "the budget ran out with the bound reached so far")
+        return (f"sequential, budget {self.budget}: {why} after {self.rounds} round{'s' if self.rounds != 1 else ''} "
+                f"({self.n_certify:,} certification outputs per input, {self.samples:,} samples in all)")
+
+
+@dataclass
 class AuditResult:
     """What an audit certifies about one mechanism on its most revealing input pair.
 
@@ -115,6 +142,9 @@ class AuditResult:
                                  function lies below-left of each point
     gdp_mu_lower_bound           the largest mu the points certify: M is not mu'-GDP
                                  for any mu' < gdp_mu_lower_bound (0: nothing certified)
+
+    ``sequential``: with a budget, how it was spent (:class:`SequentialRun`; ``n`` is then the
+    certification outputs per input of all rounds); None for an audit of n outputs at once.
     """
 
     mechanism: str
@@ -145,6 +175,7 @@ class AuditResult:
     gdp_mu_lower_bound: float = 0.0
     warnings: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
+    sequential: SequentialRun | None = None
 
     @property
     def layers(self) -> tuple[LayerResult, LayerResult]:
@@ -176,6 +207,7 @@ class AuditResult:
     def __str__(self) -> str:
         """Verdict, one line per layer, trade-off view and resolution."""
         shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in self.layers if lay.status != "not tested")
+        seq = f"\n  {self.sequential.line()}" if self.sequential is not None else ""
         return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
                 f"  {self.law.line(self.n)}\n"
                 f"  {self.floating_point.line(self.n)}\n"
@@ -183,7 +215,7 @@ class AuditResult:
                 f"not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}\n"
                 f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
                 f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}; "
-                f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})")
+                f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})" + seq)
 
 
 def describe_points(fpr, fnr, show: int = 3) -> str:

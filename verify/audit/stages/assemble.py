@@ -22,7 +22,7 @@ SHOWN_LABELS = 64
 def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seconds: float,
              select_seconds: float) -> AuditResult:
     """The result of an audit from its plan, its sample source and its certification."""
-    layer_results = {layer: (layer_result(plan, source, cert.layers[layer]) if layer in cert.layers
+    layer_results = {layer: (layer_result(plan, source, cert.layers[layer], cert.n) if layer in cert.layers
                              else untested(plan, layer)) for layer in LAYERS}
     law, fp = layer_results[LAW], layer_results[FLOATING_POINT]
     tested = [lay for lay in (law, fp) if lay.status != NOT_TESTED]
@@ -30,13 +30,14 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seco
                     max(tested, key=lambda lay: lay.eps_lower_bound))
     failed = LAW if law.violated else FLOATING_POINT if fp.violated else None
     top = cert.layers[headline.layer]
-    notes = [f"only n={plan.n} certification samples: the bound is weak"] if plan.n < 1000 else []
+    n = cert.n
+    notes = [f"only n={n} certification samples: the bound is weak"] if n < 1000 else []
     curve = cert.curve
     n_samples = source.drawn
     return AuditResult(
         mechanism=source.name, eps=plan.eps, delta=plan.delta, alpha=plan.alpha,
         eps_lower_bound=headline.eps_lower_bound, p_value=headline.p_value, violated=failed is not None,
-        witness=headline.witness, curve_delta=plan.delta_grid.tolist(), curve_eps=curve.eps, n=plan.n,
+        witness=headline.witness, curve_delta=plan.delta_grid.tolist(), curve_eps=curve.eps, n=n,
         n_select=plan.n_select, n_samples=n_samples, seconds=seconds,
         samples_per_second=n_samples / seconds if seconds > 0 else float("inf"),
         eps_ceiling=plan.eps_ceiling, delta_floor=plan.delta_floor, pairs_tried=len(plan.pairs), seed=plan.seed,
@@ -44,18 +45,19 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seco
         tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound, warnings=notes,
         info={"select_seconds": select_seconds, "certify_seconds": cert.seconds,
               "certification_floor": plan.certification_floor,
-              "certify_samples_per_second": 2 * plan.n / cert.seconds if cert.seconds > 0 else float("inf"),
+              "certify_samples_per_second": 2 * n / cert.seconds if cert.seconds > 0 else float("inf"),
               "fast_path": bool(source.fast_path(plan.pairs[top.refined.pair][0]) and top.event.statistic.compiled),
               "curve_alpha_per_event": curve.alpha_per_event, "curve_events": curve.events,
               "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]},
               "selection_proxy": top.refined.selection_proxy,
               "refined_proxy": top.event.proxy if plan.n_refine else None, "n_refine": plan.n_refine,
               "rare_nominee": None if top.refined.nominee is None else top.refined.nominee.describe(source.labels),
-              "rare_nominee_chosen": top.refined.nominee_chosen})
+              "rare_nominee_chosen": top.refined.nominee_chosen},
+        sequential=cert.sequential)
 
 
-def layer_result(plan: AuditPlan, source: SampleSource, c: Certified) -> LayerResult:
-    """One tested layer's verdict, bound, witness and fix."""
+def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) -> LayerResult:
+    """One tested layer's verdict, bound, witness and fix, certified on n outputs per input."""
     event = c.event
     a, b = plan.pairs[c.refined.pair]
     fwd = event.forward
@@ -63,7 +65,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified) -> LayerRe
     stat = event.statistic
     witness = {"x": as_input(a if fwd else b), "x_prime": as_input(b if fwd else a),
                "event": event.describe(source.labels), "statistic": stat.name, "feature": stat.feature.name,
-               "count_x": k1, "count_x_prime": k2, "p_x": k1 / plan.n, "p_x_prime": k2 / plan.n,
+               "count_x": k1, "count_x_prime": k2, "p_x": k1 / n, "p_x_prime": k2 / n,
                "eps_estimate": eps_estimate(k1, k2)}
     note = ""
     claim_rejected = c.p_claim <= c.level
@@ -74,7 +76,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified) -> LayerRe
     return LayerResult(layer=c.layer, status=VIOLATED if c.violated else NOT_REJECTED, violated=c.violated,
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
-                       eps_cap=max(0.0, float(st.eps_bound(plan.n, plan.n, 0, plan.n, c.level, plan.delta))),
+                       eps_cap=max(0.0, float(st.eps_bound(n, n, 0, n, c.level, plan.delta))),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)
 
 

@@ -16,9 +16,24 @@ compiled kernel).  Each layer is then judged at its share of alpha (:mod:`..laye
 
 The eps(delta) curve and the trade-off view are certified on the curve events of the law
 layer (of the floating-point layer when the law is not tested), simultaneously at alpha.
+
+Sequential certification (:func:`certify_sequential`, an audit with a ``budget``) counts the
+same events on rounds of fresh outputs, 1000, 2000, 4000, ... per input, and judges the
+cumulative counts after every round k at alpha_k = alpha * 6 / (pi^2 k^2) (each layer at its
+share of it): an alpha-spending union bound.  Why it is anytime-valid: the events were fixed
+before any certification output was drawn, so after round k the Clopper-Pearson statements on
+the cumulative counts are false with probability at most alpha_k (the round sizes depend only
+on the budget and the clock, never on the counts); summed over all rounds the probability that
+*any* statement of *any* round is false is at most sum_k alpha_k = alpha (sum 1/k^2 = pi^2/6).
+So the statements of the round at which the audit stops -- as soon as a layer is violated, or
+when the budget is spent, a data-dependent time -- hold at confidence 1 - alpha.  It costs a
+factor pi^2 k^2 / 6 in alpha at round k (a few percent of the bound's width), in exchange for
+stopping after a few thousand outputs on a gross violation.  The curve is certified at the
+stopping round's alpha_k likewise.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -28,9 +43,13 @@ from .. import statistics as st
 from .. import tradeoff
 from ..events import Event
 from ..layers import FLOATING_POINT, LAW
+from ..result import SequentialRun
 from ..source import SampleSource
 from .refine import Refined
-from .validate import AuditPlan
+from .validate import FIRST_ROUND, AuditPlan
+
+#: the sample streams' key of sequential rounds: (pair, side, SEQUENTIAL_STREAM, round)
+SEQUENTIAL_STREAM = 5
 
 
 @dataclass
@@ -79,11 +98,17 @@ class Certified:
 
 @dataclass
 class Certification:
-    """Every layer's certification, the curve and trade-off view, and how long counting took."""
+    """Every layer's certification, the curve and trade-off view, and how long counting took.
+
+    n           certification outputs per input the statements rest on
+    sequential  the rounds of a sequential certification (None: n outputs at once)
+    """
 
     layers: dict
     curve: tradeoff.Certified
     seconds: float
+    n: int
+    sequential: SequentialRun | None = None
 
 
 def certify(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], bar=None) -> Certification:
@@ -94,7 +119,59 @@ def certify(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], 
     curve_layer = LAW if LAW in refined else next(iter(refined))
     curve = tradeoff.certify(refined[curve_layer].curve_events, hists[curve_layer, 0], hists[curve_layer, 1],
                              plan.n, plan.alpha, plan.delta_grid)
-    return Certification(layers, curve, time.perf_counter() - t0)
+    return Certification(layers, curve, time.perf_counter() - t0, plan.n)
+
+
+def spent_alpha(k: int) -> float:
+    """The share of alpha spent at round k (1, 2, ...): 6 / (pi^2 k^2), summing to 1 over all rounds."""
+    return 6.0 / (math.pi ** 2 * k * k)
+
+
+def certify_sequential(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], started: float,
+                       bar=None) -> Certification:
+    """Count every layer's event on rounds of fresh outputs until a layer is violated or the budget is spent.
+
+    Round k draws FIRST_ROUND * 2^(k-1) outputs per input (the last round cut to what the
+    budget leaves) and judges the cumulative counts at alpha * spent_alpha(k) (the module
+    docstring says why that is valid at the stopping round).  ``started``: the audit's start
+    (``time.perf_counter()``), from which a budget in seconds runs; a round is begun only if
+    twice the previous one's time still fits (the first round always runs).
+    """
+    t0 = time.perf_counter()
+    budget = plan.budget
+    n_pairs = len({r.pair for r in refined.values()})
+    hists: dict = {}
+    n = k = 0
+    layers: dict = {}
+    exhausted = False
+    last = 0.0
+    while True:
+        size = FIRST_ROUND << k
+        if budget.samples is not None:
+            size = min(size, (budget.samples - source.drawn) // (2 * n_pairs))
+        elif k > 0 and time.perf_counter() - started + 2.0 * last > budget.seconds:
+            size = 0
+        if size < 1 or (k > 0 and budget.samples is not None and size < FIRST_ROUND):
+            exhausted = True
+            break
+        k += 1
+        if bar is not None:
+            bar.total += 2 * size * n_pairs
+            bar.refresh()
+        t_round = time.perf_counter()
+        for key, h in count_events(plan, source, refined, size, (SEQUENTIAL_STREAM, k), bar).items():
+            hists[key] = hists[key] + h if key in hists else h
+        last = time.perf_counter() - t_round
+        n += size
+        layers = judge(plan, refined, hists, n, spent_alpha(k))
+        if any(c.violated for c in layers.values()):
+            break
+    curve_layer = LAW if LAW in refined else next(iter(refined))
+    curve = tradeoff.certify(refined[curve_layer].curve_events, hists[curve_layer, 0], hists[curve_layer, 1],
+                             n, plan.alpha * spent_alpha(k), plan.delta_grid)
+    run = SequentialRun(budget=str(budget), rounds=k, n_certify=n, samples=source.drawn,
+                        budget_exhausted=exhausted, stopped_early=not exhausted)
+    return Certification(layers, curve, time.perf_counter() - t0, n, run)
 
 
 def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], n: int, stream: tuple,
@@ -117,10 +194,11 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
     return hists
 
 
-def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, n: int) -> dict[str, Certified]:
-    """Every layer's verdict from its counts on n outputs per input, at its share of alpha, by the
-    plan's certifier (the bound and p-value of one pre-chosen event)."""
-    levels = plan.levels(refined)
+def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, n: int,
+          spend: float = 1.0) -> dict[str, Certified]:
+    """Every layer's verdict from its counts on n outputs per input, at its share of ``spend`` * alpha,
+    by the plan's certifier (the bound and p-value of one pre-chosen event)."""
+    levels = {layer: level * spend for layer, level in plan.levels(refined).items()}
     out = {}
     for layer, r in refined.items():
         h_x, h_xp = hists[layer, 0], hists[layer, 1]

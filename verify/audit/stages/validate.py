@@ -27,6 +27,47 @@ from ..inputs import Domain, neighbour_pair, pattern_pairs
 SELECT_MIN, SELECT_MAX = 200_000, 1_000_000
 #: events per family shortlisted on the screening part of the selection samples
 SHORTLIST = 4
+#: outputs per input of the first round of a sequential certification (round k draws 2^(k-1) times this)
+FIRST_ROUND = 1000
+#: the allowed forms of a budget, for error messages
+BUDGET_FORM = "SECONDS with an 's' suffix (e.g. '30s') or a number of samples (e.g. 2e6 or '2e6')"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a sequential audit may spend: ``samples`` (outputs drawn by the whole audit, both
+    inputs, every stage) or ``seconds`` (wall time of the whole audit); exactly one is set."""
+
+    samples: int | None = None
+    seconds: float | None = None
+
+    def __str__(self) -> str:
+        return f"{self.seconds:g}s" if self.seconds is not None else f"{self.samples:.3g} samples"
+
+
+def parse_budget(budget) -> Budget | None:
+    """A budget from ``30``-like numbers (samples), ``'2e6'`` (samples) or ``'30s'`` (seconds); None stays None.
+
+    Raises InputError naming the parameter and the allowed form on anything else.
+    """
+    if budget is None or isinstance(budget, Budget):
+        return budget
+    bad = InputError(f"budget must be {BUDGET_FORM}, positive (got {budget!r})")
+    if isinstance(budget, bool):
+        raise bad
+    text = budget.strip().lower() if isinstance(budget, str) else None
+    try:
+        if text is not None and text.endswith("s"):
+            seconds = float(text[:-1])
+            if not (math.isfinite(seconds) and seconds > 0):
+                raise bad
+            return Budget(seconds=seconds)
+        value = float(text if text is not None else budget)
+    except (TypeError, ValueError):
+        raise bad from None
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise bad
+    return Budget(samples=int(value))
 
 
 @dataclass(frozen=True)
@@ -51,6 +92,7 @@ class AuditPlan:
     progress          show a progress bar
     certifier         how a pre-chosen event's counts become a bound and a p-value
                       (:class:`..statistics.ClopperPearson`)
+    budget            sequential certification within this :class:`Budget` (None: n outputs at once)
     """
 
     eps: float
@@ -70,6 +112,7 @@ class AuditPlan:
     delta_floor: float
     progress: bool = False
     certifier: st.ClopperPearson = st.CLOPPER_PEARSON
+    budget: Budget | None = None
 
     @property
     def requested_layers(self) -> set:
@@ -83,10 +126,11 @@ class AuditPlan:
 
 def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
              n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
-             keep_pairs=None, n_refine=None, progress=False) -> AuditPlan:
+             keep_pairs=None, n_refine=None, progress=False, budget=None) -> AuditPlan:
     """Check the arguments of :func:`verify.audit.audit` (its docstring says what they are) and plan it."""
     if not callable(mechanism):
         raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got {mechanism!r})")
+    budget = parse_budget(budget)
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -109,6 +153,8 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
         for pair in pairs:
             for value in pair:
                 check_input(value)
+    if budget is not None and budget.samples is not None:
+        check_budget(budget.samples, len(pairs), n_select, n_refine, keep_pairs)
     if delta_grid is None:
         delta_grid = st.log_delta_grid(n)
     delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
@@ -118,7 +164,22 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
                      pairs=pairs, features=requested, delta_grid=delta_grid, keep_pairs=keep_pairs,
                      log_density=log_density, eps_ceiling=float(ceiling), certification_floor=float(cert_floor),
                      delta_floor=float(resolution_floor(n, n_select, n_refine, law_alpha, eps, delta)),
-                     progress=bool(progress))
+                     progress=bool(progress), budget=budget)
+
+
+def check_budget(samples: int, n_pairs: int, n_select: int, n_refine: int, keep_pairs: int | None) -> None:
+    """InputError unless a budget of ``samples`` outputs covers selection, refinement and a first round.
+
+    Counted at their most: every pair's selection (a quick pass more with ``keep_pairs``), the
+    refinement of up to four pairs (each layer's chosen pair and rare nominee), and the first
+    certification round of up to two pairs (one per layer).
+    """
+    select_draws = 2 * n_pairs * (n_select + (max(20, n_select // 4) if keep_pairs is not None else 0))
+    need = select_draws + 2 * min(4, n_pairs) * n_refine + 2 * min(2, n_pairs) * FIRST_ROUND
+    if samples < need:
+        raise InputError(f"budget={samples:.3g} samples cannot cover selection, refinement and a first "
+                         f"certification round of {FIRST_ROUND} outputs per input: give budget >= {need:.3g} "
+                         f"(or a smaller n, which sizes selection and refinement)")
 
 
 def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[float, float]:

@@ -157,8 +157,9 @@ def controls_section(controls, wall: float, cpu: float) -> list[str]:
     return lines + ["", f"Catalog and controls: {wall:.0f} s wall, {cpu:.0f} s CPU.", ""]
 
 
-def planted_section(planted, wall: float, cpu: float) -> list[str]:
-    """Markdown lines of the planted-bug table: rows (case, buggy result, fixed result)."""
+def planted_section(planted, wall: float, cpu: float, sequential=None) -> list[str]:
+    """Markdown lines of the planted-bug table: rows (case, buggy result, fixed result); with
+    ``sequential`` (one sequential result per row), the table of samples each bug needed."""
     lines = ["## Planted bugs by class: caught by the default audit, passed once fixed", "",
              "Mechanisms written from textbook formulas and published bug classes "
              "(`verify.audit.suites.planted.planted_bugs`), audited as a new user would: n = 2e6, "
@@ -181,6 +182,33 @@ def planted_section(planted, wall: float, cpu: float) -> list[str]:
                   f"{passed} of {len(planted)} fixed versions pass both layers (each fixed version is a correct "
                   f"mechanism: at alpha = 0.01 a sound audit flags it with probability at most 0.01). Planted "
                   f"bugs: {wall:.0f} s wall, {cpu:.0f} s CPU.", ""]
+    return lines + (sequential_section(planted, sequential) if sequential is not None else [])
+
+
+def sequential_section(planted, sequential) -> list[str]:
+    """Markdown lines of the sequential table: the samples each planted bug needed to be caught."""
+    lines = ["## Planted bugs caught sequentially: the samples each one needed", "",
+             "The same audits with a budget (`verify.audit(..., budget=B)`, `dpbench audit --budget B`), B = "
+             "the samples the fixed-n audit above drew: selection and refinement as above, then certification "
+             "in rounds of 1000, 2000, 4000, ... outputs per input, round k judged at alpha 6 / (pi^2 k^2) "
+             "(alpha-spending union bound: anytime-valid at alpha = 0.01), stopping at the first certified "
+             "violation. `certification outputs`: per input, all rounds; `samples`: drawn by the whole audit "
+             "(selection included); `of fixed-n`: the samples as a fraction of the fixed-n audit's.", "",
+             "| case | caught by | rounds | certification outputs per input | samples | of fixed-n | "
+             "law eps >= | floating point eps >= |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (case, bad, _), seq in zip(planted, sequential):
+        run = seq.sequential
+        caught = caught_by(seq) if seq.violated else f"not caught ({run.budget} spent)"
+        lines.append(f"| {case.name} | {caught} | {run.rounds} | {run.n_certify:,} | {run.samples:,} | "
+                     f"{run.samples / bad.n_samples:.2f} | {layer_cell(seq.law)} | {layer_cell(seq.floating_point)} |")
+    caught = [(seq, bad) for (_, bad, _), seq in zip(planted, sequential) if seq.violated]
+    if caught:
+        outputs = sorted(seq.sequential.n_certify for seq, _ in caught)
+        share = sum(seq.sequential.samples for seq, _ in caught) / sum(bad.n_samples for _, bad in caught)
+        lines += ["", f"Caught {len(caught)} of {len(sequential)} bugs sequentially; certification outputs per "
+                      f"input: median {outputs[len(outputs) // 2]:,}, at most {outputs[-1]:,} (fixed-n: "
+                      f"{caught[0][1].n:,}); samples in all: {share:.2f} of the fixed-n audits'.", ""]
     return lines
 
 
@@ -190,6 +218,13 @@ def audit_planted(n: int = 2_000_000, alpha: float = 0.01, seed: int = 1):
     return [(c, audit(c.mechanism, c.x, c.x_prime, eps=c.eps, delta=c.delta, n=n, alpha=alpha, seed=seed),
              audit(c.fixed, c.x, c.x_prime, eps=c.eps, delta=c.delta, n=n, alpha=alpha, seed=seed))
             for c in planted_bugs()]
+
+
+def audit_planted_sequential(planted, alpha: float = 0.01, seed: int = 1, n: int = 2_000_000):
+    """Every planted bug of ``planted`` (rows of :func:`audit_planted`) audited sequentially within the
+    samples its fixed-n audit drew: one result per row."""
+    return [audit(c.mechanism, c.x, c.x_prime, eps=c.eps, delta=c.delta, n=n, alpha=alpha, seed=seed,
+                  budget=bad.n_samples) for c, bad, _ in planted]
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -233,9 +268,10 @@ def write_planted(out, seed: int = 0) -> tuple[float, float]:
     t0 = time.perf_counter(), time.process_time()
     planted = audit_planted(seed=seed)
     wall, cpu = time.perf_counter() - t0[0], time.process_time() - t0[1]
+    sequential = audit_planted_sequential(planted, seed=seed)
     head = ["# Planted bugs: the default audit by bug class", "",
             f"Regenerate with `{command(seed=seed, planted_only=True)}`.", ""]
-    Path(out).write_text("\n".join(head + planted_section(planted, wall, cpu)) + "\n")
+    Path(out).write_text("\n".join(head + planted_section(planted, wall, cpu, sequential)) + "\n")
     return wall, cpu
 
 
