@@ -125,12 +125,12 @@ def _clear_leader(state, scale):
 def _look_ahead(state, t, half):
     """Bounds of L = 4 log(t + 1) and of the scale sqrt(L) (``half``: sqrt(L / 2)) up to the
     step ``ahead_step(t)``, kept in ``state.ahead``."""
-    ahead = state.ahead
-    if t > ahead[AHEAD_UNTIL]:
+    if t > state.ahead[AHEAD_UNTIL]:
         until = ahead_step(t)
-        ahead[AHEAD_UNTIL] = until
-        ahead[AHEAD_BIG_L] = 4.0 * math.log(until + 1.0)
-        ahead[AHEAD_SCALE] = math.sqrt(2.0 * math.log(until + 1.0)) if half else math.sqrt(ahead[AHEAD_BIG_L])
+        log_until = math.log(until + 1.0)
+        state.ahead[AHEAD_UNTIL] = until
+        state.ahead[AHEAD_BIG_L] = 4.0 * log_until
+        state.ahead[AHEAD_SCALE] = math.sqrt(2.0 * log_until) if half else math.sqrt(4.0 * log_until)
 
 
 @cached_njit(inline="always")

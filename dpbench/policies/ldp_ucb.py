@@ -55,14 +55,14 @@ def _select(policy, state, t):
     k = state.counts.shape[0]
     if t < k:
         return t, 1
-    ahead = state.ahead                  # bounds of log t and of the scale over the next steps
-    if t > ahead[AHEAD_UNTIL]:
+    if t > state.ahead[AHEAD_UNTIL]:     # bounds of log t and of the scale over the next steps
         until = ahead_step(t)
-        ahead[AHEAD_UNTIL] = until
-        ahead[AHEAD_LOG] = math.log(until)
-        ahead[AHEAD_SCALE] = _scale(policy, ahead[AHEAD_LOG])
-    if state.bounds[MIN_COUNT] > 4.0 * ahead[AHEAD_LOG] + 2.001:      # no forced arm (see below)
-        bound = ahead[AHEAD_SCALE]
+        log_until = math.log(until)
+        state.ahead[AHEAD_UNTIL] = until
+        state.ahead[AHEAD_LOG] = log_until
+        state.ahead[AHEAD_SCALE] = _scale(policy, log_until)
+    if state.bounds[MIN_COUNT] > 4.0 * state.ahead[AHEAD_LOG] + 2.001:      # no forced arm (see below)
+        bound = state.ahead[AHEAD_SCALE]
         arm = leader_below(state.means, state.inv_sqrt_counts, bound,
                            LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + bound), state.leader)
         if arm >= 0:

@@ -121,12 +121,11 @@ def _dprucb_select(policy, state, t):
         return t, 1
     # the argmax of mean_a + width * n_a^(-v/(1+v)) through index_search: the cached leader at a
     # bound of the width over the next steps, then at the width, then every arm's index
-    ahead = state.ahead
-    if t > ahead[AHEAD_UNTIL]:
+    if t > state.ahead[AHEAD_UNTIL]:
         until = ahead_step(t)
-        ahead[AHEAD_UNTIL] = until
-        ahead[AHEAD_WIDTH] = _dprucb_width(policy, until)
-    bound = ahead[AHEAD_WIDTH]
+        state.ahead[AHEAD_UNTIL] = until
+        state.ahead[AHEAD_WIDTH] = _dprucb_width(policy, until)
+    bound = state.ahead[AHEAD_WIDTH]
     arm = leader_below(state.mean, state.inv_n_pow, bound, _dprucb_tolerance(state, bound), state.leader)
     if arm >= 0:
         return arm, 1

@@ -42,12 +42,11 @@ def _select(policy, state, t):
     k = state.counts.shape[0]
     if t < k:
         return t, 1
-    ahead = state.ahead                  # the cached leader, checked at a bound of the scale
-    if t > ahead[AHEAD_UNTIL]:
+    if t > state.ahead[AHEAD_UNTIL]:     # the cached leader, checked at a bound of the scale
         until = ahead_step(t)
-        ahead[AHEAD_UNTIL] = until
-        ahead[AHEAD_SCALE] = math.sqrt(policy.c * math.log(until))
-    bound = ahead[AHEAD_SCALE]
+        state.ahead[AHEAD_UNTIL] = until
+        state.ahead[AHEAD_SCALE] = math.sqrt(policy.c * math.log(until))
+    bound = state.ahead[AHEAD_SCALE]
     arm = leader_below(state.means, state.inv_sqrt_counts, bound,
                        LEADER_TOLERANCE * (state.bounds[MAX_ABS_MEAN] + bound), state.leader)
     if arm >= 0:
