@@ -211,8 +211,14 @@ def environment(bin_dir: Path) -> dict:
     return env
 
 
-def run_block(block: Block, folder: Path, env: dict, *, slow: bool, timeout: float = 1800.0) -> Outcome:
-    """Run (or write) one block in ``folder``."""
+#: the longest a block may run: in the default run (blocks reduced to a test's size: a block that
+#: runs longer is waiting for something, e.g. a server that never exits) and in the slow run
+DEFAULT_TIMEOUT, SLOW_TIMEOUT = 300.0, 1800.0
+
+
+def run_block(block: Block, folder: Path, env: dict, *, slow: bool, timeout: float | None = None) -> Outcome:
+    """Run (or write) one block in ``folder`` (``timeout``: DEFAULT_TIMEOUT or SLOW_TIMEOUT)."""
+    timeout = (SLOW_TIMEOUT if slow else DEFAULT_TIMEOUT) if timeout is None else timeout
     code = block.code_for(slow)
     t0 = time.perf_counter()
     if block.mode == "file":
