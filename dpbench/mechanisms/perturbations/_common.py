@@ -29,6 +29,30 @@ def draw(fill, size, seed, *params):
     return out
 
 
+class KernelLaw:
+    """cdf, sf, pdf and sample of a law from its module's compiled kernels: ``_eval(flat x,
+    *params, what, out)`` (``what``: CDF, SF or PDF) and ``_fill(*params, seed, out)``, set as
+    the class attributes ``EVAL`` and ``FILL``, and its parameters ``_p()``."""
+
+    EVAL: object = None
+    FILL: object = None
+
+    def _p(self) -> tuple:
+        raise NotImplementedError
+
+    def cdf(self, x):
+        return evaluate(type(self).EVAL, x, *self._p(), CDF)
+
+    def sf(self, x):
+        return evaluate(type(self).EVAL, x, *self._p(), SF)
+
+    def pdf(self, x):
+        return evaluate(type(self).EVAL, x, *self._p(), PDF)
+
+    def sample(self, size, seed):
+        return draw(type(self).FILL, size, seed, *self._p())
+
+
 def history(pulls, others):
     """Validated (pulls, others) of a neighbouring history: others in [0, pulls - 1]."""
     pulls = check_int("pulls", pulls, low=1)

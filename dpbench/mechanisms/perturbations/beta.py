@@ -28,7 +28,7 @@ from ...engine.components import implements, privatize
 from ...engine.mechanism import CatalogMechanism
 from ...validation import InputError, check_real
 from ..special import beta_cdf_sf, beta_front
-from ._common import CDF, DELTA_POS, EPS0, OTHERS, PDF, SF, draw, evaluate, history
+from ._common import DELTA_POS, EPS0, OTHERS, KernelLaw, history
 
 
 # ------------------------------------------------------------------ scalar kernels
@@ -112,8 +112,10 @@ def _fill(a, b, seed, out):
 
 # ------------------------------------------------------------------ the law
 @dataclass(frozen=True)
-class BetaLaw:
+class BetaLaw(KernelLaw):
     """theta ~ Beta(a, b): DP-FTPL-Beta's perturbation (Alg. 2, spec §5.2)."""
+
+    EVAL, FILL = _eval, _fill
     a: float
     b: float
 
@@ -127,17 +129,8 @@ class BetaLaw:
         ``extra_k`` is False, the Thompson-sampling law that Fig. 2(d-f) shows failing)."""
         return cls(*beta_shapes(float(ones), float(pulls), bool(extra_k)))
 
-    def cdf(self, x):
-        return evaluate(_eval, x, float(self.a), float(self.b), CDF)
-
-    def sf(self, x):
-        return evaluate(_eval, x, float(self.a), float(self.b), SF)
-
-    def pdf(self, x):
-        return evaluate(_eval, x, float(self.a), float(self.b), PDF)
-
-    def sample(self, size, seed):
-        return draw(_fill, size, seed, float(self.a), float(self.b))
+    def _p(self):
+        return float(self.a), float(self.b)
 
     def support(self):
         return 0.0, 1.0

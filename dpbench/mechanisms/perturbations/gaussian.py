@@ -49,7 +49,7 @@ from ...engine.mechanism import CatalogMechanism
 from ...validation import InputError, check_real
 from ..lattice import ARITHMETIC_PARAM, lattice_spacing, sensitivity_steps, tail_uniform, to_steps
 from ..special import ndtri
-from ._common import CDF, DELTA_POS, EPS0, OTHERS, PDF, SF, draw, evaluate, history
+from ._common import DELTA_POS, EPS0, OTHERS, KernelLaw, history
 
 #: Default Gaussian variance factor v in N(R/N, v/N): the privacy proof of Theorem 11 needs
 #: v = 2 (density sqrt(N/(4 pi)) exp(-N (x - mu)^2 / 4)); its regret proof uses v = 1, with
@@ -210,8 +210,10 @@ def _fill(mean, n, v, seed, out):
 
 # ------------------------------------------------------------------ the law
 @dataclass(frozen=True)
-class GaussianLaw:
+class GaussianLaw(KernelLaw):
     """theta ~ N(mean, v/pulls): DP-FTPL-Gauss's perturbation (Alg. 1, spec §5.1)."""
+
+    EVAL, FILL = _eval, _fill
     mean: float
     pulls: float
     v: float = GAUSS_VARIANCE
@@ -227,18 +229,6 @@ class GaussianLaw:
 
     def _p(self):
         return float(self.mean), float(self.pulls), float(self.v)
-
-    def cdf(self, x):
-        return evaluate(_eval, x, *self._p(), CDF)
-
-    def sf(self, x):
-        return evaluate(_eval, x, *self._p(), SF)
-
-    def pdf(self, x):
-        return evaluate(_eval, x, *self._p(), PDF)
-
-    def sample(self, size, seed):
-        return draw(_fill, size, seed, *self._p())
 
     def support(self):
         return -math.inf, math.inf

@@ -63,7 +63,7 @@ from ..lattice import (
     tail_uniform,
     to_steps,
 )
-from ._common import CDF, DELTA, EPS0, OTHERS, PDF, SF, draw, evaluate, history
+from ._common import DELTA, EPS0, OTHERS, KernelLaw, history
 
 _BLOCK = 4.0
 _BLOCK_Q = -math.expm1(-_BLOCK)
@@ -356,13 +356,15 @@ def _fill(x0, n, eps, delta, seed, out):
 
 # ------------------------------------------------------------------ the law
 @dataclass(frozen=True)
-class Lemma15Law:
+class Lemma15Law(KernelLaw):
     """The truncated-Laplace law of Lemma 15 (spec §4): centre x0, count ``pulls``, (eps, delta).
 
     Laplace(x0, 1/(pulls eps)) truncated to [x0 - A, x0 + A]; a shift of x0 by
     |z| <= 1/pulls costs exactly (eps, delta) (hockey-stick = delta at |z| = 1/pulls).
     ``sample`` draws the exact law in floating point.
     """
+
+    EVAL, FILL = _eval, _fill
     x0: float
     pulls: float
     eps: float
@@ -378,18 +380,6 @@ class Lemma15Law:
 
     def _p(self):
         return float(self.x0), float(self.pulls), float(self.eps), float(self.delta)
-
-    def cdf(self, x):
-        return evaluate(_eval, x, *self._p(), CDF)
-
-    def sf(self, x):
-        return evaluate(_eval, x, *self._p(), SF)
-
-    def pdf(self, x):
-        return evaluate(_eval, x, *self._p(), PDF)
-
-    def sample(self, size, seed):
-        return draw(_fill, size, seed, *self._p())
 
     @property
     def width(self) -> float:
