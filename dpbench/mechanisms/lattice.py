@@ -151,7 +151,7 @@ def laplace_steps(s):
     while w >= _BLOCK_Q:                            # E >= 4 (probability e^-4): 4 + a fresh Exp(1)
         base += _BLOCK * s
         w = rng.uniform()
-    k = base + np.rint(-s * math.log1p(-w))
+    k = base + np.rint(-s * math.log(1.0 - w))     # 1 - w exact: w is on the grid 2^-52 of [0, 1)
     return k if upper else -k
 
 
