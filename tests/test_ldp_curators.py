@@ -103,3 +103,22 @@ def test_distribution_invariance_of_ctb_agents():
         p = 0.5 + (mu - 0.5) * math.tanh(0.5)
         assert _binom_ok(bits.sum(), n, p), f"arm {arm} (mean {mu}): {bits.mean():.5f} vs {p:.5f}"
         assert 0.01 / math.sqrt(p * (1 - p) / n) >= 2 * stats.norm.isf(ALPHA / 2)
+
+
+def test_hetero_level_table_is_what_each_user_would_compute():
+    """HeLDP curators read a discrete level's lattice plan and tanh(eps/2) from a table built
+    once: every row equals the per-user computation (the continuous path), bit for bit, and a
+    level the lattice cannot keep (or 0) is silent."""
+    from dpbench.mechanisms import privacy_levels as pl
+    levels = pl.discrete([0.0, 1e-5, 0.2, 1.0, 2.0, 100.0])
+    ctl = lc.HeteroCurator.ctl(levels, False)
+    ctb = lc.HeteroCurator.ctb(levels, False)
+    for j, eps in enumerate(levels.values):
+        g, s = lc.ctl_plan(eps) if eps > 0 else (1.0, math.inf)
+        if eps > 0 and not lc.laplace_keeps(1.0 / g, eps):
+            s = math.inf
+        assert tuple(ctl.level_table[j, 1:]) == ((g, s) if eps > 0 else (1.0, math.inf))
+        assert ctb.level_table[j, 0] == lc.contraction(eps)
+        assert tuple(ctl.level_table[j]) == lc.level_row(False, True, eps)
+    assert not ctl.level_table[0, 2] < math.inf and not ctl.level_table[1, 2] < math.inf
+    assert lc.HeteroCurator.ctl(pl.truncated_gaussian(), False).level_table.shape == (1, 3)

@@ -44,7 +44,7 @@ from .lattice import (
     range_plan,
     to_steps,
 )
-from .privacy_levels import PrivacyLevels, draw_level
+from .privacy_levels import DISCRETE, FIXED, PrivacyLevels, draw_level
 
 
 # ------------------------------------------------------------- formulas
@@ -228,7 +228,10 @@ class HeteroCurator(NamedTuple):
     A user with eps_t = 0 sends nothing usable: no reward or noise is drawn, the
     response is (0, 0) and every HeLDP agent discards it (it still costs regret).
     One response serves one user (m = 1: HeLDP agents pull one arm per round).
-    The level distribution's fields are held flat (see ``privacy_levels.draw_level``)."""
+    The level distribution's fields are held flat (see ``privacy_levels.draw_level``).
+    ``level_table`` holds, per level of a fixed or discrete distribution, what a report at
+    that level needs (``level_row``: CTB's tanh(eps/2), the CTL lattice and scale), computed
+    once instead of per user; a continuous distribution computes it per user."""
     level_kind: int
     level_values: np.ndarray
     level_mu: float
@@ -238,69 +241,88 @@ class HeteroCurator(NamedTuple):
     sigmoid: bool
     binary: bool
     lattice: bool
+    level_table: np.ndarray
 
     @classmethod
     def ctl(cls, levels: PrivacyLevels, sigmoid: bool, lattice: bool = True):
-        return cls(*levels, sigmoid, False, lattice)
+        return cls(*levels, sigmoid, False, lattice, _level_table(levels, False, lattice))
 
     @classmethod
     def ctb(cls, levels: PrivacyLevels, sigmoid: bool):
-        return cls(*levels, sigmoid, True, False)
+        return cls(*levels, sigmoid, True, False, _level_table(levels, True, False))
+
+
+TABLE_C, TABLE_G, TABLE_S = 0, 1, 2
 
 
 @cached_njit
-def hetero_plan(mech, eps):
-    """(g, s) of a lattice CTL report at level eps (s = inf: below what the lattice keeps; g and
-    s unused when it is not a lattice CTL)."""
-    if mech.binary or not mech.lattice:
-        return 1.0, 1.0
+def level_row(binary, lattice, eps):
+    """(c, g, s) of a report at level eps: c = tanh(eps/2) for CTB; for a lattice CTL its
+    lattice g and scale s in steps (``ctl_plan``), s = inf where the user sends nothing (eps = 0,
+    or a level below what the lattice keeps); unused entries 1."""
+    if binary:
+        return contraction(eps), 1.0, 1.0
+    if not lattice:
+        return 1.0, 1.0, 1.0
     if eps <= 0.0:
-        return 1.0, math.inf
+        return 1.0, 1.0, math.inf
     g, s = ctl_plan(eps)
     if not laplace_keeps(1.0 / g, eps):        # a level the lattice cannot keep: the user sends nothing
-        return g, math.inf
-    return g, s
+        return 1.0, g, math.inf
+    return 1.0, g, s
+
+
+def _level_table(levels: PrivacyLevels, binary: bool, lattice: bool) -> np.ndarray:
+    """``level_row`` of every value of a fixed or discrete distribution (one row of zeros for a
+    continuous one, whose draws carry no index)."""
+    if levels.kind not in (FIXED, DISCRETE):
+        return np.zeros((1, 3))
+    return np.array([level_row(binary, lattice, float(e)) for e in levels.values]).reshape(-1, 3)
 
 
 @cached_njit
-def hetero_report(mech, r, eps, g, s):
-    """The report of a user at level eps > 0: CTB, or CTL at eps (on the lattice g with s steps)."""
+def hetero_level(mech):
+    """The next user's privacy level eps_t (seed 001 Def. 3) and what a report at that level
+    needs: (eps_t, c, g, s) (``level_row``), from ``level_table`` where the level has a row."""
+    eps, j = draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
+                             mech.level_lo, mech.level_hi)
+    if j >= 0:
+        return eps, mech.level_table[j, TABLE_C], mech.level_table[j, TABLE_G], mech.level_table[j, TABLE_S]
+    c, g, s = level_row(mech.binary, mech.lattice, eps)
+    return eps, c, g, s
+
+
+@cached_njit
+def hetero_report(mech, r, eps, c, g, s):
+    """The report of a user at level eps > 0: CTB (c = tanh(eps/2)), or CTL at eps (on the
+    lattice g with s steps)."""
     if mech.binary:
-        return ctb_report(r, eps, mech.sigmoid)
+        return ctb_report_contracted(r, c, mech.sigmoid)
     if mech.lattice:
         return ctl_lattice_report(r, mech.sigmoid, g, 1.0 / g, s)
     return ctl_report(r, eps, mech.sigmoid)
 
 
 @cached_njit
-def hetero_silent(mech, eps, s):
+def hetero_silent(eps, s):
     """True if the user sends nothing: eps_t = 0, or a lattice CTL level too small to keep."""
     return eps <= 0.0 or not s < math.inf
 
 
-@cached_njit
-def hetero_level(mech):
-    """The next user's privacy level eps_t (seed 001 Def. 3)."""
-    return draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
-                      mech.level_lo, mech.level_hi)
-
-
 @implements(privatize, HeteroCurator)
 def _hetero_privatize(mech, r, public):
-    eps = hetero_level(mech)
-    g, s = hetero_plan(mech, eps)
-    if hetero_silent(mech, eps, s):
+    eps, c, g, s = hetero_level(mech)
+    if hetero_silent(eps, s):
         return 0.0
-    return hetero_report(mech, r, eps, g, s)
+    return hetero_report(mech, r, eps, c, g, s)
 
 
 @implements(respond, HeteroCurator)
 def _hetero_respond(mech, env, arm, m):
-    eps = hetero_level(mech)
-    g, s = hetero_plan(mech, eps)
-    if hetero_silent(mech, eps, s):
+    eps, c, g, s = hetero_level(mech)
+    if hetero_silent(eps, s):
         return 0.0, 0.0
-    return hetero_report(mech, draw(env, arm), eps, g, s), eps
+    return hetero_report(mech, draw(env, arm), eps, c, g, s), eps
 
 
 # ------------------------------------------------------ mechanism objects

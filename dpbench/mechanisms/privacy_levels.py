@@ -37,24 +37,26 @@ class PrivacyLevels(NamedTuple):
 
 @cached_njit
 def draw_level(kind, values, mu, sd, lo, hi):
-    """One eps_t from the fields of a :class:`PrivacyLevels`.  Fixed levels consume
-    no randomness; discrete ones one uniform; the truncated Gaussian one normal draw.
-    (Components hold these fields flat: numba cannot pass a nested tuple holding an
-    array into a parallel loop.)"""
+    """(eps_t, j): one eps_t from the fields of a :class:`PrivacyLevels` and, for a fixed or
+    discrete distribution, its index j in ``values`` (-1 for a continuous one: a curator keeps
+    what it computes from a level in a table by j, ``ldp_curators.level_row``).  Fixed levels
+    consume no randomness; discrete ones one uniform; the truncated Gaussian one normal draw.
+    (Components hold these fields flat: numba cannot pass a nested tuple holding an array into
+    a parallel loop.)"""
     if kind == 0:
-        return values[0]
+        return values[0], 0
     if kind == 1:
         n = values.shape[0]
         j = int(rng.uniform() * n)
         if j >= n:
             j = n - 1
-        return values[j]
+        return values[j], j
     x = rng.normal(mu, sd)
     if x < lo:
-        return lo
+        return lo, -1
     if x > hi:
-        return hi
-    return x
+        return hi, -1
+    return x, -1
 
 
 def fixed(eps: float) -> PrivacyLevels:
