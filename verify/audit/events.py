@@ -99,8 +99,9 @@ def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta, with_se=False):
     ``approx_eps_bound`` uses for the certification itself).  The margin keeps the maximum
     over many candidates from favouring lucky rare events (winner's curse) while an event
     never seen under the other input (b = 0) keeps the promise of its certification counts.
-    ``with_se``: also return the selection uncertainty in eps units (the drop from the point
-    projection, z_sel = 0, to this one; inf where the projection is vacuous)."""
+    ``with_se``: also return the selection's standard error in eps units (the drop from the
+    point projection, z_sel = 0, to one standard error, z_sel = 1; inf where that projection is
+    vacuous), whatever the margin."""
     def project(z):
         p_a = np.square(np.maximum(np.sqrt(a) - 0.5 * z, 0.0)) / max(m_a, 1)
         p_b = np.square(np.sqrt(b + 1.0) + 0.5 * z) / max(m_b, 1)
@@ -109,8 +110,9 @@ def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta, with_se=False):
     low = project(z_sel)
     if not with_se:
         return low
+    one = low if z_sel == 1.0 else project(1.0)
     with np.errstate(invalid="ignore"):
-        se = np.where(np.isfinite(low), project(0.0) - low, np.inf)
+        se = np.where(np.isfinite(one), project(0.0) - one, np.inf)
     return low, se
 
 
@@ -258,13 +260,23 @@ def validate(events: list[Event], s1: np.ndarray, s2: np.ndarray, n_cert: int,
 
 
 def validate_counts(events: list[Event], h1, h2, m1: int, m2: int, n_cert: int,
-                    alpha: float) -> np.ndarray:
-    """:func:`validate` on bin counts (histograms of m1 / m2 fresh outputs, the events' bins)."""
+                    alpha: float, margin: float = VALIDATION_MARGIN) -> np.ndarray:
+    """:func:`validate` on bin counts (histograms of m1 / m2 fresh outputs, the events' bins),
+    each proxy taken ``margin`` standard errors low."""
     z = one_sided_z(alpha)
     out = np.empty((len(events), 2))
     for e, ev in enumerate(events):
         a, b = ev.counts(h1, h2)
         ma, mb = (m1, m2) if ev.forward else (m2, m1)
-        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, z, VALIDATION_MARGIN, ev.delta,
-                        with_se=True)
+        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, z, margin, ev.delta, with_se=True)
     return out
+
+
+def validation_margin(n_events: int) -> float:
+    """Standard errors subtracted from each of ``n_events`` validated proxies of one statistic
+    before the largest is taken (refinement): sqrt(2 ln n_events), the typical largest of
+    n_events standard normal errors, at least VALIDATION_MARGIN.  Without it the largest of a
+    shortlist is the luckiest, which favours noisy events (small tails) over plentiful ones of
+    nearly the same ratio, whose certified bound at n_cert is larger.  (Selection compares
+    statistics whose shortlists differ in length, so it keeps the one-error margin.)"""
+    return max(VALIDATION_MARGIN, math.sqrt(2.0 * math.log(max(n_events, 1))))

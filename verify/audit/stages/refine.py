@@ -2,7 +2,9 @@
 
 On ``n_refine`` fresh outputs per input of the chosen pairs (own streams, never certified),
 the chosen statistic and pair of every layer are fixed and the event (bins, direction) is
-chosen again as at selection with more data: shortlist on one half, validate on the other;
+chosen again as at selection with more data: shortlist on one half, validate on the other
+(each validated proxy taken sqrt(2 ln L) standard errors low for L shortlisted events, so
+that the luckiest small tail does not beat a plentiful event of nearly the same ratio);
 the selection's event competes and is replaced only by one clearly better.  A layer's rare
 nominee is counted on all its refinement outputs and replaces the refined event if its
 validated proxy is larger.  The events of the eps(delta) curve (same statistic and bins) are
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..events import Event, search, search_counts, validate_counts
+from ..events import Event, search, search_counts, validate_counts, validation_margin
 from ..source import SampleSource
 from .select import Choice, most_promising
 from .validate import SHORTLIST, AuditPlan
@@ -64,7 +66,8 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     h = [counts["chosen", side, part] for part in (0, 1) for side in (0, 1)]
     shortlist = search_counts(event.statistic, event.edges, h[0], h[1], sizes[0], sizes[0], plan.n, plan.alpha,
                               [plan.delta], top=SHORTLIST) + [event]
-    scores = validate_counts(shortlist, h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha)
+    scores = validate_counts(shortlist, h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha,
+                             validation_margin(len(shortlist)))
     i, inc = most_promising(scores[:, 0], scores[:, 1]), len(shortlist) - 1
     # the selection's event is replaced only by one clearly better on these counts: by more
     # than the standard error of the difference (nested events: sqrt|se_1^2 - se_2^2|), so
