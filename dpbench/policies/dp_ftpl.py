@@ -38,6 +38,7 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, flag, integer, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
+from ..mechanisms.lattice import tail_uniform, to_steps
 from ..mechanisms.perturbations import (
     BETA_START_RULES,
     GAUSS_START_RULES,
@@ -56,7 +57,6 @@ from ..mechanisms.perturbations import (
     lemma15_step_scale,
     lemma15_tail_radius,
 )
-from ..mechanisms.lattice import tail_uniform, to_steps
 from ..mechanisms.perturbations.lemma15 import lemma15_lattice_report
 from ..validation import InputError
 
