@@ -45,9 +45,8 @@ from ..mechanisms.perturbations import (
     GAUSS_VARIANCE,
     beta_perturbation,
     beta_start_phase,
-    gauss_lattice_noise,
     gauss_lattice_plan,
-    gauss_noise_bound,
+    gauss_lattice_theta,
     gauss_sd,
     gauss_start_phase,
     lemma15_lattice,
@@ -87,13 +86,8 @@ def _gauss_select(policy, state, t):
         return t // policy.start, policy.start - t % policy.start
     best = -math.inf
     arm = 0
-    for a in range(k):      # each arm's gauss_lattice_theta, its quantile skipped where it cannot win
-        u = tail_uniform()
-        g = state.lattice[a]
-        x = to_steps(state.mean[a], 1.0 / g)
-        if (x + gauss_noise_bound(u, state.steps[a])) * g <= best:
-            continue
-        theta = (x + gauss_lattice_noise(u, state.steps[a])) * g
+    for a in range(k):
+        theta = gauss_lattice_theta(state.mean[a], state.lattice[a], state.steps[a])
         if theta > best:
             best = theta
             arm = a

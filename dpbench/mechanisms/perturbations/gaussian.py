@@ -109,32 +109,10 @@ def gauss_lattice_plan(sd, sensitivity):
 
 @cached_njit
 def gauss_lattice_theta(mean, g, s):
-    """(rint(mean/g) + K) g with K = ``gauss_lattice_noise`` of a ``tail_uniform``."""
-    return (to_steps(mean, 1.0 / g) + gauss_lattice_noise(tail_uniform(), s)) * g
-
-
-@cached_njit
-def gauss_lattice_noise(t, s):
-    """K = rint(s Phi^-1(m)) steps for t = +-m from ``tail_uniform``, signed by its side."""
+    """(rint(mean/g) + K) g with K = rint(s Phi^-1(m)), m from ``tail_uniform``, signed by its side."""
+    t = tail_uniform()
     k = np.rint(-s * ndtri(abs(t)))
-    return k if t > 0.0 else -k
-
-
-#: _Z_BOUND[j] = -Phi^-1(j 2^-Z_BITS) >= -Phi^-1(m) for every m in [j, j + 1) 2^-Z_BITS (j = 0: inf)
-Z_BITS = 10
-_Z_BOUND = np.array([math.inf] + [-float(ndtri(j * 2.0 ** -Z_BITS)) for j in range(1, 2 ** (Z_BITS - 1) + 1)])
-
-
-@cached_njit
-def gauss_noise_bound(t, s):
-    """An upper bound of ``gauss_lattice_noise(t, s)`` without the quantile: 0 on the lower side
-    (the noise is <= 0 there), else s times a table bound of -Phi^-1 on m's cell of width
-    2^-Z_BITS, widened by far more than ndtri's error and rint's half step.  A policy that
-    takes the largest of several draws skips the quantile of a draw whose bound cannot win
-    (DP-FTPL-Gauss): the same draws and the same argmax."""
-    if t < 0.0:
-        return 0.0
-    return math.ceil(s * _Z_BOUND[int(t * 2.0 ** Z_BITS)] * (1.0 + 2.0 ** -40)) + 1.0
+    return (to_steps(mean, 1.0 / g) + (k if t > 0.0 else -k)) * g
 
 
 @cached_njit
