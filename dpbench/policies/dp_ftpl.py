@@ -38,7 +38,6 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, flag, integer, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
-from ..mechanisms.lattice import tail_uniform, to_steps
 from ..mechanisms.perturbations import (
     BETA_START_RULES,
     GAUSS_START_RULES,
