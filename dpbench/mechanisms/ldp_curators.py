@@ -285,7 +285,7 @@ def hetero_level(mech):
     """The next user's privacy level eps_t (seed 001 Def. 3) and what a report at that level
     needs: (eps_t, c, g, s) (``level_row``), from ``level_table`` where the level has a row."""
     eps, j = draw_level(mech.level_kind, mech.level_values, mech.level_mu, mech.level_sd,
-                             mech.level_lo, mech.level_hi)
+                        mech.level_lo, mech.level_hi)
     if j >= 0:
         return eps, mech.level_table[j, TABLE_C], mech.level_table[j, TABLE_G], mech.level_table[j, TABLE_S]
     c, g, s = level_row(mech.binary, mech.lattice, eps)
