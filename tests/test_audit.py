@@ -88,8 +88,9 @@ def test_bound_is_close_to_the_truth_for_randomised_response():
     assert res.floating_point.status == "not tested" and res.law.alpha == res.alpha   # bits: no float layer
     # selection + refinement (n // 4 fresh outputs per input) + certification
     assert res.info["n_refine"] == res.n // 4
-    assert res.n_samples == 2 * (res.n + res.n_select + res.info["n_refine"])
-    assert res.eps_ceiling == pytest.approx(math.log(10 ** 6 / math.log(40)), abs=0.05)
+    # (certification draws Poisson(n) outputs of each input at delta = 0: within 10 standard deviations)
+    assert abs(res.n_samples - 2 * (res.n + res.n_select + res.info["n_refine"])) < 10 * math.sqrt(2 * res.n)
+    assert res.eps_ceiling == pytest.approx(math.log(10 ** 6 / math.log(20)), abs=0.05)   # conditional test
 
 
 def test_curve_is_monotone_and_uncapped():

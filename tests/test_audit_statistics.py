@@ -53,14 +53,17 @@ def test_p_value_is_valid_at_the_boundary_of_the_null():
 
 def test_resolution_floors():
     n, alpha = 10 ** 6, 0.05
-    ceiling = st.eps_ceiling(n, alpha)
-    assert ceiling == pytest.approx(math.log(n / math.log(2 / alpha)), abs=0.05)
+    ceiling = st.eps_ceiling(n, alpha)                     # the conditional test: theta_L = alpha^(1/n)
+    assert ceiling == pytest.approx(math.log(n / math.log(1 / alpha)), abs=0.05)
     floor = st.certification_floor(n, alpha, 1.0)
-    approx = (1 + math.e) * math.log(2 / alpha) / n
-    assert 0.5 * approx < floor < 2.5 * approx
+    approx = math.log(1 / alpha) / math.log(1 + math.exp(-1.0)) / n
+    assert 0.8 * approx < floor < 1.25 * approx
     k = round(floor * n)
-    assert st.cp_lower(k, n, alpha / 2) > math.e * st.cp_upper(0, n, alpha / 2)
-    assert st.cp_lower(k - 1, n, alpha / 2) <= math.e * st.cp_upper(0, n, alpha / 2)
+    cond = st.POISSON_CONDITIONAL
+    assert cond.bound(k, n, 0, n, alpha) > 1.0 >= cond.bound(k - 1, n, 0, n, alpha)
+    # with delta > 0, Clopper-Pearson (alpha/2 per side): p1_L - delta > e p2_U
+    k = round((st.certification_floor(n, alpha, 1.0, 1e-5) - 1e-5) * n)
+    assert st.cp_lower(k + 10, n, alpha / 2) - 1e-5 > math.e * st.cp_upper(0, n, alpha / 2)
     need = st.min_samples_to_certify(3.0, alpha)
     assert st.eps_ceiling(need, alpha) > 3.0 >= st.eps_ceiling(need - 1, alpha)
 

@@ -14,7 +14,8 @@ against a claim (eps, delta) runs five stages (:mod:`verify.audit.stages`), each
 3. *refine* (:mod:`.stages.refine`): on ``n_refine`` fresh outputs, each layer's event chosen
    again with more data, its nominee judged, its eps(delta) curve's events chosen;
 4. *certify* (:mod:`.stages.certify`): ``n`` fresh outputs of each input, every layer's event
-   counted on the same outputs, Clopper-Pearson statements at each layer's share of alpha;
+   counted on the same outputs (Poisson(n) of them at delta = 0), certified statements at each
+   layer's share of alpha (the exact conditional test at delta = 0, Clopper-Pearson otherwise);
 5. *assemble* (:mod:`.stages.assemble`): verdicts, witnesses in output space, the result.
 
 With a ``budget`` the audit is sequential: selection and refinement run as above, then

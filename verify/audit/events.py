@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .statistics import approx_eps_bound, one_sided_z
+from .statistics import approx_bound
 
 #: bins of a score/value beyond which only half-lines (not all intervals) are searched
 MAX_INTERVAL_BINS = 400
@@ -90,13 +90,13 @@ def _label(edges, i, j, complement, n_bins, discrete):
     return f"the complement of {text}" if complement else text
 
 
-def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta, with_se=False):
+def _proxy(a, b, m_a, m_b, n_cert, alpha, z_sel, delta, with_se=False):
     """Projected certified bound of candidate events with selection counts ``a`` (favoured
     input, of m_a outputs) and ``b`` (other input, of m_b): the bound that ``n_cert``
     certification samples would give if the event's probabilities sat at the pessimistic ends
     of their ``z_sel``-sigma selection intervals, p_a = (sqrt(a) - z_sel/2)^2 / m_a and
-    p_b = (sqrt(b + 1) + z_sel/2)^2 / m_b (the square-root form of Poisson quantiles that
-    ``approx_eps_bound`` uses for the certification itself).  The margin keeps the maximum
+    p_b = (sqrt(b + 1) + z_sel/2)^2 / m_b (the square-root form of Poisson quantiles), by the
+    ranking proxy of the certifier at ``alpha`` (``statistics.approx_bound``).  The margin keeps the maximum
     over many candidates from favouring lucky rare events (winner's curse) while an event
     never seen under the other input (b = 0) keeps the promise of its certification counts.
     ``with_se``: also return the selection's standard error in eps units (the drop from the
@@ -105,7 +105,7 @@ def _proxy(a, b, m_a, m_b, n_cert, z_cert, z_sel, delta, with_se=False):
     def project(z):
         p_a = np.square(np.maximum(np.sqrt(a) - 0.5 * z, 0.0)) / max(m_a, 1)
         p_b = np.square(np.sqrt(b + 1.0) + 0.5 * z) / max(m_b, 1)
-        return approx_eps_bound(p_a * n_cert, n_cert, p_b * n_cert, n_cert, z_cert, delta)
+        return approx_bound(p_a * n_cert, n_cert, p_b * n_cert, n_cert, alpha, delta)
 
     low = project(z_sel)
     if not with_se:
@@ -179,7 +179,6 @@ def search_counts(stat, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int
     """:func:`search` on bin counts: ``c1``/``c2`` are the histograms (bins of ``edges``) of
     ``m1``/``m2`` selection outputs of M(x)/M(x') (outputs in no bin count in m only)."""
     ii, jj, families = _families(c1, c2, m1, m2)
-    z = one_sided_z(alpha)
     z_full = math.sqrt(2.0 * math.log(4.0 * ii.size + 1.0))   # largest noise among the candidates
     margins = [z_full] if top == 1 else [1.0, z_full]
     events = []
@@ -196,13 +195,13 @@ def search_counts(stat, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int
         picked = {}
         for a, b, ma, mb, complement, forward in families:
             for z_sel in margins:
-                score = _proxy(a, b, ma, mb, n_cert, z, z_sel, float(delta))
+                score = _proxy(a, b, ma, mb, n_cert, alpha, z_sel, float(delta))
                 best = np.argpartition(-score, top - 1)[:top] if score.size > top else np.arange(score.size)
                 pick(picked, best[np.argsort(-score[best], kind="stable")], score, complement, forward)
             if top > 1:
                 # and the best of every decade of mass, so that a rare event (an atom, a
                 # bottom symbol) reaches validation even when common events score higher here
-                score = _proxy(a, b, ma, mb, n_cert, z, 1.0, float(delta))
+                score = _proxy(a, b, ma, mb, n_cert, alpha, 1.0, float(delta))
                 ok = np.isfinite(score)
                 band = np.floor(np.log10(np.maximum(a, 0.5) / max(ma, 1)))
                 for value in np.unique(band[ok]):
@@ -221,8 +220,7 @@ RARE_MIN_COUNT = 3
 def zero_projection(a, m: int, n_cert: int, alpha: float, delta: float):
     """The bound n_cert certification samples would give an event seen ``a`` times in m outputs
     of one input and never under the other, if it truly never occurred there."""
-    return approx_eps_bound(np.asarray(a, dtype=np.float64) * n_cert / max(m, 1), n_cert, 0.0, n_cert,
-                            one_sided_z(alpha), delta)
+    return approx_bound(np.asarray(a, dtype=np.float64) * n_cert / max(m, 1), n_cert, 0.0, n_cert, alpha, delta)
 
 
 def rare_event(stat, s1: np.ndarray, s2: np.ndarray, n_cert: int, alpha: float,
@@ -263,12 +261,11 @@ def validate_counts(events: list[Event], h1, h2, m1: int, m2: int, n_cert: int,
                     alpha: float, margin: float = VALIDATION_MARGIN) -> np.ndarray:
     """:func:`validate` on bin counts (histograms of m1 / m2 fresh outputs, the events' bins),
     each proxy taken ``margin`` standard errors low."""
-    z = one_sided_z(alpha)
     out = np.empty((len(events), 2))
     for e, ev in enumerate(events):
         a, b = ev.counts(h1, h2)
         ma, mb = (m1, m2) if ev.forward else (m2, m1)
-        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, z, margin, ev.delta, with_se=True)
+        out[e] = _proxy(np.float64(a), np.float64(b), ma, mb, n_cert, alpha, margin, ev.delta, with_se=True)
     return out
 
 

@@ -61,9 +61,11 @@ class Certified:
     events: int
 
 
-def certify(events, hist_x, hist_x_prime, n: int, alpha: float, deltas) -> Certified:
+def certify(events, hist_x, hist_x_prime, n: int, alpha: float, deltas, n_prime: int | None = None) -> Certified:
     """Certified trade-off points, GDP mu and eps(delta) of ``events`` (bins of one
-    statistic) from the certification histograms of n outputs of M(x) and of M(x')."""
+    statistic) from the certification histograms of n outputs of M(x) and ``n_prime``
+    (default n) of M(x').  Clopper-Pearson on the numbers drawn, whether fixed or Poisson."""
+    n_prime = n if n_prime is None else n_prime
     distinct = {}
     for ev in events:
         distinct.setdefault(ev.key(), ev)
@@ -71,8 +73,10 @@ def certify(events, hist_x, hist_x_prime, n: int, alpha: float, deltas) -> Certi
     a_event = alpha / m
     counts = np.array([ev.counts(hist_x, hist_x_prime) for ev in distinct.values()],
                       dtype=np.float64).reshape(-1, 2)
-    fpr = st.cp_upper(counts[:, 1], n, a_event / 2.0)           # P[M(other) in S] <= fpr
-    fnr = 1.0 - st.cp_lower(counts[:, 0], n, a_event / 2.0)     # P[M(favoured) not in S] <= fnr
+    forward = np.array([getattr(ev, "forward", True) for ev in distinct.values()], dtype=bool)
+    n_fav, n_other = np.where(forward, n, n_prime), np.where(forward, n_prime, n)
+    fpr = st.cp_upper(counts[:, 1], n_other, a_event / 2.0)           # P[M(other) in S] <= fpr
+    fnr = 1.0 - st.cp_lower(counts[:, 0], n_fav, a_event / 2.0)       # P[M(favoured) not in S] <= fnr
     fpr, fnr = pareto_points(fpr, fnr)
     return Certified(fpr=fpr.tolist(), fnr=fnr.tolist(), mu_lower_bound=gdp_mu_lower_bound(fpr, fnr),
                      eps=eps_lower_bounds(fpr, fnr, deltas).tolist(), alpha_per_event=a_event, events=m)

@@ -7,7 +7,6 @@ figures are repeated at the top of the :class:`~verify.audit.result.AuditResult`
 """
 from __future__ import annotations
 
-from .. import statistics as st
 from ..inputs import as_input
 from ..layers import FLOATING_POINT, LAW, LAYERS, TITLES
 from ..result import LIMITED_COUNT, NOT_REJECTED, NOT_TESTED, VIOLATED, AuditResult, LayerResult, eps_estimate
@@ -65,7 +64,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
     stat = event.statistic
     witness = {"x": as_input(a if fwd else b), "x_prime": as_input(b if fwd else a),
                "event": event.describe(source.labels), "statistic": stat.name, "feature": stat.feature.name,
-               "count_x": k1, "count_x_prime": k2, "p_x": k1 / n, "p_x_prime": k2 / n,
+               "count_x": k1, "count_x_prime": k2, "p_x": k1 / max(c.n_favoured, 1), "p_x_prime": k2 / max(c.n_other, 1),
                "eps_estimate": eps_estimate(k1, k2)}
     note = ""
     claim_rejected = c.p_claim <= c.level
@@ -76,7 +75,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
     return LayerResult(layer=c.layer, status=VIOLATED if c.violated else NOT_REJECTED, violated=c.violated,
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
-                       eps_cap=max(0.0, float(st.eps_bound(n, n, 0, n, c.level, plan.delta))),
+                       eps_cap=max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta))),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)
 
 

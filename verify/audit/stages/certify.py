@@ -4,8 +4,11 @@ The events were fixed before these outputs were drawn.  Per pair and input, n fr
 are drawn once and every layer's statistic on that pair is counted on them (one pass of the
 compiled kernel).  Each layer is then judged at its share of alpha (:mod:`..layers`):
 
-* the Clopper-Pearson eps lower bound and the p-value of H0 "(eps, delta)-DP holds" on the
-  event (:mod:`..statistics`);
+* the eps lower bound and the p-value of H0 "(eps, delta)-DP holds" on the event, by the
+  plan's certifier (:mod:`..statistics`): at delta = 0 the exact conditional test, for which
+  the number of outputs of each input is drawn from Poisson(n) (Poissonization makes the
+  counts independent Poisson, so that given their sum the favoured count is binomial with
+  the ratio of the two frequencies); at delta > 0 Clopper-Pearson on exactly n outputs;
 * the floating-point layer, when its event is a union of granularity classes, also has to
   show that the classes, not the magnitude of the outputs, tell the inputs apart: within each
   binade the event must be more frequent under the favoured input (a stratified test,
@@ -23,7 +26,8 @@ cumulative counts after every round k at alpha_k = alpha * 6 / (pi^2 k^2) (each 
 share of it): an alpha-spending union bound.  Why it is anytime-valid: the events were fixed
 before any certification output was drawn, so after round k the Clopper-Pearson statements on
 the cumulative counts are false with probability at most alpha_k (the round sizes depend only
-on the budget and the clock, never on the counts); summed over all rounds the probability that
+on the budget and the clock, never on the counts; with Poissonization each round draws
+Poisson(size) outputs, and a sum of independent Poisson counts is Poisson); summed over all rounds the probability that
 *any* statement of *any* round is false is at most sum_k alpha_k = alpha (sum 1/k^2 = pi^2/6).
 So the statements of the round at which the audit stops -- as soon as a layer is violated, or
 when the budget is spent, a data-dependent time -- hold at confidence 1 - alpha.  It costs a
@@ -39,6 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpbench.randomness import stream_seed
+
 from .. import statistics as st
 from .. import tradeoff
 from ..events import Event
@@ -50,6 +56,8 @@ from .validate import FIRST_ROUND, AuditPlan
 
 #: the sample streams' key of sequential rounds: (pair, side, SEQUENTIAL_STREAM, round)
 SEQUENTIAL_STREAM = 5
+#: the key of the Poisson number of outputs of a certification stream: (pair, side, *stream, SIZE_STREAM)
+SIZE_STREAM = 7
 
 
 @dataclass
@@ -58,7 +66,8 @@ class Certified:
 
     k_favoured, k_other  outputs in the event among the n of the favoured input / the other
     level                the layer's alpha (its share of the audit's ``alpha``)
-    eps_lower_bound      Clopper-Pearson lower bound on eps at the claimed delta (>= 0)
+    n_favoured, n_other  outputs drawn of the favoured input / the other (Poisson(n) each at delta = 0)
+    eps_lower_bound      the certifier's lower bound on eps at the claimed delta (>= 0)
     p_claim              p-value of H0 "(eps, delta)-DP holds" on this event
     p_strata             floating point: p-value of "the event is no more frequent under the
                          favoured input within each binade" (None: not tested)
@@ -70,6 +79,8 @@ class Certified:
     hist_x_prime: np.ndarray
     k_favoured: int
     k_other: int
+    n_favoured: int
+    n_other: int
     level: float
     alpha: float
     eps_lower_bound: float
@@ -100,7 +111,8 @@ class Certified:
 class Certification:
     """Every layer's certification, the curve and trade-off view, and how long counting took.
 
-    n           certification outputs per input the statements rest on
+    n           certification outputs per input the statements rest on (the mean of the
+                Poisson numbers drawn, at delta = 0)
     sequential  the rounds of a sequential certification (None: n outputs at once)
     """
 
@@ -114,12 +126,17 @@ class Certification:
 def certify(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], bar=None) -> Certification:
     """Count and judge every layer's event on n fresh outputs per input (see the module docstring)."""
     t0 = time.perf_counter()
-    hists = count_events(plan, source, refined, plan.n, (1,), bar)
-    layers = judge(plan, refined, hists, plan.n)
-    curve_layer = LAW if LAW in refined else next(iter(refined))
-    curve = tradeoff.certify(refined[curve_layer].curve_events, hists[curve_layer, 0], hists[curve_layer, 1],
-                             plan.n, plan.alpha, plan.delta_grid)
-    return Certification(layers, curve, time.perf_counter() - t0, plan.n)
+    hists, sizes = count_events(plan, source, refined, plan.n, (1,), bar)
+    layers = judge(plan, refined, hists, sizes, plan.n)
+    return Certification(layers, _curve(plan, refined, hists, sizes, plan.alpha), time.perf_counter() - t0, plan.n)
+
+
+def _curve(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dict, alpha: float):
+    """The eps(delta) curve and trade-off view on the curve events of the law layer (else the first)."""
+    layer = LAW if LAW in refined else next(iter(refined))
+    pair = refined[layer].pair
+    return tradeoff.certify(refined[layer].curve_events, hists[layer, 0], hists[layer, 1],
+                            sizes[pair, 0], alpha, plan.delta_grid, n_prime=sizes[pair, 1])
 
 
 def spent_alpha(k: int) -> float:
@@ -141,6 +158,7 @@ def certify_sequential(plan: AuditPlan, source: SampleSource, refined: dict[str,
     budget = plan.budget
     n_pairs = len({r.pair for r in refined.values()})
     hists: dict = {}
+    sizes: dict = {}
     n = k = 0
     layers: dict = {}
     exhausted = False
@@ -159,26 +177,29 @@ def certify_sequential(plan: AuditPlan, source: SampleSource, refined: dict[str,
             bar.total += 2 * size * n_pairs
             bar.refresh()
         t_round = time.perf_counter()
-        for key, h in count_events(plan, source, refined, size, (SEQUENTIAL_STREAM, k), bar).items():
+        round_hists, round_sizes = count_events(plan, source, refined, size, (SEQUENTIAL_STREAM, k), bar)
+        for key, h in round_hists.items():
             hists[key] = hists[key] + h if key in hists else h
+        for key, m in round_sizes.items():
+            sizes[key] = sizes.get(key, 0) + m
         last = time.perf_counter() - t_round
         n += size
-        layers = judge(plan, refined, hists, n, spent_alpha(k))
+        layers = judge(plan, refined, hists, sizes, n, spent_alpha(k))
         if any(c.violated for c in layers.values()):
             break
-    curve_layer = LAW if LAW in refined else next(iter(refined))
-    curve = tradeoff.certify(refined[curve_layer].curve_events, hists[curve_layer, 0], hists[curve_layer, 1],
-                             n, plan.alpha * spent_alpha(k), plan.delta_grid)
+    curve = _curve(plan, refined, hists, sizes, plan.alpha * spent_alpha(k))
     run = SequentialRun(budget=str(budget), rounds=k, n_certify=n, samples=source.drawn,
                         budget_exhausted=exhausted, stopped_early=not exhausted)
     return Certification(layers, curve, time.perf_counter() - t0, n, run)
 
 
 def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], n: int, stream: tuple,
-                 bar=None) -> dict:
-    """(layer, side) -> histogram of the layer's statistic on n fresh outputs of that input.
+                 bar=None) -> tuple[dict, dict]:
+    """((layer, side) -> histogram of the layer's statistic on fresh outputs of that input,
+    (pair, side) -> how many outputs were drawn).
 
-    Every layer's statistic on a pair is counted on the same outputs (one draw per input);
+    Every layer's statistic on a pair is counted on the same outputs (one draw per input):
+    n of them, or Poisson(n) when the plan's certifier needs Poisson counts (:func:`draw_size`).
     ``stream`` ends the sample streams' keys (pair, side, *stream): a sequential certification
     counts round r on the stream (1, r), say, and adds the histograms up.
     """
@@ -186,28 +207,47 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
     for layer, r in refined.items():
         by_pair.setdefault(r.pair, []).append(layer)
     hists: dict = {}
+    sizes: dict = {}
     for p, members in by_pair.items():
         binnings = [(refined[layer].event.statistic, refined[layer].event.edges) for layer in members]
         for side, x in enumerate(plan.pairs[p]):
-            for layer, h in zip(members, source.histograms(x, n, binnings, (p, side, *stream), bar)):
+            size = sizes[p, side] = draw_size(plan, n, (p, side, *stream))
+            if bar is not None and size != n:
+                bar.total += size - n
+            for layer, h in zip(members, source.histograms(x, size, binnings, (p, side, *stream), bar)):
                 hists[layer, side] = h
-    return hists
+    return hists, sizes
 
 
-def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, n: int,
+def draw_size(plan: AuditPlan, n: int, key: tuple) -> int:
+    """The number of outputs to draw on the stream ``key``: n, or a Poisson(n) draw of its own seed
+    when the plan's certifier needs Poisson counts (the same seed gives the same number)."""
+    if not plan.certifier.poisson:
+        return n
+    return int(np.random.default_rng(stream_seed(plan.seed, *key, SIZE_STREAM)).poisson(n))
+
+
+def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dict, n: int,
           spend: float = 1.0) -> dict[str, Certified]:
-    """Every layer's verdict from its counts on n outputs per input, at its share of ``spend`` * alpha,
-    by the plan's certifier (the bound and p-value of one pre-chosen event)."""
+    """Every layer's verdict from its counts, at its share of ``spend`` * alpha, by the plan's
+    certifier (the bound and p-value of one pre-chosen event).  ``sizes``: (pair, side) ->
+    outputs drawn; n: their mean per input (what a Poisson certifier conditions on)."""
     levels = {layer: level * spend for layer, level in plan.levels(refined).items()}
+    certifier = plan.certifier
     out = {}
     for layer, r in refined.items():
         h_x, h_xp = hists[layer, 0], hists[layer, 1]
         k1, k2 = r.event.counts(h_x, h_xp)
+        n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
+        if not r.event.forward:
+            n1, n2 = n2, n1
+        m1, m2 = (n, n) if certifier.poisson else (n1, n2)
         level = levels[layer]
-        bound = float(plan.certifier.bound(k1, n, k2, n, level, plan.delta))
+        bound = float(certifier.bound(k1, m1, k2, m2, level, plan.delta))
         out[layer] = Certified(layer=layer, refined=r, hist_x=h_x, hist_x_prime=h_xp, k_favoured=k1, k_other=k2,
-                               level=level, alpha=plan.alpha, eps_lower_bound=max(0.0, bound),
-                               p_claim=float(plan.certifier.p_value(k1, n, k2, n, plan.eps, plan.delta)),
+                               n_favoured=n1, n_other=n2, level=level, alpha=plan.alpha,
+                               eps_lower_bound=max(0.0, bound),
+                               p_claim=float(certifier.p_value(k1, m1, k2, m2, plan.eps, plan.delta)),
                                p_strata=_strata_test(r.event, h_x, h_xp) if layer == FLOATING_POINT else None)
     return out
 

@@ -91,7 +91,8 @@ class AuditPlan:
                       whole audit finds and certifies (:func:`resolution_floor`)
     progress          show a progress bar
     certifier         how a pre-chosen event's counts become a bound and a p-value
-                      (:class:`..statistics.ClopperPearson`)
+                      (:func:`..statistics.certifier_for` delta: the conditional test on
+                      Poisson counts at delta = 0, Clopper-Pearson otherwise)
     budget            sequential certification within this :class:`Budget` (None: n outputs at once)
     """
 
@@ -111,7 +112,7 @@ class AuditPlan:
     certification_floor: float
     delta_floor: float
     progress: bool = False
-    certifier: st.ClopperPearson = st.CLOPPER_PEARSON
+    certifier: st.ClopperPearson | st.PoissonConditional = st.CLOPPER_PEARSON
     budget: Budget | None = None
 
     @property
@@ -164,7 +165,7 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
                      pairs=pairs, features=requested, delta_grid=delta_grid, keep_pairs=keep_pairs,
                      log_density=log_density, eps_ceiling=float(ceiling), certification_floor=float(cert_floor),
                      delta_floor=float(resolution_floor(n, n_select, n_refine, law_alpha, eps, delta)),
-                     progress=bool(progress), budget=budget)
+                     progress=bool(progress), certifier=st.certifier_for(delta), budget=budget)
 
 
 def check_budget(samples: int, n_pairs: int, n_select: int, n_refine: int, keep_pairs: int | None) -> None:
@@ -185,10 +186,11 @@ def check_budget(samples: int, n_pairs: int, n_select: int, n_refine: int, keep_
 def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[float, float]:
     """(eps ceiling, delta floor) of n samples; InputError if nothing above the claim is certifiable."""
     ceiling = st.eps_ceiling(n, alpha)
-    best_at_delta = st.eps_bound(n, n, 0, n, alpha, delta)
+    bound = st.certifier_for(delta).bound
+    best_at_delta = bound(n, n, 0, n, alpha, delta)
     if best_at_delta <= eps:
         need = n
-        while st.eps_bound(need, need, 0, need, alpha, delta) <= eps and need < 2 ** 60:
+        while bound(need, need, 0, need, alpha, delta) <= eps and need < 2 ** 60:
             need *= 2
         raise InputError(
             f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
@@ -215,7 +217,6 @@ def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: fl
     Counts are Poisson (:func:`statistics.stage_floor`); the slow test plants events of
     twice this mass and finds them in at least 95% of seeds.
     """
-    z = st.one_sided_z(alpha)
     fit = n_select // 2
 
     def needed(score, m):
@@ -223,7 +224,7 @@ def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: fl
         return st.min_count(lambda a: score(a, m) > eps, max(m, 1))
 
     def validated(a, m):
-        return float(_proxy(np.float64(a), np.float64(0.0), m, m, n, z, VALIDATION_MARGIN, delta))
+        return float(_proxy(np.float64(a), np.float64(0.0), m, m, n, alpha, VALIDATION_MARGIN, delta))
 
     def nominated(a, m):
         return float(zero_projection(a, m, n, alpha, delta)) if a >= RARE_MIN_COUNT else -math.inf
@@ -235,7 +236,8 @@ def resolution_floor(n: int, n_select: int, n_refine: int, alpha: float, eps: fl
     else:
         screen = (5 * n_select) // 8 - fit
         stages += [(1, screen), (needed(validated, n_select - fit - screen), n_select - fit - screen)]
-    stages.append((st.min_count(lambda k: st.eps_bound(k, n, 0, n, alpha, delta) > eps, n), n))
+    bound = st.certifier_for(delta).bound
+    stages.append((st.min_count(lambda k: bound(k, n, 0, n, alpha, delta) > eps, n), n))
     if any(k is None for k, _ in stages):
         return 1.0
     return st.stage_floor(stages)

@@ -3,9 +3,9 @@
 **Floor.**  For a pair of inputs (x, x'), a target bound ``eps_lb`` and a level ``alpha``, the
 floor is the smallest number n of outputs *per input* at which some event S of a family, at its
 true frequencies p = P[M(x) in S] and q = P[M(x') in S], reaches the target with the audit's own
-certification statistic: ``statistics.eps_bound(p n, n, q n, n, alpha, delta) >= eps_lb`` -- the
-Clopper-Pearson lower bound of p and upper bound of q, each one-sided at alpha / 2 (the union of
-the two bounds), evaluated at the expected counts.  The minimum is over the events of the family
+certification statistic (``statistics.certifier_for(delta)``: the exact conditional test on
+Poisson counts at delta = 0, Clopper-Pearson at alpha / 2 per side otherwise), evaluated at the
+expected counts p n and q n.  The minimum is over the events of the family
 and both orders of the pair.  It is what a perfect selection would need for certification alone
 (no samples spent choosing the event): the samples an audit used for the same bound, divided by
 the floor, measure what selection and a suboptimal event cost.
@@ -45,8 +45,10 @@ def samples_for_bound(p, q, eps_lb: float, alpha: float, delta: float = 0.0, n_m
     (the ratio ln((p - delta) / q) is not above the target).  Vectorised over p and q."""
     p, q = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(q, dtype=float))
 
+    bound = st.certifier_for(delta).bound
+
     def reached(n):
-        return st.eps_bound(p * n, n, q * n, n, alpha, delta) >= eps_lb
+        return bound(p * n, n, q * n, n, alpha, delta) >= eps_lb
 
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where((p - delta > 0) & (q >= 0), np.log(np.maximum(p - delta, 1e-320)) - np.log(q), -np.inf)
@@ -97,9 +99,11 @@ def floor(law, eps_lb: float, alpha: float, delta: float = 0.0) -> Floor:
 def _best(p, q, eps_lb, alpha, delta, name):
     """The best of events with frequencies (p, q) under (x, x'), either order of the pair."""
     both_p, both_q = np.concatenate([p, q]), np.concatenate([q, p])
+    keep = 0.0 if st.certifier_for(delta).poisson else 1.0  # Poisson counts: variance n p, not n p (1 - p)
     with np.errstate(divide="ignore", invalid="ignore"):   # normal approximation, to rank events
         margin = np.log(np.maximum(both_p - delta, 0.0)) - np.log(both_q) - eps_lb
-        approx = np.where(margin > 0, ((1 - both_p) / both_p + (1 - both_q) / both_q) / margin ** 2, np.inf)
+        approx = np.where(margin > 0, ((1 - keep * both_p) / both_p + (1 - keep * both_q) / both_q) / margin ** 2,
+                          np.inf)
     approx = np.where((both_q == 0) & (both_p > delta), 0.0, np.nan_to_num(approx, nan=np.inf))
     top = np.argsort(approx)[:SHORTLIST]               # the exact search on the best-ranked events
     n = np.full(len(both_p), np.inf)

@@ -47,8 +47,10 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
     lines = ["# Audit known-answer suite: the DP-Sniper benchmark", "",
              f"Regenerate with `{command}` (one line; add `--no-controls` for the suite alone).", "",
              "Every mechanism claims eps = 0.1; bounds are certified at 90% confidence (alpha = 0.1, "
-             "Clopper-Pearson, union bound, shared by the audit's two layers), on the input patterns of "
-             "DP-Sniper's `exp_default.py`. "
+             "shared by the audit's two layers; at delta = 0 the audit's exact conditional test on Poisson "
+             "counts: Poisson(n) outputs of each input, and given the two counts' sum the favoured one is "
+             "binomial with the ratio of the frequencies, one one-sided Clopper-Pearson bound at the "
+             "layer's whole alpha), on the input patterns of DP-Sniper's `exp_default.py`. "
              f"**One configuration for every row**: the default audit (the same statistics, no "
              f"per-row features) with the suite's one sample budget, n = {n:.0e} certification "
              "outputs per input (`SUITE_N`); selection and refinement follow the audit's default rules "
@@ -124,8 +126,8 @@ def floor_section(rows) -> list[str]:
              "`samples`: the certification outputs per input behind the row's bound (selection and "
              "refinement drew more, see `samples` above). `floor`: the outputs per input that the best "
              "event of the family would need, at its exact frequencies p, p' on the row's witness pair, to "
-             "certify the same bound at the same alpha with the same statistic (Clopper-Pearson, alpha/2 "
-             "per side, at the expected counts); intervals and their complements for a scalar output, "
+             "certify the same bound at the same alpha with the same statistic (the conditional test, at "
+             "the expected counts); intervals and their complements for a scalar output, "
              "every set of outcomes for a discrete one (`verify.audit.suites.floor`). `samples / floor` "
              "near 1 means selection found an event as good as the best; below 1, the row's counts fell "
              "favourably. Rows whose exact law is not computed here say so.", "",
@@ -253,7 +255,7 @@ def _shortfall_reason(case, res, best) -> str:
                 f"the selection chose a weaker event than the published one"
                 + (f" (exact eps {case.true_eps:.5f})." if case.true_eps is not None else "."))
     hi = fl.samples_for_bound(p1, p2, best, layer.alpha, res.delta)
-    return (f"{event}; its Clopper-Pearson bound reaches {best:.5f} at n = {hi:.2g} per input "
+    return (f"{event}; its certified bound reaches {best:.5f} at n = {hi:.2g} per input "
             f"({hi / n:.1f} times the suite's budget).")
 
 
