@@ -106,6 +106,21 @@ def test_curve_is_monotone_and_uncapped():
 
 
 # ------------------------------------------------------------------ fast path
+@pytest.mark.parametrize("n_edges", [0, 3, 15, 250, 4000])
+def test_compiled_histogram_is_searchsorted_and_bincount(n_edges):
+    """events.histogram (compiled, parallel, on a lookup grid from 16 edges up) against its NumPy
+    reference, with values on the edges, non-finite values and integer ranks."""
+    from verify.audit.events import histogram
+    rng = np.random.default_rng(3)
+    values = rng.laplace(size=300_001)
+    edges = np.unique(np.quantile(rng.laplace(size=5000), np.linspace(0, 1, n_edges))) if n_edges else np.zeros(0)
+    values[:edges.size] = edges                        # exactly on an edge: the bin below
+    values[7::97], values[11::101], values[13::103] = np.nan, np.inf, -np.inf
+    for v, e in ((values, edges), (rng.integers(0, 50, 10_000).astype(float), np.arange(49) + 0.5)):
+        reference = np.bincount(np.searchsorted(e, v[np.isfinite(v)]), minlength=e.size + 1)
+        assert np.array_equal(histogram(v, e), reference)
+
+
 @pytest.mark.parametrize("component,d", [(ReportNoisyMax(20.0, False, True), 1),
                                          (SparseVector(SVT5, 0.1, 1, 1.0), 10)])
 def test_fast_path_counts_what_the_block_path_counts(component, d):

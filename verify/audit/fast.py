@@ -193,6 +193,40 @@ def grid_bin_index_in(edges, first, starts, start_first, cells, lo, scale, s):
     return j
 
 
+@cached_njit(parallel=True)
+def histogram_kernel(values, edges, lo, scale, starts, counts):
+    """counts[b, j] += number of the finite values of block b (of counts.shape[0] equal blocks)
+    in bin j = (edges[j-1], edges[j]]: np.searchsorted(edges, v) per value, looked up on the grid
+    (lo, scale, starts) of :func:`bin_grid` unless ``starts`` is empty."""
+    blocks = counts.shape[0]
+    size = (values.shape[0] + blocks - 1) // blocks
+    cells = starts.shape[0] - 1
+    for b in prange(blocks):
+        for i in range(b * size, min(values.shape[0], (b + 1) * size)):
+            s = values[i]
+            if s - s == 0.0:                          # finite
+                if cells > 0:
+                    j = grid_bin_index(edges, starts, lo, scale, s)
+                else:
+                    j = bin_index(edges, s)
+                counts[b, j] += 1
+
+
+#: values per block of :func:`histogram` (blocks are counted in parallel)
+HISTOGRAM_BLOCK = 1 << 15
+
+
+def histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts of the finite ``values`` in the len(edges) + 1 bins (edges[j-1], edges[j]] (the
+    same as ``np.bincount(np.searchsorted(edges, finite values))``, compiled and in parallel)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    edges = np.ascontiguousarray(edges, dtype=np.float64)
+    lo, scale, starts = bin_grid(edges)
+    counts = np.zeros((max(1, -(-values.size // HISTOGRAM_BLOCK)), edges.size + 1), dtype=np.int64)
+    histogram_kernel(values, edges, lo, scale, starts, counts)
+    return counts.sum(axis=0)
+
+
 #: edges beyond which the counting kernel looks bins up on a grid (binary search below)
 GRID_MIN_EDGES = 16
 
