@@ -56,8 +56,11 @@ from .validate import FIRST_ROUND, AuditPlan
 
 #: the sample streams' key of sequential rounds: (pair, side, SEQUENTIAL_STREAM, round)
 SEQUENTIAL_STREAM = 5
-#: the key of the Poisson number of outputs of a certification stream: (pair, side, *stream, SIZE_STREAM)
-SIZE_STREAM = 7
+#: the key of the Poisson number of outputs of a certification stream: (SIZE_STREAM, pair, side, *stream).
+#: Sample streams begin with a pair index, so this one is disjoint from every stream of outputs
+#: (the block path keys a chunk c of certification (pair, side, 1, c)): the numbers drawn are
+#: independent of the outputs, as the conditional test needs
+SIZE_STREAM = 0x7FFFFFF7
 
 
 @dataclass
@@ -224,7 +227,7 @@ def draw_size(plan: AuditPlan, n: int, key: tuple) -> int:
     when the plan's certifier needs Poisson counts (the same seed gives the same number)."""
     if not plan.certifier.poisson:
         return n
-    return int(np.random.default_rng(stream_seed(plan.seed, *key, SIZE_STREAM)).poisson(n))
+    return int(np.random.default_rng(stream_seed(plan.seed, SIZE_STREAM, *key)).poisson(n))
 
 
 def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dict, n: int,
