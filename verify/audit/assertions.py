@@ -75,7 +75,8 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
                 w = layer.witness
                 lines.append(f"  {layer.title}: certified eps >= {layer.eps_lower_bound:.4g} at delta={delta:g} "
                              f"(p-value {layer.p_value:.3g}); witness: {describe_pair(w['x'], w['x_prime'])}, "
-                             f"event {w['event']}: {w['count_x']}/{result.n} vs {w['count_x_prime']}/{result.n} "
+                             f"event {w['event']}: {w['count_x']}/{w.get('n_x', result.n)} vs "
+                             f"{w['count_x_prime']}/{w.get('n_x_prime', result.n)} "
                              f"outputs; {layer.fix}")
         lines.append(f"  {result.n_samples:,} samples, seed {seed}")
         raise AssertionError("\n".join(lines))

@@ -84,8 +84,8 @@ class LayerResult:
             bound += (f" (the event {seen}: the true loss may be far larger, even unbounded; the bound is "
                       f"capped by the sample size: n = {n:,} samples certify at most {self.eps_cap:.4g})")
         text = (f"{self.title}: {verdict} -- {bound}, p-value {self.p_value:.3g}; witness "
-                f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({w['count_x']:,} vs "
-                f"{w['count_x_prime']:,} of {n:,} outputs)")
+                f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({_of(w['count_x'], w.get('n_x', n))} vs "
+                f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
         if self.note:
             text += f"; {self.note}"
         if self.violated and self.fix:
@@ -225,6 +225,11 @@ def describe_points(fpr, fnr, show: int = 3) -> str:
     idx = sorted({round(i * (len(fpr) - 1) / max(1, show - 1)) for i in range(show)})
     pts = ", ".join(f"({fpr[i]:.3g}, {fnr[i]:.3g})" for i in idx)
     return f"{len(fpr)} certified (FPR, FNR) point{'s' if len(fpr) > 1 else ''}, e.g. {pts}"
+
+
+def _of(count: int, total: int) -> str:
+    """"k of m" with thousands separators (a witness's count among the outputs drawn)."""
+    return f"{count:,} of {total:,}"
 
 
 def eps_estimate(k1: int, k2: int) -> float:

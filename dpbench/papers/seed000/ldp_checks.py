@@ -469,7 +469,7 @@ def audit(claim, ev) -> Outcome:
                         eps=mech.claimed_eps, delta=delta, n=n)
     if "tight" in args:
         w, level = res.witness, float(args["tight"]) * mech.claimed_eps
-        p = st.p_value(w["count_x"], n, w["count_x_prime"], n, level, delta)
+        p = st.certifier_for(delta).p_value(w["count_x"], n, w["count_x_prime"], n, level, delta)
         out.comparisons += (Hypothesis(float(p), True, f"tight: not ({level:g}, {delta:g})-DP on the "
                                                        f"audit's event (p = {p:.2g})"),)
     return out

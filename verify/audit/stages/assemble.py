@@ -64,7 +64,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
     stat = event.statistic
     witness = {"x": as_input(a if fwd else b), "x_prime": as_input(b if fwd else a),
                "event": event.describe(source.labels), "statistic": stat.name, "feature": stat.feature.name,
-               "count_x": k1, "count_x_prime": k2,
+               "count_x": k1, "count_x_prime": k2, "n_x": c.n_favoured, "n_x_prime": c.n_other,
                "p_x": k1 / max(c.n_favoured, 1), "p_x_prime": k2 / max(c.n_other, 1),
                "eps_estimate": eps_estimate(k1, k2)}
     note = ""
