@@ -92,24 +92,33 @@ def ranked_statistic(feature: Feature, rows1, rows2, *, name: str, mode: str, sp
     # a category seen once predicts nothing: coverage counts repeated categories only
     if total[total >= 2].sum() < min_coverage * (k1.size + k2.size) or keys.size < 2:
         return None
-    pooled = np.concatenate([rows1, rows2])
     log_ratio = np.log((c1 + 0.5) / (k1.size + 0.5)) - np.log((c2 + 0.5) / (k2.size + 0.5))
     strata = None
     if floating:
         # rank by the granularity *given* the binade: the magnitude is the law's business
-        strata = binade_keys(pooled[first][:, entries], specials)
+        strata = binade_keys(_pooled_rows(rows1, rows2, first)[:, entries], specials)
         log_ratio -= _stratum_log_ratio(strata, c1, c2)
     order = np.argsort(-log_ratio, kind="stable")
     ranks = np.empty(keys.size)
     ranks[order] = np.arange(keys.size, dtype=np.float64)
     spec = probe._replace(keys=keys, ranks=ranks)
     # one output row per category, in rank order, to describe events in output space
-    info = {"categories": int(keys.size), "mode": mode, "examples": pooled[first[order]],
+    info = {"categories": int(keys.size), "mode": mode, "examples": _pooled_rows(rows1, rows2, first[order]),
             "specials": np.asarray(specials, np.float64) if floating or not keep_all else None,
             "low_bits": int(low_bits), "column": column}
     if strata is not None:
         info["strata"] = [strata[i] for i in order]          # the binades of each rank
     return Statistic(feature, name, spec, discrete=True, info=info)
+
+
+def _pooled_rows(rows1: np.ndarray, rows2: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Rows ``index`` of the stacked (rows1, rows2), without stacking them (a copy of every fit
+    row for each statistic cost more than the ranking)."""
+    out = np.empty((index.size, rows1.shape[1]), dtype=np.result_type(rows1, rows2))
+    first = index < rows1.shape[0]
+    out[first] = rows1[index[first]]
+    out[~first] = rows2[index[~first] - rows1.shape[0]]
+    return out
 
 
 def _stratum_log_ratio(strata: list, c1, c2) -> np.ndarray:
