@@ -51,7 +51,9 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seco
               "selection_proxy": top.refined.selection_proxy,
               "refined_proxy": top.event.proxy if plan.n_refine else None, "n_refine": plan.n_refine,
               "rare_nominee": None if top.refined.nominee is None else top.refined.nominee.describe(source.labels),
-              "rare_nominee_chosen": top.refined.nominee_chosen},
+              "rare_nominee_chosen": top.refined.nominee_chosen,
+              "contender": None if top.refined.contender is None else top.refined.contender.statistic.name,
+              "contender_chosen": top.refined.contender_chosen},
         sequential=cert.sequential)
 
 

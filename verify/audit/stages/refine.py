@@ -5,10 +5,14 @@ the chosen statistic and pair of every layer are fixed and the event (bins, dire
 chosen again as at selection with more data: shortlist on one half, validate on the other
 (each validated proxy taken sqrt(2 ln L) standard errors low for L shortlisted events, so
 that the luckiest small tail does not beat a plentiful event of nearly the same ratio);
-the selection's event competes and is replaced only by one clearly better.  A layer's rare
-nominee is counted on all its refinement outputs and replaces the refined event if its
-validated proxy is larger.  The events of the eps(delta) curve (same statistic and bins) are
-chosen from the same counts.  The layers share the outputs: every statistic of a pair is
+the selection's event competes and is replaced only by one clearly better.  A layer's
+contender (a learned score that selection passed over for a direct statistic within its
+error) is refined the same way on the same outputs and replaces the chosen statistic if its
+refined proxy is larger: the two are compared on fresh outputs, where a fitted score carries
+no fitting noise, and each proxy already pays for its own shortlist.  A layer's rare nominee
+is counted on all its refinement outputs and replaces the refined event if its validated
+proxy is larger.  The events of the eps(delta) curve (same statistic and bins) are chosen
+from the same counts.  The layers share the outputs: every statistic of a pair is
 counted on the same draws (:meth:`SampleSource.histograms`).
 """
 from __future__ import annotations
@@ -31,6 +35,8 @@ class Refined:
     curve_events: list
     selection_proxy: float
     nominee: Event | None
+    contender: Event | None = None
+    contender_chosen: bool = False
 
     @property
     def nominee_chosen(self) -> bool:
@@ -49,6 +55,8 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
         wanted.setdefault(c.chosen.pair, []).append((layer, "chosen", c.chosen.event))
         if c.nominee is not None:
             wanted.setdefault(c.nominee.pair, []).append((layer, "nominee", c.nominee.event))
+        if c.contender is not None:
+            wanted.setdefault(c.contender.pair, []).append((layer, "contender", c.contender.event))
     counts = {}                                    # (layer, role, side, part) -> histogram
     for q, items in wanted.items():
         binnings = [(ev.statistic, ev.edges) for _, _, ev in items]
@@ -60,10 +68,9 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
             for layer, c in choices.items()}
 
 
-def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
-    """One layer's refinement from its counts: (role, side, part) -> histogram."""
-    event, p = choice.chosen.event, choice.chosen.pair
-    h = [counts["chosen", side, part] for part in (0, 1) for side in (0, 1)]
+def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Event, float]:
+    """(event, validated proxy): the event of ``event``'s statistic chosen again on refinement
+    counts h = [x half 0, x' half 0, x half 1, x' half 1]."""
     shortlist = search_counts(event.statistic, event.edges, h[0], h[1], sizes[0], sizes[0], plan.n, plan.alpha,
                               [plan.delta], top=SHORTLIST) + [event]
     scores = validate_counts(shortlist, h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha,
@@ -74,7 +81,21 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     # near-ties among events of a plentiful statistic stay with the incumbent
     if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
         i = inc
-    event, proxy = shortlist[i], float(scores[i, 0])
+    return shortlist[i], float(scores[i, 0])
+
+
+def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
+    """One layer's refinement from its counts: (role, side, part) -> histogram."""
+    p = choice.chosen.pair
+    h = [counts["chosen", side, part] for part in (0, 1) for side in (0, 1)]
+    event, proxy = _refine_statistic(plan, choice.chosen.event, h, sizes)
+    contender_chosen = False
+    if choice.contender is not None:
+        hc = [counts["contender", side, part] for part in (0, 1) for side in (0, 1)]
+        event_c, proxy_c = _refine_statistic(plan, choice.contender.event, hc, sizes)
+        contender_chosen = proxy_c > proxy
+        if contender_chosen:
+            event, proxy, p, h = event_c, proxy_c, choice.contender.pair, hc
     full = (h[0] + h[2], h[1] + h[3])
     nominee = None if choice.nominee is None else choice.nominee.event
     if nominee is not None:
@@ -86,7 +107,9 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     event.proxy = proxy
     curve = search_counts(event.statistic, event.edges, full[0], full[1], plan.n_refine, plan.n_refine, plan.n,
                           plan.alpha, plan.delta_grid)
-    return Refined(event, p, curve, choice.selection_proxy, nominee)
+    contender = None if choice.contender is None else choice.contender.event
+    return Refined(event, p, curve, choice.selection_proxy, nominee, contender,
+                   contender_chosen and event is not nominee)
 
 
 def _unrefined(plan: AuditPlan, source: SampleSource, choice: Choice) -> Refined:

@@ -44,11 +44,14 @@ class Candidate:
 
 @dataclass
 class Choice:
-    """A layer's chosen candidate and the rare nominee that may replace it at refinement."""
+    """A layer's chosen candidate, and the candidates that may replace it at refinement: the
+    rare nominee, and the contender -- the learned score that promised most, when the choice
+    passed it over for a direct statistic within the selection's error (:func:`choose`)."""
 
     chosen: Candidate
     nominee: Candidate | None
     selection_proxy: float
+    contender: Candidate | None = None
 
 
 def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
@@ -73,12 +76,14 @@ def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
         if not mine:
             continue
         chosen = choose(mine)
+        top = mine[most_promising(np.array([c.proxy for c in mine]), np.array([c.se for c in mine]))]
+        contender = top if top is not chosen and plan.n_refine > 0 else None
         # a rare event (never seen under one input) that would beat the chosen one if it truly
         # never occurred there is judged on the refinement outputs too
         nominee = max((c for c in rare if c.layer == layer), key=lambda c: c.proxy, default=None)
         if nominee is not None and (plan.n_refine == 0 or nominee.proxy <= chosen.proxy):
             nominee = None
-        out[layer] = Choice(chosen, nominee, chosen.proxy)
+        out[layer] = Choice(chosen, nominee, chosen.proxy, contender)
     return out
 
 
@@ -130,7 +135,8 @@ def choose(found: list[Candidate]) -> Candidate:
     The most promising validated proxy (:func:`most_promising`), except that a learned score
     (naive-Bayes, logistic, sign) is passed over for a direct statistic (value, category,
     pattern, exact likelihood ratio) whose proxy is within one standard error of the
-    difference: a fitted score adds noise the validation cannot see.
+    difference: a fitted score adds noise the validation cannot see.  The score passed over
+    is not dropped: refinement judges it again on its own outputs (``Choice.contender``).
     """
     proxy, se = np.array([f.proxy for f in found]), np.array([f.se for f in found])
     top = found[most_promising(proxy, se)]
