@@ -50,3 +50,48 @@ def test_the_multiplicity_margin_picks_the_plentiful_event():
     (the margin before) the luckiest of the 15 tails often does: the rule, not the data, decides."""
     assert _choices(validation_margin(N_TAILS + 1)) >= 0.95
     assert _choices(VALIDATION_MARGIN) <= 0.8
+
+
+def _refinement(contender_ratio: float):
+    """A layer whose chosen statistic's best event has ratio e^0.1 and a contender whose best event
+    has ``contender_ratio`` (both at mass 0.2), on expected refinement counts (n_refine / 2 per half)."""
+    from dataclasses import replace
+
+    from verify.audit.events import Event
+    from verify.audit.features.value import value_statistic
+    from verify.audit.stages.refine import _refined
+    from verify.audit.stages.select import Candidate, Choice
+    from verify.audit.stages.validate import validate
+
+    plan = validate(lambda x, n, seed: np.zeros(n), 0.0, 1.0, eps=0.1, alpha=ALPHA, n=N_CERT, seed=0)
+    direct = value_statistic(0, 1)
+    learned = replace(value_statistic(0, 1), name="a learned score", learned=True)
+    edges = np.array([0.0])                                 # two bins: (-inf, 0] and (0, inf)
+    half = 2 * M
+
+    def hists(ratio):
+        p = 0.2
+        q = p * math.exp(-ratio)
+        return [np.array([round((1 - p) * half), round(p * half)]), np.array([round((1 - q) * half), round(q * half)])]
+
+    def event(stat):
+        return Event(stat, edges, np.array([False, True]), True, 0.0, 0.0)
+
+    counts = {}
+    for role, ratio in (("chosen", 0.1), ("contender", contender_ratio)):
+        h = hists(ratio)
+        for side in (0, 1):
+            for part in (0, 1):
+                counts[role, side, part] = h[side]
+    choice = Choice(Candidate(0.1, 0.01, event(direct), 0), None, 0.1, Candidate(0.12, 0.05, event(learned), 0))
+    return _refined(plan, choice, counts, (half, half))
+
+
+def test_refinement_judges_the_contender_on_fresh_counts():
+    """The learned score selection passed over replaces the chosen statistic when its refined proxy
+    is larger, and not otherwise."""
+    better = _refinement(0.3)
+    assert better.contender_chosen and better.event.statistic.learned
+    worse = _refinement(0.05)
+    assert not worse.contender_chosen and not worse.event.statistic.learned
+    assert worse.contender is not None
