@@ -102,3 +102,21 @@ def test_report_renders_samples_over_the_floor():
     assert ratio == pytest.approx(3e7 / floor_n, rel=0.01) and 1 < ratio < 100
     assert "law not available" in text
     assert "unreachable" in text          # NoisyHist2's exact eps is 10: no event certifies 10.01
+
+
+def test_a_shortfall_names_a_weaker_event_only_when_the_counts_show_it():
+    """Below the published figure with an observed ratio below it: "a weaker event" only when the
+    ratio's upper confidence bound is below the figure too; otherwise sampling error is named."""
+    from types import SimpleNamespace
+
+    from verify.audit.suites.report import _shortfall_reason
+
+    def reason(k1, k2, n):
+        layer = SimpleNamespace(witness={"count_x": k1, "count_x_prime": k2, "event": "output > 1"}, alpha=0.09)
+        return _shortfall_reason(SimpleNamespace(true_eps=0.1), SimpleNamespace(headline_layer=layer, n=n,
+                                                                                delta=0.0), 0.0998)
+    n = 30_000_000
+    near = reason(round(0.476 * n), round(0.476 * n * math.exp(-0.09975)), n)     # LaplaceMechanism's counts
+    assert "cannot tell" in near and "weaker event than" not in near
+    far = reason(round(0.476 * n), round(0.476 * n * math.exp(-0.09)), n)
+    assert "weaker event than the published one" in far
