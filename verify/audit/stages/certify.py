@@ -24,10 +24,11 @@ Sequential certification (:func:`certify_sequential`, an audit with a ``budget``
 same events on rounds of fresh outputs, 1000, 2000, 4000, ... per input, and judges the
 cumulative counts after every round k at alpha_k = alpha * 6 / (pi^2 k^2) (each layer at its
 share of it): an alpha-spending union bound.  Why it is anytime-valid: the events were fixed
-before any certification output was drawn, so after round k the Clopper-Pearson statements on
+before any certification output was drawn, so after round k the certifier's statements on
 the cumulative counts are false with probability at most alpha_k (the round sizes depend only
 on the budget and the clock, never on the counts; with Poissonization each round draws
-Poisson(size) outputs, and a sum of independent Poisson counts is Poisson); summed over all rounds the probability that
+Poisson(size) outputs, and a sum of independent Poisson counts is Poisson); summed over all
+rounds the probability that
 *any* statement of *any* round is false is at most sum_k alpha_k = alpha (sum 1/k^2 = pi^2/6).
 So the statements of the round at which the audit stops -- as soon as a layer is violated, or
 when the budget is spent, a data-dependent time -- hold at confidence 1 - alpha.  It costs a

@@ -84,14 +84,19 @@ def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Ev
     return shortlist[i], float(scores[i, 0])
 
 
+def _halves(counts: dict, role: str) -> list:
+    """A role's refinement histograms [x half 0, x' half 0, x half 1, x' half 1]."""
+    return [counts[role, side, part] for part in (0, 1) for side in (0, 1)]
+
+
 def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     """One layer's refinement from its counts: (role, side, part) -> histogram."""
     p = choice.chosen.pair
-    h = [counts["chosen", side, part] for part in (0, 1) for side in (0, 1)]
+    h = _halves(counts, "chosen")
     event, proxy = _refine_statistic(plan, choice.chosen.event, h, sizes)
     contender_chosen = False
     if choice.contender is not None:
-        hc = [counts["contender", side, part] for part in (0, 1) for side in (0, 1)]
+        hc = _halves(counts, "contender")
         event_c, proxy_c = _refine_statistic(plan, choice.contender.event, hc, sizes)
         contender_chosen = proxy_c > proxy
         if contender_chosen:

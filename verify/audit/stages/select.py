@@ -75,9 +75,8 @@ def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
         mine = [c for c in found if c.layer == layer]
         if not mine:
             continue
-        chosen = choose(mine)
-        top = mine[most_promising(np.array([c.proxy for c in mine]), np.array([c.se for c in mine]))]
-        contender = top if top is not chosen and plan.n_refine > 0 else None
+        chosen, passed_over = choose(mine)
+        contender = passed_over if plan.n_refine > 0 else None
         # a rare event (never seen under one input) that would beat the chosen one if it truly
         # never occurred there is judged on the refinement outputs too
         nominee = max((c for c in rare if c.layer == layer), key=lambda c: c.proxy, default=None)
@@ -129,8 +128,8 @@ def most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
     return int(np.argmax(proxy))
 
 
-def choose(found: list[Candidate]) -> Candidate:
-    """The event to certify among one layer's candidates.
+def choose(found: list[Candidate]) -> tuple[Candidate, Candidate | None]:
+    """(the event to certify among one layer's candidates, the learned score passed over or None).
 
     The most promising validated proxy (:func:`most_promising`), except that a learned score
     (naive-Bayes, logistic, sign) is passed over for a direct statistic (value, category,
@@ -143,4 +142,6 @@ def choose(found: list[Candidate]) -> Candidate:
     ok = reliable(proxy, se)
     direct = [f for f, good in zip(found, ok) if good and not f.event.statistic.learned
               and f.proxy >= top.proxy - math.hypot(top.se, f.se)]
-    return max(direct, key=lambda f: f.proxy) if top.event.statistic.learned and direct else top
+    if top.event.statistic.learned and direct:
+        return max(direct, key=lambda f: f.proxy), top
+    return top, None
