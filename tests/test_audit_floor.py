@@ -112,11 +112,46 @@ def test_a_shortfall_names_a_weaker_event_only_when_the_counts_show_it():
     from verify.audit.suites.report import _shortfall_reason
 
     def reason(k1, k2, n):
-        layer = SimpleNamespace(witness={"count_x": k1, "count_x_prime": k2, "event": "output > 1"}, alpha=0.09)
-        return _shortfall_reason(SimpleNamespace(true_eps=0.1), SimpleNamespace(headline_layer=layer, n=n,
-                                                                                delta=0.0), 0.0998)
+        layer = SimpleNamespace(witness={"count_x": k1, "count_x_prime": k2, "event": "output > 1", "x": 1.0,
+                                         "x_prime": 0.0}, alpha=0.09, layer=LAW)
+        return _shortfall_reason(by_name("LaplaceMechanism"), SimpleNamespace(headline_layer=layer, n=n,
+                                                                              delta=0.0), 0.0998)
     n = 30_000_000
     near = reason(round(0.476 * n), round(0.476 * n * math.exp(-0.09975)), n)     # LaplaceMechanism's counts
     assert "cannot tell" in near and "weaker event than" not in near
     far = reason(round(0.476 * n), round(0.476 * n * math.exp(-0.09)), n)
     assert "weaker event than the published one" in far
+
+
+def test_reach_chance_is_a_half_at_the_floor_and_follows_n():
+    """The chance that the best event certifies a target: about 1/2 at the floor (the expected
+    counts reach it there), lower below (towards alpha: a bound at confidence 1 - alpha passes a
+    target below the truth at least that often), near 1 far above; 0 past the exact eps."""
+    law = laplace_law()
+    target, alpha = 0.095, 0.1
+    n_floor = fl.floor(law, target, alpha).n
+    at = fl.reach_chance(law, target, n_floor, alpha, draws=20_000)[0]
+    assert 0.45 < at < 0.55
+    assert fl.reach_chance(law, target, n_floor / 8, alpha)[0] < 0.3
+    assert fl.reach_chance(law, target, n_floor * 8, alpha)[0] > 0.99
+    assert fl.reach_chance(law, 0.1001, 1e9, alpha)[0] == 0.0
+
+
+def test_a_shortfall_says_what_a_perfect_selection_could_expect():
+    """Below the figure, the reason adds the chance that the family's best event, at its exact law,
+    reaches the figure at the row's n; a witness pair whose exact eps is below the figure is named."""
+    from verify.audit.suites.report import _shortfall_reason
+
+    n = 30_000_000
+    layer = SimpleNamespace(witness={"count_x": round(0.476 * n), "count_x_prime": round(0.431 * n),
+                                     "event": "output > 1.5", "x": 1.0, "x_prime": 0.0}, alpha=0.1, layer=LAW)
+    text = _shortfall_reason(by_name("LaplaceMechanism"), SimpleNamespace(headline_layer=layer, n=n, delta=0.0),
+                             0.09981)
+    chance = float(text.split("would certify 0.09981 in ")[1].split("%")[0])
+    assert 5 < chance < 35                              # about 15%: the floor of 0.09981 is near 2e8
+    svt4 = by_name("SparseVectorTechnique4")
+    x, xp = [0] * 5 + [1] * 5, [1] * 5 + [0] * 5        # exact eps 0.17166 on this pair, below 0.17191
+    layer = SimpleNamespace(witness={"count_x": 552_900, "count_x_prime": 465_600, "event": "some set",
+                                     "x": x, "x_prime": xp}, alpha=0.1, layer=LAW)
+    text = _shortfall_reason(svt4, SimpleNamespace(headline_layer=layer, n=n, delta=0.0), 0.17191)
+    assert "no event on the witness pair reaches 0.17191" in text

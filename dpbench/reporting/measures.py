@@ -42,6 +42,7 @@ from .claims import (
 from .claims.kinds import order_check, ratio_estimate
 from .markdown import fmt, fmt_t
 from .runs import panel_sweep
+from verify.inference import p_text
 
 #: bootstrap resamples of the measurements (BCa); enough for the 1 - alpha = 99% intervals
 N_BOOT = 4000
@@ -680,7 +681,7 @@ def audit_outcome(res, control: bool, text: str, *, eps: float | None = None, de
     whole audit (an ``AuditResult`` or a policy audit) or one layer of it (a ``LayerResult``,
     which does not carry the audited level or the sample size: pass ``eps``, ``delta``, ``n``)."""
     n = int(res.n if n is None else n)
-    label = (f"audit p-value {res.p_value:.2g} (event: {(res.witness or {}).get('event', '?')}, "
+    label = (f"audit p-value {p_text(res.p_value, 2)} (event: {(res.witness or {}).get('event', '?')}, "
              f"n = {n:,})")
     if control:
         return Outcome(text, comparisons=(Hypothesis(float(res.p_value), True, "violation caught: " + label),))

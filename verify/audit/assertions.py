@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dpbench.validation import check_real
+from verify.inference import p_text
 
 from . import statistics as st
 from .engine import audit
@@ -74,7 +75,7 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
             if layer.violated:
                 w = layer.witness
                 lines.append(f"  {layer.title}: certified eps >= {layer.eps_lower_bound:.4g} at delta={delta:g} "
-                             f"(p-value {layer.p_value:.3g}); witness: {describe_pair(w['x'], w['x_prime'])}, "
+                             f"(p-value {p_text(layer.p_value)}); witness: {describe_pair(w['x'], w['x_prime'])}, "
                              f"event {w['event']}: {w['count_x']}/{w.get('n_x', result.n)} vs "
                              f"{w['count_x_prime']}/{w.get('n_x_prime', result.n)} "
                              f"outputs; {layer.fix}")

@@ -15,6 +15,7 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from dpbench.engine.result import to_json
+from verify.inference import p_text
 
 from .inputs import describe_pair
 from .layers import FLOATING_POINT, LAW, TITLES
@@ -83,7 +84,7 @@ class LayerResult:
                     f"occurred {w['count_x_prime']} time{'s' if w['count_x_prime'] > 1 else ''} under x'")
             bound += (f" (the event {seen}: the true loss may be far larger, even unbounded; the bound is "
                       f"capped by the sample size: n = {n:,} samples certify at most {self.eps_cap:.4g})")
-        text = (f"{self.title}: {verdict} -- {bound}, p-value {self.p_value:.3g}; witness "
+        text = (f"{self.title}: {verdict} -- {bound}, p-value {p_text(self.p_value)}; witness "
                 f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({_of(w['count_x'], w.get('n_x', n))} vs "
                 f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
         if self.note:

@@ -7,6 +7,8 @@ figures are repeated at the top of the :class:`~verify.audit.result.AuditResult`
 """
 from __future__ import annotations
 
+from verify.inference import p_text
+
 from ..inputs import as_input
 from ..layers import FLOATING_POINT, LAW, LAYERS, TITLES
 from ..result import LIMITED_COUNT, NOT_REJECTED, NOT_TESTED, VIOLATED, AuditResult, LayerResult, eps_estimate
@@ -73,7 +75,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
     claim_rejected = c.p_claim <= c.level
     if c.layer_is_fp and claim_rejected and not c.violated:
         note = (f"its event exceeds the claim only as much as the magnitude of the outputs does (within each "
-                f"binade the classes tell the inputs apart no better: p-value {c.p_strata:.3g}): the law's "
+                f"binade the classes tell the inputs apart no better: p-value {p_text(c.p_strata)}): the law's "
                 f"doing, not the arithmetic's")
     return LayerResult(layer=c.layer, status=VIOLATED if c.violated else NOT_REJECTED, violated=c.violated,
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level, witness=witness,

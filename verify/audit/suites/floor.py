@@ -96,6 +96,26 @@ def floor(law, eps_lb: float, alpha: float, delta: float = 0.0) -> Floor:
     return _floor_scalar(law, eps_lb, alpha, delta)
 
 
+def reach_chance(law, target: float, n: float, alpha: float, delta: float = 0.0, *, draws: int = 4000,
+                 seed: int = 0) -> tuple[float, Floor]:
+    """(chance, best event): the fraction of ``draws`` simulated certifications at n outputs per
+    input in which the best event of the family for ``target`` (:func:`floor`), at its exact
+    frequencies, certifies at least ``target`` with the audit's own certifier (Poisson(n)
+    outputs at delta = 0, exactly n otherwise).  What a perfect selection could expect at this n:
+    a chance near 1/2 at the floor, near 0 far below it."""
+    best = floor(law, target, alpha, delta)
+    if not math.isfinite(best.n):
+        return 0.0, best
+    rng = np.random.default_rng(seed)
+    cert = st.certifier_for(delta)
+    if cert.poisson:
+        m1, m2 = rng.poisson(n, draws), rng.poisson(n, draws)
+    else:
+        m1 = m2 = np.full(draws, int(n))
+    k1, k2 = rng.binomial(m1, best.p), rng.binomial(m2, best.q)
+    return float(np.mean(cert.bound(k1, m1, k2, m2, alpha, delta) >= target)), best
+
+
 def _best(p, q, eps_lb, alpha, delta, name):
     """The best of events with frequencies (p, q) under (x, x'), either order of the pair."""
     both_p, both_q = np.concatenate([p, q]), np.concatenate([q, p])

@@ -246,6 +246,28 @@ def _shortfall_reason(case, res, best) -> str:
     if case.true_eps is not None and best > case.true_eps:
         return (f"The published figure exceeds the mechanism's exact eps on these inputs "
                 f"({case.true_eps:.5f}), so no valid lower bound can reach it.")
+    return _observed_shortfall(case, res, best) + _ideal_chance(case, res, best)
+
+
+def _ideal_chance(case, res, best) -> str:
+    """What the row's n allows at best: the chance that a perfect selection (the best event of the
+    family, at its exact law on the witness pair) certifies the published figure at this n."""
+    layer = res.headline_layer
+    law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
+    if law is None:
+        return ""
+    chance, ideal = fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
+    if not math.isfinite(ideal.n):
+        exact = f" (the mechanism's exact eps, {case.true_eps:.5f}, is on another pair)" if case.true_eps else ""
+        return (f" At its exact law, no event on the witness pair reaches {best:.5f} at any n: the selection's "
+                f"pair is weaker than the published one{exact}.")
+    return (f" At n = {res.n:.2g}, even the best event of the family at its exact law ({_short(ideal.event, 60)}) "
+            f"would certify {best:.5f} in {100 * chance:.0f}% of runs (its floor for that figure: "
+            f"n = {ideal.n:.2g} per input).")
+
+
+def _observed_shortfall(case, res, best) -> str:
+    """Why the row's certified event is short, from its counts."""
     layer = res.headline_layer
     w, n = layer.witness, res.n
     p1, p2 = w["count_x"] / n, w["count_x_prime"] / n
