@@ -17,7 +17,8 @@ Holm's correction, and statsmodels regressions whose results object carries the 
   whose failure the fit reports (a claim decided on it is inconclusive); a run whose
   repetitions have no spread gets no invented weight: the fit falls back to the residual
   scatter of the log means, and says so.
-* :func:`p_text`: a p-value as text, "< 1e-300" where it underflows (never a bare "0").
+* :func:`p_text`, :func:`p_is`: a p-value as text, "< 1e-300" where it underflows (never a
+  bare "0").
 * :class:`Estimate`: a random number with its standard error and degrees of freedom, whose
   interval can be drawn at any level (the level a report's family-wise correction sets);
   :func:`bootstrap_estimate` and :func:`difference_estimate` make one from repetitions.
@@ -44,6 +45,11 @@ def p_text(p: float, digits: int = 3) -> str:
     """A p-value as text with ``digits`` significant digits; a tail too small for double
     precision reads "< 1e-300" (it computes as 0, which a reader would take for exactly zero)."""
     return "< 1e-300" if p == 0 else f"{p:.{digits}g}"
+
+
+def p_is(p: float, digits: int = 2) -> str:
+    """"p = 0.012", or "p < 1e-300" where the p-value underflows (:func:`p_text`)."""
+    return "p < 1e-300" if p == 0 else f"p = {p:.{digits}g}"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ import numpy as np
 import statsmodels.api as sm
 from scipy import stats
 
+from verify.inference import p_text
+
 from .claims import (
     Check,
     Evidence,
@@ -42,7 +44,6 @@ from .claims import (
 from .claims.kinds import order_check, ratio_estimate
 from .markdown import fmt, fmt_t
 from .runs import panel_sweep
-from verify.inference import p_text
 
 #: bootstrap resamples of the measurements (BCa); enough for the 1 - alpha = 99% intervals
 N_BOOT = 4000

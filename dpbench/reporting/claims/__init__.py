@@ -73,7 +73,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ...validation import InputError
-from verify.inference import Estimate, p_text
+from verify.inference import Estimate, p_is
 
 #: family-wise error rate of a report's comparisons (Bonferroni over all of them)
 DEFAULT_ALPHA = 0.01
@@ -646,25 +646,25 @@ def decide_comparison(c, level: float) -> Decision:
         name = f"{c.label} " if c.label else ""
         if c.supports:
             if c.p_value < level:
-                return Decision(c, Verdict.REPRODUCED, f"{name}(p = {p_text(c.p_value, 2)} < {level:.2g}){note}")
+                return Decision(c, Verdict.REPRODUCED, f"{name}({p_is(c.p_value)} < {level:.2g}){note}")
             if c.p_against is not None and c.p_against < level:
                 return Decision(c, Verdict.CONTRADICTED,
                                 f"{name}(reverse shown: p = {c.p_against:.2g} < {level:.2g}){note}")
             reps = _reps_for_z(c, level)
-            return Decision(c, Verdict.INCONCLUSIVE, f"{name}(p = {p_text(c.p_value, 2)} >= {level:.2g}){note}", reps,
+            return Decision(c, Verdict.INCONCLUSIVE, f"{name}({p_is(c.p_value)} >= {level:.2g}){note}", reps,
                             _reps_need(reps, None, c.unit) if c.z is not None else "")
         if c.p_value < level:
-            return Decision(c, Verdict.CONTRADICTED, f"{name}rejected (p = {p_text(c.p_value, 2)} < {level:.2g}){note}")
+            return Decision(c, Verdict.CONTRADICTED, f"{name}rejected ({p_is(c.p_value)} < {level:.2g}){note}")
         if c.power is None or not c.departure:
             return Decision(c, Verdict.INCONCLUSIVE,
-                            f"{name}not rejected (p = {p_text(c.p_value, 2)}) but no power statement: absence of "
+                            f"{name}not rejected ({p_is(c.p_value)}) but no power statement: absence of "
                             f"evidence{note}", need="a power statement against a stated departure")
         power = float(c.power(level, c.reps or 0))
         if power >= POWER:
-            return Decision(c, Verdict.REPRODUCED, f"{name}not rejected (p = {p_text(c.p_value, 2)}); power "
+            return Decision(c, Verdict.REPRODUCED, f"{name}not rejected ({p_is(c.p_value)}); power "
                                                    f"{power:.2f} against {c.departure}{note}")
         reps = _reps_for_power(c, level)
-        return Decision(c, Verdict.INCONCLUSIVE, f"{name}not rejected (p = {p_text(c.p_value, 2)}) with power only "
+        return Decision(c, Verdict.INCONCLUSIVE, f"{name}not rejected ({p_is(c.p_value)}) with power only "
                                                  f"{power:.2f} against {c.departure}{note}", reps,
                         (f"needs {c.unit} >= {reps:,} for power {POWER:g} against {c.departure}" if reps
                          else f"power {POWER:g} against {c.departure} out of reach"))
