@@ -472,6 +472,8 @@ def test_an_underflowing_p_value_reads_as_a_bound_not_zero():
     from verify.inference import p_is, p_text
     assert p_text(0.0) == "< 1e-300" and p_text(3.5e-73) == "3.5e-73" and p_text(0.01234, 2) == "0.012"
     assert p_is(0.0) == "p < 1e-300" and p_is(0.01234) == "p = 0.012"
-    res = verify.audit(lambda x, n, seed: np.full(n, float(np.ravel(x)[0])), eps=0.1, domain=Domain(1, 0, 1, integer=True), n=20_000, alpha=ALPHA, seed=1)
+    def no_noise(x, n, seed):
+        return np.full(n, float(np.ravel(x)[0]))
+    res = verify.audit(no_noise, eps=0.1, domain=Domain(1, 0, 1, integer=True), n=20_000, alpha=ALPHA, seed=1)
     assert res.law.violated and res.law.p_value == 0.0
     assert "p-value < 1e-300" in str(res) and "p-value 0;" not in str(res)
