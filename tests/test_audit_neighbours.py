@@ -45,6 +45,14 @@ def test_mechanism_receives_the_inputs_as_given():
     seen.clear()
     verify.audit(mech, 0, 1, eps=1.0, n=1000)
     assert all(isinstance(v, float) for v in seen)
+    # a list of one entry stays a list-like input (a one-entry array), not a number: a mechanism
+    # that takes len(x) or sum(x) works on [1] as on [1, 2]
+    seen.clear()
+    verify.audit(mech, [1], [0], eps=1.0, n=1000)
+    assert seen and all(isinstance(v, np.ndarray) and v.shape == (1,) for v in seen)
+    seen.clear()
+    verify.audit(mech, eps=1.0, n=1000, domain=Domain(1, 0, 1))        # a one-dimensional domain: numbers
+    assert seen and all(isinstance(v, float) for v in seen)
 
 
 def test_violation_that_only_add_remove_neighbours_show():

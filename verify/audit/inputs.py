@@ -121,24 +121,27 @@ def _numeric(value) -> np.ndarray | None:
 
 
 def neighbour_pair(x, x_prime) -> tuple:
-    """The pair (x, x') as the audit keeps it: two flat float arrays when both are numbers
-    or numeric arrays of one shape, else two :class:`Verbatim` inputs (add/remove one
-    record, non-numeric inputs)."""
+    """The pair (x, x') as the audit keeps it: two 0-d float arrays for two numbers, two flat
+    float arrays for numeric arrays (lists) of one shape, else two :class:`Verbatim` inputs
+    (add/remove one record, non-numeric inputs)."""
     a, b = _numeric(x), _numeric(x_prime)
     if a is None or b is None or a.shape != b.shape:
         return Verbatim(x), Verbatim(x_prime)
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise InputError("x and x_prime must be finite numbers")
-    return a.reshape(-1), b.reshape(-1)
+    # a number stays a number (0-d); a list or array stays one, even of one entry
+    return (a, b) if a.ndim == 0 else (a.reshape(-1), b.reshape(-1))
 
 
 def as_input(a):
-    """What a mechanism receives: a :class:`Verbatim` input as given, else a float for
-    one-dimensional inputs and a flat float array otherwise."""
+    """What a mechanism receives: a :class:`Verbatim` input as given, a float for a number
+    (a 0-d array: an input given as a number, or a pattern of a one-dimensional domain, see
+    ``stages.validate``), else a
+    flat float array (an input given as a list or array keeps being one, even of one entry)."""
     if isinstance(a, Verbatim):
         return a.value
     arr = np.asarray(a, dtype=np.float64)
-    return float(arr.reshape(-1)[0]) if arr.size == 1 else arr.reshape(-1)
+    return float(arr) if arr.ndim == 0 else arr.reshape(-1)
 
 
 def numeric_input(a) -> np.ndarray | None:
@@ -164,10 +167,10 @@ def _records(value) -> list | None:
 def describe_input(x) -> str:
     """One input for messages: numbers as ``g``-formatted values, anything else by a short repr."""
     value = x.value if isinstance(x, Verbatim) else x
-    scalar_like = isinstance(value, (int, float, np.number)) or (isinstance(value, np.ndarray) and value.size == 1)
+    scalar_like = isinstance(value, (int, float, np.number)) or (isinstance(value, np.ndarray) and value.ndim == 0)
     arr = None if isinstance(x, Verbatim) or not scalar_like else _numeric(value)
-    if arr is not None:                       # a number (or the one-entry array it was stored as)
-        return f"{float(arr.reshape(-1)[0]):g}"
+    if arr is not None:                       # a number (a 0-d array: how the audit keeps one)
+        return f"{float(arr):g}"
     if isinstance(value, np.ndarray):
         value = value.tolist()
     return _SHORT.repr(value)

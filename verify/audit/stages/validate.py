@@ -261,4 +261,7 @@ def input_pairs(mechanism, x, x_prime, domain) -> list:
         domain = Domain(*domain)
     if not isinstance(domain, Domain):
         raise InputError(f"domain must be a verify.audit.Domain (got {domain!r})")
-    return pattern_pairs(domain)
+    pairs = pattern_pairs(domain)
+    if domain.dim == 1 and not domain.add_remove:          # one dimension: the inputs are numbers
+        pairs = [(a.reshape(()), b.reshape(())) for a, b in pairs]
+    return pairs
