@@ -33,6 +33,8 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False,
     """
     if not _is_real(value):
         try:
+            if isinstance(value, (bool, str, bytes)):     # True is not 1.0, "1" is not a number
+                raise TypeError
             value = float(value)
         except (TypeError, ValueError):
             raise InputError(f"{name} must be a real number{describe_interval(low, high, low_open, high_open)} "

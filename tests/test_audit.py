@@ -477,3 +477,35 @@ def test_an_underflowing_p_value_reads_as_a_bound_not_zero():
     res = verify.audit(no_noise, eps=0.1, domain=Domain(1, 0, 1, integer=True), n=20_000, alpha=ALPHA, seed=1)
     assert res.law.violated and res.law.p_value == 0.0
     assert "p-value < 1e-300" in str(res) and "p-value 0;" not in str(res)
+
+
+def test_an_audit_longer_than_a_day_is_refused_after_selection_unless_allowed():
+    """The day-long guard of every dpbench run, for audits: at the rate selection measured."""
+    from verify.audit.engine import REFUSE_SECONDS, check_duration
+    check_duration(10 ** 6, 10 ** 6, 1.0)                          # a second: fine
+    with pytest.raises(InputError, match=r"^n: refinement and certification would draw 1e\+12 outputs"):
+        check_duration(10 ** 12, 10 ** 6, 1.0)                     # 11.6 days
+    assert REFUSE_SECONDS == 24 * 3600
+    with pytest.raises(InputError, match="allow_long=True"):
+        verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0, n=10 ** 13, seed=1)
+
+
+def test_bool_and_text_are_not_numbers():
+    for bad in ("1", True):
+        with pytest.raises(InputError, match="eps must be a real number"):
+            verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=bad, n=1000)
+
+
+def test_a_bound_just_above_the_claim_shows_its_digits_and_a_marginal_rejection_says_so():
+    """A violation at p-value near its level reads "eps >= 1.0001" (not "eps >= 1" against a claim of 1)
+    and is called marginal; a clear one is not."""
+    from verify.audit.result import LayerResult, bound_text
+    assert bound_text(1.00013, 1.0) == "1.0001" and bound_text(0.99996, 1.0) == "0.99996"
+    assert bound_text(2.5, 1.0) == "2.5" and bound_text(0.05887) == "0.05887"
+    witness = {"x": 0.0, "x_prime": 1.0, "event": "output <= 0", "count_x": 10, "count_x_prime": 5}
+    near = LayerResult(layer="law", status="violated", violated=True, eps_lower_bound=1.00013, p_value=0.0459,
+                       alpha=0.05, witness=witness, fix="calibrate its scale")
+    text = near.line(1000, 1.0)
+    assert "eps >= 1.0001," in text and "marginal: p-value within 10x of the level 0.05" in text
+    clear = LayerResult(**{**near.__dict__, "eps_lower_bound": 2.0, "p_value": 1e-9})
+    assert "marginal" not in clear.line(1000, 1.0)

@@ -74,6 +74,12 @@ def test_correct_mechanism_spends_the_budget_and_is_not_rejected():
     assert res.law.alpha == pytest.approx(0.05 * law_share * 6 / (math.pi ** 2 * seq.rounds ** 2))
     assert 0.8 < res.law.eps_lower_bound < 1.0
     assert res.to_dict()["sequential"]["budget_exhausted"] is True
+    # the summary names each layer's whole share (not the last round's level), and the resolution
+    # is that of the outputs certified, at the last round's level
+    text = str(res)
+    assert f"law {0.05 * law_share:.3g}, floating point {0.05 * (1 - law_share):.3g}; spent over rounds" in text
+    from verify.audit import statistics as st
+    assert res.eps_ceiling == pytest.approx(st.eps_ceiling(seq.n_certify, res.law.alpha))
 
 
 def test_seconds_budget_runs_at_least_one_round():
@@ -112,3 +118,27 @@ def test_planted_report_gives_the_samples_each_bug_needed(monkeypatch):
     row = next(line for line in text.splitlines() if line.startswith("| laplace_half_scale | law |"))
     assert f"| {seq[0].sequential.n_certify:,} | {seq[0].sequential.samples:,} |" in row
     assert "Caught 1 of 1 bugs sequentially" in text
+
+
+def test_the_suite_and_the_planted_report_audit_the_planted_bugs_alike(monkeypatch, tmp_path):
+    """`dpbench audit-suite` and `--planted-only` audit the planted bugs at the same seed (the
+    command's), and the tables say which; a layer that holds with a bound above the claim says why."""
+    from types import SimpleNamespace
+
+    from verify.audit.suites import report
+    case = next(c for c in planted.planted_bugs() if c.name == "laplace_half_scale")
+    monkeypatch.setattr(report, "planted_bugs", lambda: [case])
+    monkeypatch.setattr(report, "cases", lambda: [])
+    monkeypatch.setattr(report, "audit_catalog", lambda seed: [])
+    monkeypatch.setattr(report, "audit_planted_sequential", lambda rows, seed: [])
+    seeds = []
+    real = report.audit_planted
+    monkeypatch.setattr(report, "audit_planted", lambda seed: seeds.append(seed) or real(n=20_000, seed=seed))
+    report.write_suite(tmp_path / "suite.md", seed=3)
+    report.write_planted(tmp_path / "planted.md", seed=3)
+    assert seeds == [3, 3]
+    assert all("alpha = 0.01, seed 3," in (tmp_path / f).read_text() for f in ("suite.md", "planted.md"))
+    fp = SimpleNamespace(status="not rejected", violated=False, eps_lower_bound=5.182, layer="floating_point",
+                         unbounded=False)
+    assert report.layer_cell(fp, 1.0) == "holds (5.182: the law's excess, not the arithmetic's)"
+    assert report.layer_cell(SimpleNamespace(**{**vars(fp), "eps_lower_bound": 0.5}), 1.0) == "holds (0.500)"

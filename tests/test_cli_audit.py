@@ -96,6 +96,7 @@ def test_file_path_form(workdir, capsys):
     (["{m}:laplace", "--x", "0"], "give both x and x_prime"),
     (["{m}:laplace", "--x", "0", "--x-prime", "1", "--eps", "9", "--alpha", "1e-6"],
      "cannot certify anything.*use n >="),
+    (["ctl", "--eps", "1", "--param", "eps=-1"], "mechanism ctl: parameter eps must be > 0 .*--param"),
 ])
 def test_bad_input_exits_2_with_one_line(workdir, capsys, args, match):
     argv = [a.format(m=workdir) for a in args]
@@ -106,6 +107,22 @@ def test_bad_input_exits_2_with_one_line(workdir, capsys, args, match):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert err.startswith("dpbench: error: ")
     assert re.search(match.format(m=workdir), err), err
+
+
+@pytest.mark.parametrize("n,match", [
+    ("1e13", r"n: refinement and certification would draw 2.5e\+13 outputs.*--yes"),
+    ("1.5", "argument --n: invalid integer value: '1.5'"),
+])
+def test_n_is_a_count_and_a_day_long_audit_is_refused(capsys, n, match):
+    """--n takes 1e6 as the other counts do; an audit longer than a day at the rate selection
+    measured is refused in one line (exit 2) unless --yes."""
+    try:
+        status = main(["audit", "ctl", "--eps", "1", "--n", n, "--no-progress"])
+    except SystemExit as stop:                # argparse's own errors
+        status = stop.code
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert re.search(match, err), err
 
 
 def test_real_process_imports_from_the_working_directory(tmp_path):

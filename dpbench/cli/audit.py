@@ -32,7 +32,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..validation import InputError
+from ..validation import InputError, integer_text
 from .simulate import parse_assignments
 
 #: exit status of each outcome (bad input and crashes exit 2 through the CLI's error handler)
@@ -61,8 +61,9 @@ def register(sub):
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="mechanism parameter (repeatable; JSON literal, comma-separated numbers or text); "
                         "catalog mechanisms: eps/delta default to the claim")
-    p.add_argument("--n", type=int, default=1_000_000, help="certification samples per input (default: %(default)s)")
-    p.add_argument("--n-select", type=int, dest="n_select", help="selection samples per input and pair")
+    p.add_argument("--n", type=integer_text, default=1_000_000,
+                   help="certification samples per input, e.g. 1000000 or 1e6 (default: %(default)s)")
+    p.add_argument("--n-select", type=integer_text, dest="n_select", help="selection samples per input and pair")
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
     p.add_argument("--features", default="auto", help="statistics to try, comma-separated (default: auto, "
@@ -73,6 +74,8 @@ def register(sub):
                         "when this budget is spent (e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--yes", action="store_true",
+                   help="run even when the audit would take more than a day at the rate selection measures")
     p.set_defaults(func=_run)
     _explain_features(p)
 
@@ -210,7 +213,12 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         params["eps"] = eps
     if "delta" in names and "delta" not in params:
         params["delta"] = delta
-    return sampler(spec, **params), {}
+    try:
+        return sampler(spec, **params), {}
+    except InputError as err:       # a parameter of the mechanism, not the claim: say which
+        raise InputError(f"mechanism {spec}: parameter {err} (its parameters: "
+                         f"{', '.join(f'{k}={v!r}' for k, v in params.items())}; set with --param KEY=VALUE, "
+                         f"eps and delta default to the claim)") from None
 
 
 def _run(args) -> int:
@@ -226,7 +234,7 @@ def _run(args) -> int:
     try:
         result = audit(mech, x, x_prime, eps=args.eps, delta=args.delta, alpha=args.alpha, n=args.n,
                        n_select=args.n_select, seed=args.seed, progress=not (args.no_progress or args.json),
-                       budget=budget, **extra)
+                       budget=budget, allow_long=args.yes, **extra)
     except InputError as err:       # messages quoting user code may span lines: the CLI prints one
         raise InputError(" ".join(str(err).split())) from None
     if args.json:

@@ -9,7 +9,7 @@ from .engine import audit
 from .features import of_layer
 from .inputs import describe_pair
 from .layers import LAW
-from .result import AuditResult
+from .result import AuditResult, bound_text
 
 
 def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0, law_only=False,
@@ -74,7 +74,8 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
         for layer in result.layers:
             if layer.violated:
                 w = layer.witness
-                lines.append(f"  {layer.title}: certified eps >= {layer.eps_lower_bound:.4g} at delta={delta:g} "
+                bound = bound_text(layer.eps_lower_bound, eps)
+                lines.append(f"  {layer.title}: certified eps >= {bound} at delta={delta:g} "
                              f"(p-value {p_text(layer.p_value)}); witness: {describe_pair(w['x'], w['x_prime'])}, "
                              f"event {w['event']}: {w['count_x']}/{w.get('n_x', result.n)} vs "
                              f"{w['count_x_prime']}/{w.get('n_x_prime', result.n)} "

@@ -43,6 +43,9 @@ from __future__ import annotations
 
 import time
 
+from dpbench.engine import guard
+from dpbench.validation import InputError
+
 from .result import AuditResult
 from .source import SampleSource
 from .stages.assemble import assemble
@@ -51,10 +54,32 @@ from .stages.refine import refine
 from .stages.select import select
 from .stages.validate import validate
 
+#: an audit whose refinement and certification would take longer than this is refused (unless
+#: ``allow_long``), as every run of dpbench is (``dpbench.engine.guard``)
+REFUSE_SECONDS = guard.REFUSE_SECONDS
+
+
+def check_duration(ahead: int, drawn: int, seconds: float) -> None:
+    """Refuse an audit that would run for more than a day after selection (InputError).
+
+    ``ahead``: the outputs still to draw, at the rate selection measured (``drawn`` outputs in
+    ``seconds``, compilation included: an estimate that can only be too long), against
+    REFUSE_SECONDS.  Selection is bounded (SELECT_MAX outputs per input and pair), so the refusal
+    comes before any long run.
+    """
+    if drawn <= 0 or seconds <= 0:
+        return
+    estimate = ahead * seconds / drawn
+    if estimate > REFUSE_SECONDS:
+        raise InputError(f"n: refinement and certification would draw {ahead:.3g} outputs, about "
+                         f"{guard.describe_seconds(estimate)} at the {drawn / seconds:,.0f} outputs/s selection "
+                         f"measured: more than a day; lower n, give a budget (budget=\"1h\"; --budget 1h), or "
+                         f"opt in to run it anyway (allow_long=True; --yes)")
+
 
 def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
-          keep_pairs=None, n_refine=None, progress=False, budget=None) -> AuditResult:
+          keep_pairs=None, n_refine=None, progress=False, budget=None, allow_long=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     Parameters
@@ -112,6 +137,10 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         at confidence 1 - alpha, so the one at the stopping round does, whenever it stops).
         A seconds budget is checked between rounds (the first round always runs).  Default
         None: n certification outputs at once, as without this option.
+    allow_long : bool
+        Run even when refinement and certification would take more than a day at the rate
+        selection measured (default False: such an audit is refused with an InputError after
+        selection, before any long run, as dpbench refuses day-long simulations).
 
     Returns
     -------
@@ -148,7 +177,10 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     chosen = {c.chosen.pair for c in choices.values()}
     nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}
     n_certify = plan.n if plan.budget is None else 0        # a sequential audit's rounds are not known ahead
-    bar = tqdm(total=2 * (n_certify * len(chosen) + plan.n_refine * len(nominated)), desc=f"audit {source.name}",
+    ahead = 2 * (n_certify * len(chosen) + plan.n_refine * len(nominated))
+    if not allow_long:
+        check_duration(ahead, source.drawn, time.perf_counter() - t0)
+    bar = tqdm(total=ahead, desc=f"audit {source.name}",
                unit="out", unit_scale=True, disable=not plan.progress, leave=False)
     with bar:
         refined = refine(plan, source, choices, bar)

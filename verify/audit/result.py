@@ -19,6 +19,7 @@ from verify.inference import p_text
 
 from .inputs import describe_pair
 from .layers import FLOATING_POINT, LAW, TITLES
+from .layers import shares as layer_shares
 
 VIOLATED, NOT_REJECTED, NOT_TESTED = "violated", "not rejected", "not tested"
 #: an event seen at most this often under the other input has a bound limited by the sample size
@@ -72,13 +73,16 @@ class LayerResult:
         """The layer's name in messages ("law", "floating point")."""
         return TITLES[self.layer]
 
-    def line(self, n: int) -> str:
-        """Describe the layer in one line: verdict, bound (and its cap), p-value, witness, fix."""
+    def line(self, n: int, eps: float | None = None) -> str:
+        """Describe the layer in one line: verdict, bound (and its cap), p-value, witness, fix.
+
+        ``eps``: the claim (the bound is then shown with the digits that tell it from the claim).
+        """
         if self.status == NOT_TESTED:
             return f"{self.title}: not tested ({self.note})"
         verdict = "VIOLATED" if self.violated else "not rejected"
         w = self.witness
-        bound = f"eps >= {self.eps_lower_bound:.4g}"
+        bound = f"eps >= {bound_text(self.eps_lower_bound, eps)}"
         if self.limited_by_n:
             seen = ("never occurred under x'" if self.unbounded else
                     f"occurred {w['count_x_prime']} time{'s' if w['count_x_prime'] > 1 else ''} under x'")
@@ -89,6 +93,9 @@ class LayerResult:
                 f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
         if self.note:
             text += f"; {self.note}"
+        if self.violated and self.p_value > self.alpha / MARGINAL:
+            text += (f"; marginal: p-value within {MARGINAL:g}x of the level {self.alpha:.3g}, at which a correct "
+                     f"mechanism is rejected: confirm with another seed or more samples before acting on it")
         if self.violated and self.fix:
             text += f"; {self.fix}"
         return text
@@ -207,16 +214,40 @@ class AuditResult:
 
     def __str__(self) -> str:
         """Verdict, one line per layer, trade-off view and resolution."""
-        shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in self.layers if lay.status != "not tested")
-        seq = f"\n  {self.sequential.line()}" if self.sequential is not None else ""
+        tested = [lay for lay in self.layers if lay.status != "not tested"]
+        if self.sequential is None:
+            shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in tested)
+            seq = ""
+        else:                       # each layer's share is spent over the rounds: name the whole share
+            split = layer_shares([lay.layer for lay in tested])
+            shares = (", ".join(f"{lay.title} {self.alpha * split[lay.layer]:.3g}" for lay in tested)
+                      + f"; spent over rounds, the last judged at {', '.join(f'{lay.alpha:.3g}' for lay in tested)}")
+            seq = f"\n  {self.sequential.line()}"
         return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
-                f"  {self.law.line(self.n)}\n"
-                f"  {self.floating_point.line(self.n)}\n"
+                f"  {self.law.line(self.n, self.eps)}\n"
+                f"  {self.floating_point.line(self.n, self.eps)}\n"
                 f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
                 f"not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}\n"
                 f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
                 f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}; "
                 f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})" + seq)
+
+
+#: a violation whose p-value is within this factor of its level is called marginal
+MARGINAL = 10.0
+
+
+def bound_text(value: float, claim: float | None = None) -> str:
+    """Format a bound with 4 significant digits, or more (up to 10) to tell it from ``claim``.
+
+    A bound of 1.00013 against a claim of 1 reads "1.0001", not "1".
+    """
+    for digits in range(4, 11):
+        text = f"{value:.{digits}g}"
+        shown = float(text)
+        if claim is None or ((shown > claim) == (value > claim) and (shown < claim) == (value < claim)):
+            return text
+    return text
 
 
 def describe_points(fpr, fnr, show: int = 3) -> str:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from verify.inference import p_text
 
+from .. import statistics as st
 from ..inputs import as_input
 from ..layers import FLOATING_POINT, LAW, LAYERS, TITLES
 from ..result import LIMITED_COUNT, NOT_REJECTED, NOT_TESTED, VIOLATED, AuditResult, LayerResult, eps_estimate
 from ..source import SampleSource
 from .certify import Certification, Certified
-from .validate import AuditPlan
+from .validate import AuditPlan, resolution_floor
 
 #: labels shown in the result's info (number -> label)
 SHOWN_LABELS = 64
@@ -35,13 +36,18 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seco
     notes = [f"only n={n} certification samples: the bound is weak"] if n < 1000 else []
     curve = cert.curve
     n_samples = source.drawn
+    eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
+    if cert.sequential is not None and law.status != NOT_TESTED:
+        # a sequential audit resolves what its certified rounds resolve: n at the last round's level
+        eps_ceiling = float(st.eps_ceiling(n, law.alpha))
+        delta_floor = float(resolution_floor(n, plan.n_select, plan.n_refine, law.alpha, plan.eps, plan.delta))
     return AuditResult(
         mechanism=source.name, eps=plan.eps, delta=plan.delta, alpha=plan.alpha,
         eps_lower_bound=headline.eps_lower_bound, p_value=headline.p_value, violated=failed is not None,
         witness=headline.witness, curve_delta=plan.delta_grid.tolist(), curve_eps=curve.eps, n=n,
         n_select=plan.n_select, n_samples=n_samples, seconds=seconds,
         samples_per_second=n_samples / seconds if seconds > 0 else float("inf"),
-        eps_ceiling=plan.eps_ceiling, delta_floor=plan.delta_floor, pairs_tried=len(plan.pairs), seed=plan.seed,
+        eps_ceiling=eps_ceiling, delta_floor=delta_floor, pairs_tried=len(plan.pairs), seed=plan.seed,
         law=law, floating_point=fp, layer_failed=failed, headline=headline.layer,
         tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound, warnings=notes,
         info={"select_seconds": select_seconds, "certify_seconds": cert.seconds,
