@@ -509,3 +509,10 @@ def test_a_bound_just_above_the_claim_shows_its_digits_and_a_marginal_rejection_
     assert "eps >= 1.0001," in text and "marginal: p-value within 10x of the level 0.05" in text
     clear = LayerResult(**{**near.__dict__, "eps_lower_bound": 2.0, "p_value": 1e-9})
     assert "marginal" not in clear.line(1000, 1.0)
+
+
+def test_a_catalog_name_in_place_of_a_mechanism_points_at_its_sampler():
+    with pytest.raises(InputError, match=r"did you mean dpbench.sampler\('ctl', eps=...\)"):
+        verify.audit("ctll", 0.0, 1.0, eps=1.0)
+    with pytest.raises(InputError, match=r"pass dpbench.sampler\('ctb', eps=...\)"):
+        verify.audit("ctb", 0.0, 1.0, eps=1.0)

@@ -94,6 +94,7 @@ def test_file_path_form(workdir, capsys):
     (["no_such_module_xyz:f"], "cannot import module 'no_such_module_xyz'"),
     (["{m}:laplace", "--x", "[0", "--x-prime", "1"], "--x must be a JSON literal"),
     (["{m}:laplace", "--x", "0"], "give both x and x_prime"),
+    (["{m}:laplace"], "has no input range: give a neighbouring pair with --x and --x-prime"),
     (["{m}:laplace", "--x", "0", "--x-prime", "1", "--eps", "9", "--alpha", "1e-6"],
      "cannot certify anything.*use n >="),
     (["ctl", "--eps", "1", "--param", "eps=-1"], "mechanism ctl: parameter eps must be > 0 .*--param"),

@@ -56,3 +56,14 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
     for key in clean.results:
         assert np.array_equal(clean.results[key].regret, resumed.results[key].regret)
     assert (tmp_path / "x" / "seed000_fig1c" / "final_regret_vs_eps.png").stat().st_size > 0
+
+
+def test_a_table_cell_reads_mean_and_standard_error_alike():
+    """The quick start's table: the standard error to two significant digits, the mean to the same
+    place, fixed notation (no 2.026e+04 beside 9996); the column header says what ± is."""
+    from dpbench.experiments.outputs import mean_se_text
+    assert mean_se_text(951.6, 24.8) == "952 ± 25"
+    assert mean_se_text(1832.4, 8.14) == "1,832.4 ± 8.1"
+    assert mean_se_text(20260.0, 150.0) == "20,260 ± 150"
+    assert mean_se_text(0.01234, 0.00056) == "0.01234 ± 0.00056"
+    assert mean_se_text(20260.3, float("nan")) == "20,260"

@@ -228,6 +228,9 @@ def _run(args) -> int:
     params = parse_assignments(args.param, flag="--param", coerce=parse_value)
     x, x_prime = parse_input("--x", args.x), parse_input("--x-prime", args.x_prime)
     mech, extra = load_mechanism(args.mechanism, params, args.eps, args.delta)
+    if x is None and x_prime is None and "domain" not in extra and getattr(mech, "input_range", None) is None:
+        raise InputError(f"{args.mechanism} has no input range: give a neighbouring pair with --x and --x-prime "
+                         f"(in Python, verify.audit(..., domain=verify.audit.Domain(...)) also searches patterns)")
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
     if features != ("auto",):
         extra["features"] = features

@@ -35,13 +35,17 @@ def register(sub):
 
 def _run(args) -> int:
     from verify.audit.suites import report as suite
+    if args.planted_only:                 # first: the other options do not apply to the planted bugs
+        extra = [flag for flag, given in (("--only", args.only), ("--scale", args.scale != 1.0),
+                                          ("--no-controls", args.no_controls)) if given]
+        if extra:
+            raise InputError(f"--planted-only takes no {' or '.join(extra)} (every planted bug and its fix run "
+                             f"at n = 2e6; only --seed and --out apply)")
     check_real("--scale", args.scale, low=0.0, low_open=True)
     check_int("--seed", args.seed, low=0)
     names = [c.name for c in suite.cases()]
     for name in args.only or ():
         check_choice("mechanism (--only)", name, names)
-    if args.planted_only and (args.only or args.scale != 1.0):
-        raise InputError("--planted-only takes no --only or --scale (the planted bugs run at n = 2e6)")
     out = Path(args.out or ("reports/audit_planted.md" if args.planted_only else "reports/audit_benchmark.md"))
     make_output_dir("--out", out.parent)
     if args.planted_only:

@@ -71,13 +71,26 @@ def ratio_table(exp, results: dict[str, SimulationResult], runs, horizon: int) -
     return rows
 
 
+def mean_se_text(mean: float, se: float) -> str:
+    """"1,832.0 ± 8.1": the standard error to two significant digits and the mean to the same
+    decimal place, in fixed notation (a column of means reads alike whatever their size); the mean
+    alone to four significant digits when there is no standard error (one repetition)."""
+    if not math.isfinite(mean):
+        return f"{mean}"
+    if not math.isfinite(se) or se <= 0:
+        magnitude = math.floor(math.log10(abs(mean))) if mean != 0 else 0
+        return f"{mean:,.{max(0, 3 - magnitude)}f}"
+    decimals = max(0, 1 - math.floor(math.log10(se)))
+    return f"{mean:,.{decimals}f} ± {se:,.{decimals}f}"
+
+
 def markdown_table(exp, rows: list[dict]) -> str:
     if not rows:
         return ""
     horizons = list(rows[0]["horizons"])
     has_ratio = any("ratio" in c for r in rows for c in r["horizons"].values())
     head = ["panel"] if any(r["panel"] for r in rows) else []
-    head += ["run"] + [f"regret T={_fmt_t(t)}" for t in horizons]
+    head += ["run"] + [f"regret T={_fmt_t(t)} (mean ± s.e.)" for t in horizons]
     if has_ratio:
         head += [f"rho T={_fmt_t(t)} [95% CI]" for t in horizons]
     head += list(exp.table_info)
@@ -87,8 +100,7 @@ def markdown_table(exp, rows: list[dict]) -> str:
         cells.append(r["label"])
         for t in horizons:
             c = r["horizons"][t]
-            se = "" if math.isnan(c["stderr"]) else f" ± {c['stderr']:.3g}"
-            cells.append(f"{c['mean']:.4g}{se}")
+            cells.append(mean_se_text(c["mean"], c["stderr"]))
         if has_ratio:
             for t in horizons:
                 c = r["horizons"][t]

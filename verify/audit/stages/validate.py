@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpbench.validation import InputError, check_delta, check_int, check_real
+from dpbench.validation import InputError, check_delta, check_int, check_real, closest_names
 
 from .. import features as feat
 from .. import layers
@@ -129,6 +129,15 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
              n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
              keep_pairs=None, n_refine=None, progress=False, budget=None) -> AuditPlan:
     """Check the arguments of :func:`verify.audit.audit` (its docstring says what they are) and plan it."""
+    if isinstance(mechanism, str):          # a catalog name: its sampler is the callable
+        from dpbench import MECHANISMS
+        if mechanism in MECHANISMS:
+            hint = f"pass dpbench.sampler({mechanism!r}, eps=...)"
+        else:
+            close = closest_names(mechanism, MECHANISMS)
+            hint = (f"did you mean dpbench.sampler({close[0]!r}, eps=...)?" if close else
+                    "no catalog mechanism has that name (`dpbench list mechanisms` shows them)")
+        raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got the name {mechanism!r}): {hint}")
     if not callable(mechanism):
         raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got {mechanism!r})")
     budget = parse_budget(budget)
