@@ -185,7 +185,8 @@ def with_params(func, spec: str, params: dict):
         except TypeError as err:
             raise InputError(f"--param {', '.join(sorted(params))} do not fit {spec}{signature}: {err}") from None
     bound = functools.partial(func, **params)
-    bound.name = f"{spec}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+    # named as without parameters (the function's name), with them
+    bound.name = f"{getattr(func, '__name__', spec)}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
     for attr in ("input_range", "output_dim"):
         if getattr(func, attr, None) is not None:
             setattr(bound, attr, getattr(func, attr))

@@ -96,7 +96,10 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
     instance, env_spec = _environment(env, env_params)
     if instance.k < 2:
         raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
-    horizon = check_count("horizon", horizon, low=instance.k)
+    try:
+        horizon = check_count("horizon", horizon, low=instance.k)
+    except InputError as err:           # the lower end is the arm count: say so
+        raise InputError(f"{err}: at least one pull of each of the {instance.k} arms") from None
     seed = check_int("seed", seed, low=0)
     composition = None if mechanism is None else compose(spec, mechanism, params, instance)
     checked = validate_params(f"policy {spec.name!r}", spec.params, params)
