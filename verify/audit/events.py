@@ -214,6 +214,28 @@ def search_counts(stat, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int
     return events
 
 
+def best_single_bin(stat, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int, alpha: float,
+                    delta: float) -> Event | None:
+    """The single bin (one category, one value) of a discrete statistic with the largest
+    one-standard-error proxy (:func:`_proxy`) on counts c1 / c2 of m1 / m2 outputs, in either
+    direction; None if no bin has a finite proxy.  For pure DP the largest ratio of any event is
+    that of one outcome; on a discrete output with many outcomes of nearly equal mass the
+    shortlist's validation margin (it grows with the shortlist) buries a rare outcome of large
+    ratio, which refinement therefore judges on its own (``stages.refine``)."""
+    c1, c2 = np.asarray(c1, dtype=np.float64), np.asarray(c2, dtype=np.float64)
+    best, best_score = None, -np.inf
+    for a, b, ma, mb, forward in ((c1, c2, m1, m2, True), (c2, c1, m2, m1, False)):
+        score = _proxy(a, b, ma, mb, n_cert, alpha, 1.0, delta)
+        i = int(np.argmax(score))
+        if np.isfinite(score[i]) and score[i] > best_score:
+            best, best_score = (i, forward), float(score[i])
+    if best is None:
+        return None
+    mask = np.zeros(edges.size + 1, dtype=bool)
+    mask[best[0]] = True
+    return Event(stat, edges, mask, best[1], best_score, float(delta), f"single bin {best[0]}")
+
+
 #: a rare event is nominated only if the favoured input shows it at least this often
 RARE_MIN_COUNT = 3
 

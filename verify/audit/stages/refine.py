@@ -5,7 +5,11 @@ the chosen statistic and pair of every layer are fixed and the event (bins, dire
 chosen again as at selection with more data: shortlist on one half, validate on the other
 (each validated proxy taken sqrt(2 ln L) standard errors low for L shortlisted events, so
 that the luckiest small tail does not beat a plentiful event of nearly the same ratio);
-the selection's event competes and is replaced only by one clearly better.  A layer's
+the selection's event competes and is replaced only by one clearly better.  For a discrete
+statistic the single outcome of largest proxy on the first half is also judged alone on the
+second, paying the margin of a choice between two: on a law with one rare outcome of large
+ratio among many of nearly equal mass (SVT6's answer vectors), the shortlist's margin buries it
+(``events.best_single_bin``).  A layer's
 contender (a learned score that selection passed over for a direct statistic within its
 error) is refined the same way on the same outputs and replaces the chosen statistic if its
 refined proxy is larger: the two are compared on fresh outputs, where a fitted score carries
@@ -20,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..events import Event, search, search_counts, validate_counts, validation_margin
+from ..events import Event, best_single_bin, search, search_counts, validate_counts, validation_margin
 from ..source import SampleSource
 from .select import Choice, most_promising
 from .validate import SHORTLIST, AuditPlan
@@ -81,7 +85,19 @@ def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Ev
     # near-ties among events of a plentiful statistic stay with the incumbent
     if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
         i = inc
-    return shortlist[i], float(scores[i, 0])
+    chosen, proxy = shortlist[i], float(scores[i, 0])
+    if event.statistic.discrete:
+        # the single outcome of largest proxy on the first half, judged alone on the second: a
+        # rare outcome of large ratio that the shortlist's margin would bury (events.best_single_bin);
+        # it pays the margin of a choice between two (it and the shortlist's pick)
+        single = best_single_bin(event.statistic, event.edges, h[0], h[1], sizes[0], sizes[0], plan.n,
+                                 plan.alpha, plan.delta)
+        if single is not None and single.key() != chosen.key():
+            p_single = float(validate_counts([single], h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha,
+                                             validation_margin(2))[0, 0])
+            if p_single > proxy:
+                chosen, proxy = single, p_single
+    return chosen, proxy
 
 
 def _halves(counts: dict, role: str) -> list:
