@@ -187,6 +187,16 @@ def test_non_finite_response_stops_a_compiled_run(probe):
         dpbench.simulate(probe, "bernoulli", 300, 2, 1, means=MEANS, shift=math.nan)
 
 
+@pytest.mark.parametrize("mode", [1, 2])
+def test_a_select_that_names_no_arm_stops_a_compiled_run(probe, mode):
+    """Without check=True too: arm k (mode 1) read past the gaps (a silent regret of 0 or 1e140),
+    m = 0 (mode 2) never advanced; the loop stops and the error names the policy's select."""
+    with pytest.raises(ComponentError, match=r"select of policy Probe \(tests.test_extend._probe_select"
+                                             r".*returned no arm of 0..2 \(or a batch of fewer than 1 pull\) "
+                                             r"after \d+ pulls of repetition 0"):
+        dpbench.simulate(probe, "bernoulli", 200, 2, 1, means=MEANS, mode=mode)
+
+
 class BareInt(NamedTuple):
     c: float
 

@@ -193,6 +193,14 @@ def non_finite_error(plan, rep: int, pulls_done: int) -> ComponentError:
         "was stopped. simulate(..., check=True) (CLI: --check) runs it as plain Python and shows the call")
 
 
+def bad_select_error(plan, rep: int, pulls_done: int) -> ComponentError:
+    k = plan.instance.k
+    return ComponentError(
+        f"{_who('select', 'policy', plan.built.policy)} returned no arm of 0..{k - 1} (or a batch of fewer than "
+        f"1 pull) after {pulls_done} pulls of repetition {rep} (seed {plan.seed}); the run was stopped. "
+        "simulate(..., check=True) (CLI: --check) runs it as plain Python and shows the call")
+
+
 # ----------------------------------------------------------------- check mode
 def _integer(x) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))

@@ -17,8 +17,10 @@ threshold, set only while numba compiles it (``INLINE_THRESHOLD``); every other
 compilation in the process keeps LLVM's default.
 
 A repetition whose mechanism returns a non-finite response stops there and
-sets its final regret to NaN (regret is otherwise always finite); the caller
-raises an error naming the mechanism (``simulate._run_chunk``).
+sets its final regret to NaN (regret is otherwise always finite); one whose policy selects no
+arm of 0..k-1 (or a batch of no pulls) stops with BAD_SELECT; the caller raises an error naming
+the component (``simulate._run_chunk``).  Without the arm check an out-of-range arm read past
+the gaps array: a silent regret of 0 or 1e140.
 """
 from __future__ import annotations
 
@@ -32,6 +34,9 @@ from numba.core.compiler_lock import global_compiler_lock
 
 from .caching import cached_njit
 from .components import broadcast, init_state, respond_broadcast, select, update
+
+#: the final regret of a repetition stopped because ``select`` returned no arm (regret is >= 0)
+BAD_SELECT = -1.0
 
 #: LLVM inlining threshold while the simulation loop compiles (LLVM's -O3 default is 250).  At
 #: 3000 the lattice draws and the leader look-ahead grew the verbs of HeLDP-UCB-L/B and GDP-Elim-New
@@ -51,7 +56,9 @@ def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
 
     A batch of ``m`` pulls of one arm that straddles a checkpoint is split
     exactly there: the regret is linear in the number of pulls of that arm.
-    A non-finite response stops repetition r with ``out_regret[r, -1] = NaN``.
+    A non-finite response stops repetition r with ``out_regret[r, -1] = NaN``; a ``select``
+    that returns no arm of 0..k-1 or a batch of m < 1 pulls stops it with BAD_SELECT there
+    (regret is otherwise finite and never negative).  The check costs a comparison per decision.
     """
     n_reps = seeds.shape[0]
     k = gaps.shape[0]
@@ -66,6 +73,9 @@ def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
         t = 0
         while t < horizon:
             arm, m = select(policy, state, t)
+            if arm < 0 or arm >= k or m < 1:        # not an arm, or no pull: stop, flag the repetition
+                out_regret[r, n_check - 1] = BAD_SELECT
+                break
             if m > horizon - t:
                 m = horizon - t
             gap = gaps[arm]

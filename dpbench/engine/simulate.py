@@ -21,7 +21,7 @@ from ..validation import MAX_COUNT, InputError, check_count, check_int
 from . import contracts
 from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, EnvironmentSpec, Instance, validate_params
 from .composition import Composition, compose
-from .kernel import simulate_kernel
+from .kernel import BAD_SELECT, simulate_kernel
 from .result import SimulationResult, log_checkpoints, now_iso, package_versions
 
 
@@ -147,6 +147,10 @@ def _run_chunk(plan: Plan, first: int, count: int, trace: bool):
     if stopped.size:
         r = int(stopped[0])
         raise contracts.non_finite_error(plan, first + r, int(pulls[r].sum()))
+    bad = np.flatnonzero(regret[:, -1] == BAD_SELECT)      # its flag for a select that names no arm
+    if bad.size:
+        r = int(bad[0])
+        raise contracts.bad_select_error(plan, first + r, int(pulls[r].sum()))
     return regret, pulls, (out_trace if trace else None)
 
 
