@@ -186,6 +186,9 @@ def test_a_claim_naming_a_missing_run_or_experiment_fails_before_anything_runs(t
     assert "claims.toml: claim 'order': key 'runs': no run 'uniform play' in experiment 'small'" in text
     text = _error(tmp_path / "b", _CLAIMS.replace('experiment = "small"', 'experiment = "smal"'))
     assert "claim 'order': key 'experiment': no experiment 'smal' (did you mean small?)" in text
+    text = _error(tmp_path / "c", _CLAIMS.replace('runs = ["UCB1", "uniform"]', 'runs = "UCB1"'))
+    assert ("claim 'order': key 'runs' must be a list of run labels (got the string 'UCB1'; "
+            "write runs = ['UCB1'])") in text
 
 
 def test_unknown_kind_and_wide_tolerance_fail_before_anything_runs(tmp_path):
@@ -287,3 +290,12 @@ def test_the_runs_95_band_is_drawn_visibly(tmp_path):
         warnings.simplefilter("error")
         plot_regret(exp, {"UCB1": result}, exp.runs[:1], tmp_path / "regret.png")
     assert 5_000 < (tmp_path / "regret.png").stat().st_size < 200_000
+
+
+def test_the_rebuild_command_names_the_plugins_the_build_loaded(tmp_path):
+    """A report built with --plugin names it in its rebuild command: without it the command
+    would not find the user's policy."""
+    from dpbench.reporting.context import ReportContext
+    ctx = ReportContext("mypaper", target="./mypaper", plugins=("myalgo",), results_dir=tmp_path / "r")
+    assert ctx.command() == f"dpbench report ./mypaper --plugin myalgo --results {tmp_path / 'r'}"
+    assert ReportContext("seed002", target="002").command() == "dpbench report 002"

@@ -61,6 +61,7 @@ def run(args) -> int:
             t0 = time.perf_counter()
             path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=args.out,
                                 threads=args.threads, progress=not args.no_progress, scheduler=client,
-                                scheduler_name=None if scheduler is None else args.scheduler)
+                                scheduler_name=None if scheduler is None else args.scheduler,
+                                plugins=getattr(args, "plugin", ()))
             print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0

@@ -27,7 +27,7 @@ def installed_papers() -> list[str]:
 
 def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                  threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
-                 scheduler_name: str | None = None) -> Path:
+                 scheduler_name: str | None = None, plugins=()) -> Path:
     """Build the report of ``paper`` (an installed paper: "002", "2", "seed002"; or a folder with a
     ``claims.toml``, e.g. ``"./mypaper"``); return the markdown path (``<out_dir>/<paper>.md``).
     Bad input (an unknown paper, a claim naming an experiment or run that does not exist, an
@@ -36,7 +36,8 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
     store first (every report's results).  ``scheduler``: None computes the cells here
     (``threads`` compiled threads), an open ``distributed.Client`` on its cluster
     (:func:`dpbench.sweeps.dask_backend.connect`; ``scheduler_name`` is what the command line
-    called it, for the rebuild command)."""
+    called it, for the rebuild command); ``plugins``: the ``--plugin`` modules the command loaded
+    (named in the rebuild command: without them it would not find a user's policy)."""
     from .paper import build, find_paper, load_paper
     name, folder = find_paper(paper)
     target = str(paper) if folder is not None else (name.removeprefix("seed") if name.startswith("seed") else name)
@@ -45,7 +46,7 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
         discard_store(results_dir)
     ctx = ReportContext(name, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir), threads=threads,
                         progress=progress, force=force, log=log, paper_dir=folder, target=target,
-                        scheduler=scheduler, scheduler_name=scheduler_name)
+                        scheduler=scheduler, scheduler_name=scheduler_name, plugins=tuple(plugins))
     return build(ctx, loaded)
 
 

@@ -34,6 +34,7 @@ class ReportContext:
     log: Callable[[str], None] = print
     paper_dir: Path | None = None      # the paper's folder (default: the installed paper's)
     target: str = ""                   # the paper as the command named it ("002", "./mypaper")
+    plugins: tuple = ()                # the --plugin modules of the command (for the rebuild command)
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=time.process_time)
@@ -52,7 +53,7 @@ class ReportContext:
     def command(self, *, quick: bool | None = None) -> str:
         """The command that rebuilds this report (non-default options included)."""
         quick = self.quick if quick is None else quick
-        parts = ["dpbench report", self.target or self.paper]
+        parts = ["dpbench report", self.target or self.paper] + [f"--plugin {m}" for m in self.plugins]
         if quick:
             parts.append("--quick")
         if Path(self.results_dir) != Path("dpbench-results"):

@@ -241,6 +241,11 @@ def check_references(claims, plan: dict[str, Planned], path: Path, resolve: Call
 
     known = sorted(plan)
     for claim in claims:
+        for key in ("runs", "pairs"):             # lists of labels: one string would be read letter by letter
+            value = claim.params.get(key)
+            if isinstance(value, str):
+                raise InputError(f"{path}: claim {claim.id!r}: key {key!r} must be a list of run labels "
+                                 f"(got the string {value!r}; write {key} = [{value!r}])")
         for ref in run_references(claim):
             exp = experiment(ref.experiment)
             where = f"{path}: claim {claim.id!r}: key {ref.key!r}"
