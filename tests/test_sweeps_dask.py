@@ -221,3 +221,19 @@ def test_sweep_killed_again_and_again_still_merges_identically(tmp_path, horizon
     _same(clean, resumed)
     with contextlib.closing(sqlite3.connect(store)) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_local_workers_leave_ctrl_c_to_the_client():
+    """Ctrl-C reaches every process of the terminal's group: the embedded cluster's workers ignore
+    it (the client prints one line and closes them) instead of printing a traceback each."""
+    import signal
+
+    from dpbench.sweeps import dask_backend, quiet_worker
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        quiet_worker.dask_setup(None)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    source = Path(dask_backend.__file__).read_text()
+    assert 'preload=quiet' in source and '"dpbench.sweeps.quiet_worker"' in source

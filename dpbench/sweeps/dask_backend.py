@@ -85,8 +85,10 @@ def connect(scheduler, *, workers=None, timeout=10.0):
     timeout = check_real("connect_timeout", timeout, low=0.0, low_open=True)
     if scheduler == LOCAL:
         n = max_threads() if workers is None else check_int("workers", workers, low=1)
+        quiet = ["dpbench.sweeps.quiet_worker"]      # Ctrl-C: the client's one line, not a traceback per worker
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                          worker_dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                          worker_dashboard_address=None, silence_logs=logging.ERROR,
+                          preload=quiet) as cluster, \
                 Client(cluster) as client:
             yield client
         return

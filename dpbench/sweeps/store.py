@@ -243,7 +243,8 @@ class ResultStore:
         return (f"{self.path} holds run {key!r} of {self.name!r} (horizon {new['horizon']}, seed "
                 f"{new['seed']}) with a different configuration "
                 f"({'; '.join(diffs)}){more}. Results of different configurations are never mixed: "
-                "rerun with --force to discard the stored results, or --out to write elsewhere")
+                "rerun with --force to discard the stored results, or write to another results folder "
+                "(dpbench report --results DIR; dpbench run/sweep --out DIR)")
 
     # ------------------------------------------------------------- cells
     def write_cell(self, config_id: str, first_rep: int, regret: np.ndarray, pulls: np.ndarray, *,
