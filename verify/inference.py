@@ -49,7 +49,8 @@ def p_text(p: float, digits: int = 3) -> str:
 
 def p_is(p: float, digits: int = 2) -> str:
     """"p = 0.012", or "p < 1e-300" where the p-value underflows (:func:`p_text`)."""
-    return "p < 1e-300" if p == 0 else f"p = {p:.{digits}g}"
+    text = p_text(p, digits)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 @dataclass(frozen=True)

@@ -134,10 +134,10 @@ def neighbour_pair(x, x_prime) -> tuple:
 
 
 def as_input(a):
-    """What a mechanism receives: a :class:`Verbatim` input as given, a float for a number
-    (a 0-d array: an input given as a number, or a pattern of a one-dimensional domain, see
-    ``stages.validate``), else a
-    flat float array (an input given as a list or array keeps being one, even of one entry)."""
+    """What a mechanism receives: a :class:`Verbatim` input as given, a float for a number (a
+    0-d array: an input given as a number, or a pattern of a one-dimensional domain, see
+    ``stages.validate``), else a flat float array (an input given as a list or array keeps
+    being one, even of one entry)."""
     if isinstance(a, Verbatim):
         return a.value
     arr = np.asarray(a, dtype=np.float64)

@@ -649,7 +649,7 @@ def decide_comparison(c, level: float) -> Decision:
                 return Decision(c, Verdict.REPRODUCED, f"{name}({p_is(c.p_value)} < {level:.2g}){note}")
             if c.p_against is not None and c.p_against < level:
                 return Decision(c, Verdict.CONTRADICTED,
-                                f"{name}(reverse shown: p = {c.p_against:.2g} < {level:.2g}){note}")
+                                f"{name}(reverse shown: {p_is(c.p_against)} < {level:.2g}){note}")
             reps = _reps_for_z(c, level)
             return Decision(c, Verdict.INCONCLUSIVE, f"{name}({p_is(c.p_value)} >= {level:.2g}){note}", reps,
                             _reps_need(reps, None, c.unit) if c.z is not None else "")
