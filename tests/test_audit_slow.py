@@ -122,6 +122,26 @@ def test_sequential_false_positive_rate_at_most_alpha():
     assert sum(rejected.values()) <= allowed, (sum(rejected.values()), allowed, rejected)
 
 
+def test_hedged_certification_false_positive_rate_at_most_alpha():
+    """A layer that certifies two events at alpha / 2 each (refinement could not tell them apart)
+    keeps its level: k-ary randomised response at its exact eps, whose single outcomes tie (the
+    true answer's, favouring x; the other's, favouring x'), hedges in a good share of seeds; the
+    fraction of seeds rejected passes the binomial test of binomial_design, over all seeds and
+    over the hedged ones at their own count.  (About 2 minutes of CPU.)"""
+    trials, allowed = binomial_design(FP_ALPHA, FP_LEVEL, FP_POWER)
+    mechanisms = [controls.randomized_response(1.0, k) for k in (4, 16)]
+    seeds = math.ceil(trials / len(mechanisms))
+    results = [verify.audit(m, 0.0, 1.0, eps=1.0, alpha=FP_ALPHA, n=20_000, seed=s)
+               for m in mechanisms for s in range(seeds)]
+    hedged = [r for r in results if r.law.witness.get("also_certified")]
+    rejected, rejected_hedged = sum(r.violated for r in results), sum(r.violated for r in hedged)
+    allowed_hedged = int(stats.binom.isf(FP_LEVEL, len(hedged), FP_ALPHA))
+    print(f"hedged certification: {len(hedged)} of {len(results)} audits hedged; rejected {rejected} "
+          f"(allowed {allowed}), of the hedged {rejected_hedged} (allowed {allowed_hedged})")
+    assert len(results) >= trials and len(hedged) >= len(results) // 5
+    assert rejected <= allowed and rejected_hedged <= allowed_hedged
+
+
 #: kinds of mechanism with a planted violating event S: P[M(x) in S] = mass, P[M(x') in S] = 0
 def _planted(kind: str, mass: float):
     c = controls

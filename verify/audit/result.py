@@ -39,8 +39,11 @@ class LayerResult:
     p_value          of H0 "the claim holds as far as this layer can tell", comparable with the audit's
                      alpha (the layer's own p-value over its share of alpha; the floating point's is
                      the larger of its two tests)
-    alpha            the layer's share of the audit's alpha, at which its bound is computed
-    witness          input pair, event (in output space), statistic and counts; None if not tested
+    alpha            the layer's share of the audit's alpha, at which its bound is computed (half
+                     of it when the layer certified two events)
+    witness          input pair, event (in output space), statistic and counts; None if not tested;
+                     ``also_certified``: the second event when the layer certified two (each at
+                     alpha, here already halved), this one having the larger bound
     unbounded        the event never occurred under the other input: the true loss may be
                      unbounded
     limited_by_n     the event (almost) never occurred under the other input (at most
@@ -91,6 +94,9 @@ class LayerResult:
         text = (f"{self.title}: {verdict} -- {bound}, p-value {p_text(self.p_value)}; witness "
                 f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({_of(w['count_x'], w.get('n_x', n))} vs "
                 f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
+        if w.get("also_certified"):
+            text += (f"; certified beside {w['also_certified']}, each at half the layer's alpha ({self.alpha:.3g}): "
+                     f"refinement could not tell which is stronger, this one's bound is the larger")
         if self.note:
             text += f"; {self.note}"
         if self.violated and self.p_value > self.alpha / MARGINAL:

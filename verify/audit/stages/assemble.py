@@ -77,6 +77,8 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                "count_x": k1, "count_x_prime": k2, "n_x": c.n_favoured, "n_x_prime": c.n_other,
                "p_x": k1 / max(c.n_favoured, 1), "p_x_prime": k2 / max(c.n_other, 1),
                "eps_estimate": eps_estimate(k1, k2)}
+    if c.hedged:
+        witness["also_certified"] = c.refined.hedge.describe(source.labels)
     note = ""
     claim_rejected = c.p_claim <= c.level
     if c.layer_is_fp and claim_rejected and not c.violated:

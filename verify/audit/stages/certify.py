@@ -9,6 +9,9 @@ compiled kernel).  Each layer is then judged at its share of alpha (:mod:`..laye
   the number of outputs of each input is drawn from Poisson(n) (Poissonization makes the
   counts independent Poisson, so that given their sum the favoured count is binomial with
   the ratio of the two frequencies); at delta > 0 Clopper-Pearson on exactly n outputs;
+* a layer whose refinement could not tell two events apart (``Refined.hedge``) certifies both,
+  each at half its level, and keeps the larger bound: a union bound over two events fixed
+  before these outputs were drawn, so its statements hold at the layer's level;
 * the floating-point layer, when its event is a union of granularity classes, also has to
   show that the classes, not the magnitude of the outputs, tell the inputs apart: within each
   binade the event must be more frequent under the favoured input (a stratified test,
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -69,7 +72,8 @@ class Certified:
     """One layer's certification counts and what they certify at its level.
 
     k_favoured, k_other  outputs in the event among the n of the favoured input / the other
-    level                the layer's alpha (its share of the audit's ``alpha``)
+    level                the level of this event's statements: the layer's alpha (its share of the
+                         audit's ``alpha``), halved when the layer certifies two events (``hedged``)
     n_favoured, n_other  outputs drawn of the favoured input / the other (Poisson(n) each at delta = 0)
     eps_lower_bound      the certifier's lower bound on eps at the claimed delta (>= 0)
     p_claim              p-value of H0 "(eps, delta)-DP holds" on this event
@@ -94,6 +98,11 @@ class Certified:
     @property
     def event(self) -> Event:
         return self.refined.event
+
+    @property
+    def hedged(self) -> bool:
+        """Two events were certified, each at half the layer's alpha; this one had the larger bound."""
+        return self.refined.hedge is not None
 
     @property
     def layer_is_fp(self) -> bool:
@@ -199,7 +208,8 @@ def certify_sequential(plan: AuditPlan, source: SampleSource, refined: dict[str,
 
 def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], n: int, stream: tuple,
                  bar=None) -> tuple[dict, dict]:
-    """((layer, side) -> histogram of the layer's statistic on fresh outputs of that input,
+    """((layer, side) -> histogram of the layer's statistic on fresh outputs of that input
+    ((layer, side, "hedge") -> its hedge's, when that has a statistic of its own),
     (pair, side) -> how many outputs were drawn).
 
     Every layer's statistic on a pair is counted on the same outputs (one draw per input):
@@ -213,14 +223,27 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
     hists: dict = {}
     sizes: dict = {}
     for p, members in by_pair.items():
-        binnings = [(refined[layer].event.statistic, refined[layer].event.edges) for layer in members]
+        keys = [(layer, ()) for layer in members]
+        # a hedge of another statistic (a contender's) is counted on the same outputs, under (layer, side, "hedge")
+        keys += [(layer, ("hedge",)) for layer in members if _own_binning(refined[layer])]
+        binnings = [_binning(refined[layer].hedge if tag else refined[layer].event) for layer, tag in keys]
         for side, x in enumerate(plan.pairs[p]):
             size = sizes[p, side] = draw_size(plan, n, (p, side, *stream))
             if bar is not None and size != n:
                 bar.total += size - n
-            for layer, h in zip(members, source.histograms(x, size, binnings, (p, side, *stream), bar)):
-                hists[layer, side] = h
+            for (layer, tag), h in zip(keys, source.histograms(x, size, binnings, (p, side, *stream), bar)):
+                hists[(layer, side, *tag)] = h
     return hists, sizes
+
+
+def _binning(event: Event) -> tuple:
+    return event.statistic, event.edges
+
+
+def _own_binning(r: Refined) -> bool:
+    """The layer's hedge needs counts of its own (another statistic or other bins than the event's)."""
+    return r.hedge is not None and not (r.hedge.statistic is r.event.statistic
+                                        and np.array_equal(r.hedge.edges, r.event.edges))
 
 
 def draw_size(plan: AuditPlan, n: int, key: tuple) -> int:
@@ -240,19 +263,27 @@ def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dict
     certifier = plan.certifier
     out = {}
     for layer, r in refined.items():
-        h_x, h_xp = hists[layer, 0], hists[layer, 1]
-        k1, k2 = r.event.counts(h_x, h_xp)
-        n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
-        if not r.event.forward:
-            n1, n2 = n2, n1
-        m1, m2 = (n, n) if certifier.poisson else (n1, n2)
-        level = levels[layer]
-        bound = float(certifier.bound(k1, m1, k2, m2, level, plan.delta))
-        out[layer] = Certified(layer=layer, refined=r, hist_x=h_x, hist_x_prime=h_xp, k_favoured=k1, k_other=k2,
+        # a hedged layer certifies two events at half its level each and keeps the larger bound
+        level = levels[layer] / (1 if r.hedge is None else 2)
+        best = None
+        for event in (r.event,) if r.hedge is None else (r.event, r.hedge):
+            tag = ("hedge",) if event is r.hedge and (layer, 0, "hedge") in hists else ()
+            h_x, h_xp = hists[(layer, 0, *tag)], hists[(layer, 1, *tag)]
+            k1, k2 = event.counts(h_x, h_xp)
+            n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
+            if not event.forward:
+                n1, n2 = n2, n1
+            m1, m2 = (n, n) if certifier.poisson else (n1, n2)
+            bound = float(certifier.bound(k1, m1, k2, m2, level, plan.delta))
+            if best is None or bound > best[0]:
+                best = (bound, event, k1, k2, n1, n2, m1, m2, h_x, h_xp)
+        bound, event, k1, k2, n1, n2, m1, m2, h_x, h_xp = best
+        out[layer] = Certified(layer=layer, refined=r if event is r.event else replace(r, event=event, hedge=r.event),
+                               hist_x=h_x, hist_x_prime=h_xp, k_favoured=k1, k_other=k2,
                                n_favoured=n1, n_other=n2, level=level, alpha=plan.alpha,
                                eps_lower_bound=max(0.0, bound),
                                p_claim=float(certifier.p_value(k1, m1, k2, m2, plan.eps, plan.delta)),
-                               p_strata=_strata_test(r.event, h_x, h_xp) if layer == FLOATING_POINT else None)
+                               p_strata=_strata_test(event, h_x, h_xp) if layer == FLOATING_POINT else None)
     return out
 
 

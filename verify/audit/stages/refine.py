@@ -9,7 +9,10 @@ the selection's event competes and is replaced only by one clearly better.  For 
 statistic the single outcome of largest proxy on the first half is also judged alone on the
 second, paying the margin of a choice between two: on a law with one rare outcome of large
 ratio among many of nearly equal mass (SVT6's answer vectors), the shortlist's margin buries it
-(``events.best_single_bin``).  A layer's
+(``events.best_single_bin``).  When the second half cannot tell which of the two is stronger,
+both are certified, each at half the layer's alpha (a union bound; ``events.hedge_gain`` weighs
+the step from alpha to alpha / 2 against the chance that the other event is the stronger); so
+are a contender's event and the chosen statistic's, when the contender wins by too little.  A layer's
 contender (a learned score that selection passed over for a direct statistic within its
 error) is refined the same way on the same outputs and replaces the chosen statistic if its
 refined proxy is larger: the two are compared on fresh outputs, where a fitted score carries
@@ -24,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..events import Event, best_single_bin, search, search_counts, validate_counts, validation_margin
+from ..events import Event, best_single_bin, hedge_gain, search, search_counts, validate_counts, validation_margin
 from ..source import SampleSource
 from .select import Choice, most_promising
 from .validate import SHORTLIST, AuditPlan
@@ -32,7 +35,12 @@ from .validate import SHORTLIST, AuditPlan
 
 @dataclass
 class Refined:
-    """What a layer certifies: its event on its pair, and the events of its eps(delta) curve."""
+    """What a layer certifies: its event on its pair, and the events of its eps(delta) curve.
+
+    hedge  a second event on the same pair (of the same statistic, or the statistic ``event``'s
+           beat at refinement), certified beside ``event`` at half the layer's alpha each (the
+           larger bound is the layer's); None: ``event`` alone
+    """
 
     event: Event
     pair: int
@@ -41,6 +49,7 @@ class Refined:
     nominee: Event | None
     contender: Event | None = None
     contender_chosen: bool = False
+    hedge: Event | None = None
 
     @property
     def nominee_chosen(self) -> bool:
@@ -72,9 +81,10 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
             for layer, c in choices.items()}
 
 
-def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Event, float]:
-    """(event, validated proxy): the event of ``event``'s statistic chosen again on refinement
-    counts h = [x half 0, x' half 0, x half 1, x' half 1]."""
+def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Event, float, Event | None]:
+    """(event, validated proxy, hedge): the event of ``event``'s statistic chosen again on
+    refinement counts h = [x half 0, x' half 0, x half 1, x' half 1], and the second event to
+    certify beside it at half the alpha (None: it alone, at the whole)."""
     shortlist = search_counts(event.statistic, event.edges, h[0], h[1], sizes[0], sizes[0], plan.n, plan.alpha,
                               [plan.delta], top=SHORTLIST) + [event]
     scores = validate_counts(shortlist, h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha,
@@ -85,7 +95,7 @@ def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Ev
     # near-ties among events of a plentiful statistic stay with the incumbent
     if scores[i, 0] - scores[inc, 0] <= math.sqrt(abs(scores[i, 1] ** 2 - scores[inc, 1] ** 2)):
         i = inc
-    chosen, proxy = shortlist[i], float(scores[i, 0])
+    chosen, proxy, hedge = shortlist[i], float(scores[i, 0]), None
     if event.statistic.discrete:
         # the single outcome of largest proxy on the first half, judged alone on the second: a
         # rare outcome of large ratio that the shortlist's margin would bury (events.best_single_bin);
@@ -95,9 +105,13 @@ def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Ev
         if single is not None and single.key() != chosen.key():
             p_single = float(validate_counts([single], h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha,
                                              validation_margin(2))[0, 0])
+            other = single
             if p_single > proxy:
-                chosen, proxy = single, p_single
-    return chosen, proxy
+                chosen, proxy, other = single, p_single, chosen
+            # when these counts cannot tell the two apart, both are certified, each at alpha / 2
+            if hedge_gain(chosen, h[2:], other, h[2:], sizes[1], sizes[1], plan.n, plan.alpha, plan.delta) > 0:
+                hedge = other
+    return chosen, proxy, hedge
 
 
 def _halves(counts: dict, role: str) -> list:
@@ -109,14 +123,23 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     """One layer's refinement from its counts: (role, side, part) -> histogram."""
     p = choice.chosen.pair
     h = _halves(counts, "chosen")
-    event, proxy = _refine_statistic(plan, choice.chosen.event, h, sizes)
+    event, proxy, hedge = _refine_statistic(plan, choice.chosen.event, h, sizes)
     contender_chosen = False
     if choice.contender is not None:
         hc = _halves(counts, "contender")
-        event_c, proxy_c = _refine_statistic(plan, choice.contender.event, hc, sizes)
+        event_c, proxy_c, hedge_c = _refine_statistic(plan, choice.contender.event, hc, sizes)
         contender_chosen = proxy_c > proxy
+        # the loser of the two statistics is certified beside the winner when the counts cannot
+        # tell them apart (same pair only: the certification outputs are drawn per pair)
+        first, h_first, second, h_second = (event_c, hc, event, h) if contender_chosen else (event, h, event_c, hc)
+        rival = None
+        if choice.contender.pair == p and hedge_gain(first, h_first[2:], second, h_second[2:], sizes[1], sizes[1],
+                                                       plan.n, plan.alpha, plan.delta) > 0:
+            rival = second
         if contender_chosen:
-            event, proxy, p, h = event_c, proxy_c, choice.contender.pair, hc
+            event, proxy, hedge, p, h = event_c, proxy_c, hedge_c, choice.contender.pair, hc
+        if rival is not None and hedge is None:
+            hedge = rival
     full = (h[0] + h[2], h[1] + h[3])
     nominee = None if choice.nominee is None else choice.nominee.event
     if nominee is not None:
@@ -124,13 +147,13 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
         nom_proxy = float(validate_counts([nominee], *full_nom, plan.n_refine, plan.n_refine, plan.n,
                                           plan.alpha)[0, 0])
         if nom_proxy > proxy:
-            event, proxy, p, full = nominee, nom_proxy, choice.nominee.pair, full_nom
+            event, proxy, hedge, p, full = nominee, nom_proxy, None, choice.nominee.pair, full_nom
     event.proxy = proxy
     curve = search_counts(event.statistic, event.edges, full[0], full[1], plan.n_refine, plan.n_refine, plan.n,
                           plan.alpha, plan.delta_grid)
     contender = None if choice.contender is None else choice.contender.event
     return Refined(event, p, curve, choice.selection_proxy, nominee, contender,
-                   contender_chosen and event is not nominee)
+                   contender_chosen and event is not nominee, hedge)
 
 
 def _unrefined(plan: AuditPlan, source: SampleSource, choice: Choice) -> Refined:

@@ -64,7 +64,8 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
              f"(n_select = n // 8 within [{SELECT_MIN:.0e}, {SELECT_MAX:.0e}] per input and pair, "
              "n_refine = n // 4 on the chosen pairs, once more for a rare-event nominee). `ours` is the "
              "bound of the layer named beside it (the law's when it is violated, else the floating "
-             "point's when it is, else the larger). `samples` "
+             "point's when it is, else the larger); where refinement could not tell two events apart, "
+             "the layer certified both at half its alpha each and the witness names the other. `samples` "
              "counts every output drawn. The mechanisms add noise on a lattice of 2^-32 (Mironov's fix) "
              "so that the code that runs has the law of the published mechanism; "
              "FloatingPointLaplace is the textbook float sampler, which is not DP at all. Published "
@@ -90,7 +91,7 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
         lines.append(f"| {case.name} | **{res.eps_lower_bound:.5f}**{'' if ok else ' (short)'} | "
                      f"{res.headline_layer.title} | {best:.5f} | " + " | ".join(cells)
                      + f" | {true} | {res.n_samples:.2e} | {secs:.1f} | {cpu:.1f} | "
-                     f"x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: {_short(w['event'])} |")
+                     f"x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: {_short(w['event'])}{_hedge_text(w)} |")
     wall, cpu = seconds[0], seconds[1]
     lines += ["", f"Known-answer rows: {wall:.0f} s wall time, {cpu:.0f} s CPU time (all threads), "
                   f"{len(rows)} rows.", ""]
@@ -111,6 +112,19 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
     return "\n".join(lines)
 
 
+def _hedge_text(witness: dict) -> str:
+    """The witness cell's note when the layer certified two events at half its alpha each."""
+    if not witness.get("also_certified"):
+        return ""
+    return f" (certified beside {_short(witness['also_certified'], 60)}, each at half the alpha)"
+
+
+def _whole_alpha(layer, witness: dict) -> float:
+    """The layer's whole alpha, at which a perfect selection certifies one event: a hedged layer
+    (its ``witness`` names the other event) certified each of its two at half of it (its ``alpha``)."""
+    return layer.alpha * (2 if witness.get("also_certified") else 1)
+
+
 def floor_cells(case, res) -> tuple[str, str, str]:
     """(floor, samples / floor, best event) cells of a row: the certification samples per input of
     its bound against the floor of the same bound (:mod:`.floor`) on its witness pair."""
@@ -120,7 +134,7 @@ def floor_cells(case, res) -> tuple[str, str, str]:
         return "", "law not available", ""
     if not math.isfinite(res.eps_lower_bound):
         return "", "no finite bound", ""
-    f = fl.floor(law, res.eps_lower_bound, layer.alpha, res.delta)
+    f = fl.floor(law, res.eps_lower_bound, _whole_alpha(layer, w), res.delta)
     if not math.isfinite(f.n):
         return "inf", "unreachable", ("no event of the family reaches this bound at the exact-arithmetic "
                                       "law (the row's bound exceeds its exact eps)")
@@ -264,7 +278,7 @@ def _ideal_chance(case, res, best) -> str:
     law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
     if law is None:
         return ""
-    chance, ideal = fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
+    chance, ideal = fl.reach_chance(law, best, res.n, _whole_alpha(layer, layer.witness), res.delta)
     if not math.isfinite(ideal.n):
         exact = f" (the mechanism's exact eps, {case.true_eps:.5f}, is on another pair)" if case.true_eps else ""
         return (f" At its exact law, no event on the witness pair reaches {best:.5f} at any n: the selection's "
