@@ -114,3 +114,14 @@ def test_list_verbose_shows_every_range(capsys):
     text = "\n".join(lines)
     assert "- eps_mu (real number; default 1.0)" in text and "- eps (real > 0; required)" in text
     assert "- actions (matrix: rows separated by ';', numbers by ','; required)" in text
+
+
+def test_a_quick_report_goes_to_its_own_folder_unless_out_is_given():
+    """A smoke build never replaces a full report: reports/quick/ by default."""
+    from dpbench.cli import build_parser
+    from dpbench.cli.report import out_dir
+
+    parser = build_parser()
+    assert out_dir(parser.parse_args(["report", "004", "--quick"])) == "reports/quick"
+    assert out_dir(parser.parse_args(["report", "004"])) == "reports"
+    assert out_dir(parser.parse_args(["report", "004", "--quick", "--out", "mine"])) == "mine"

@@ -44,9 +44,13 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
         return run_plan(plan, reps, **kw)
 
     monkeypatch.setattr(runner, "run_plan", flaky)
+    said = []
     with pytest.raises(Interrupted):
         run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
-                       log=lambda m: None)
+                       log=said.append)
+    assert any(m.startswith("interrupted: 2 of ") and "cells finished and stored in" in m
+               and "and 2 finished repetitions of" in m and m.endswith("rerun the same command to resume")
+               for m in said)
     monkeypatch.setattr(runner, "run_plan", run_plan)
     messages = []
     resumed = run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
@@ -67,3 +71,14 @@ def test_a_table_cell_reads_mean_and_standard_error_alike():
     assert mean_se_text(20260.0, 150.0) == "20,260 ± 150"
     assert mean_se_text(0.01234, 0.00056) == "0.01234 ± 0.00056"
     assert mean_se_text(20260.3, float("nan")) == "20,260"
+
+
+def test_a_bad_horizon_in_an_experiment_file_names_the_file(tmp_path):
+    from dpbench.experiments.runner import load_experiment
+    from dpbench.validation import InputError
+
+    path = tmp_path / "mine.toml"
+    path.write_text('horizon = -5\nreps = 2\nseed = 0\nenvironment = { name = "bernoulli", means = [0.5, 0.4] }\n'
+                    'runs = [{ label = "UCB1", policy = "ucb1" }]\n')
+    with pytest.raises(InputError, match=r"experiment file .*mine\.toml: horizon must be"):
+        load_experiment(path)

@@ -191,6 +191,11 @@ def test_a_claim_naming_a_missing_run_or_experiment_fails_before_anything_runs(t
             "write runs = ['UCB1'])") in text
 
 
+def test_a_misspelt_claim_key_is_named_with_its_likely_intent(tmp_path):
+    text = _error(tmp_path, _CLAIMS.replace("statement =", "statment =", 1))
+    assert "claims.toml claim 1 ('order'): lacks 'statement' (is 'statment' a misspelling of it?)" in text
+
+
 def test_unknown_kind_and_wide_tolerance_fail_before_anything_runs(tmp_path):
     text = _error(tmp_path / "a", _CLAIMS.replace('test = "ordering"', 'test = "orderin"'))
     assert "claims.toml" in text and "claim 'order'" in text and "unknown test 'orderin'" in text

@@ -19,7 +19,9 @@ def register(subparsers):
                    help="smoke build (T <= 20,000, <= 4 repetitions): checks the report builds; decides nothing")
     p.add_argument("--results", default="dpbench-results", metavar="DIR",
                    help="where experiment results are saved and reused (default: dpbench-results)")
-    p.add_argument("--out", default="reports", metavar="DIR", help="report folder (default: reports)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="report folder (default: reports; with --quick, reports/quick, so that a smoke build "
+                        "never replaces a full report)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--force", action="store_true",
                    help="discard the reports' shared result store and recompute everything")
@@ -59,9 +61,16 @@ def run(args) -> int:
     with session as client:                   # one cluster for every report of the command
         for paper in papers:
             t0 = time.perf_counter()
-            path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=args.out,
+            path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=out_dir(args),
                                 threads=args.threads, progress=not args.no_progress, scheduler=client,
                                 scheduler_name=None if scheduler is None else args.scheduler,
                                 plugins=getattr(args, "plugin", ()))
             print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0
+
+
+def out_dir(args) -> str:
+    """The report folder: ``--out``, else reports/ (reports/quick/ for a smoke build)."""
+    if args.out is not None:
+        return args.out
+    return "reports/quick" if args.quick else "reports"

@@ -81,10 +81,14 @@ def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
     if len(set(labels)) != len(labels):
         raise InputError(f"{where}: two runs share a (panel, label)")
     name = raw.get("name", path.stem if path is not None else "")
+    try:
+        horizon = check_count("horizon", raw["horizon"], low=2)
+        reps, seed = check_count("reps", raw["reps"]), check_int("seed", raw["seed"], low=0)
+    except InputError as err:
+        raise InputError(f"{where}: {err}") from None
     return Experiment(
         name=name, title=raw.get("title", name), source=raw.get("source", ""),
-        horizon=check_count("horizon", raw["horizon"], low=2), reps=check_count("reps", raw["reps"]),
-        seed=check_int("seed", raw["seed"], low=0), runs=runs, baseline=raw.get("baseline"),
+        horizon=horizon, reps=reps, seed=seed, runs=runs, baseline=raw.get("baseline"),
         paper_horizon=raw.get("paper_horizon"),
         ratio_horizons=[int(float(t)) for t in raw.get("ratio_horizons", [])],
         notes=raw.get("notes", ""), yscale=raw.get("yscale", "linear"),
@@ -277,19 +281,21 @@ def _run_here(store, todo, threads, bar, log):
 
     from ..engine.stamps import plan_stamp
     host = socket.gethostname()
-    for key, cell, _, plan in todo:
+    for done, (key, cell, _, plan) in enumerate(todo):
         stamp = plan_stamp(plan)
         try:
             res = run_plan(plan, cell.reps, first_rep=cell.first_rep, threads=threads, progress=False,
                            desc=key)
-        except Interrupted as stop:
-            if stop.partial is not None:
-                part = stop.partial
+        except KeyboardInterrupt as stop:                  # Interrupted is one
+            kept = ""
+            part = getattr(stop, "partial", None)
+            if part is not None:
                 store.write_cell(cell.config_id, part.first_rep, part.regret, part.pulls,
                                  seconds=part.seconds, compile_seconds=part.compile_seconds,
                                  threads=part.threads, host=host, stamp=stamp)
-                log(f"interrupted: kept {part.reps} finished repetitions of {key!r} in {store.path}; "
-                    "rerun the same command to resume")
+                kept = f", and {part.reps} finished repetitions of {key!r}"
+            log(f"interrupted: {done} of {len(todo)} cells finished and stored in {store.path}{kept}; "
+                "rerun the same command to resume")
             raise
         store.write_cell(cell.config_id, cell.first_rep, res.regret, res.pulls, seconds=res.seconds,
                          compile_seconds=res.compile_seconds, threads=res.threads, host=host, stamp=stamp)

@@ -62,6 +62,7 @@ the spec's arithmetic), ``erratum``, ``ambiguity`` (ambiguity-register entries) 
 """
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import tomllib
@@ -330,10 +331,13 @@ def load_claims(seed_or_path) -> list[Claim]:
         raise InputError(f"claims table {path}: {err}") from None
     claims, seen = [], set()
     for i, row in enumerate(raw.get("claim", [])):
-        where = f"{path.name} claim {i + 1}"
+        where = f"{path.name} claim {i + 1}" + (f" ({row['id']!r})" if "id" in row else "")
         for key in ("id", "where", "statement", "test"):
             if key not in row:
-                raise InputError(f"{where}: lacks {key!r}")
+                near = difflib.get_close_matches(key, [k for k in row if k not in _COMMON_KEYS], 1)
+                raise InputError(f"{where}: lacks {key!r}"
+                                 + (f" (is {near[0]!r} a misspelling of it?)" if near else
+                                    "; every claim needs id, where, statement and test"))
         cid = str(row["id"])
         if cid in seen:
             raise InputError(f"{path.name}: claim id {cid!r} used twice")
