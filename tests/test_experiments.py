@@ -82,3 +82,28 @@ def test_a_bad_horizon_in_an_experiment_file_names_the_file(tmp_path):
                     'runs = [{ label = "UCB1", policy = "ucb1" }]\n')
     with pytest.raises(InputError, match=r"experiment file .*mine\.toml: horizon must be"):
         load_experiment(path)
+
+
+def test_force_recomputes_one_experiments_cells_and_keeps_the_rest_of_a_shared_store(tmp_path):
+    """`dpbench report X --force` discards the cells of X's configurations only (a shared store
+    holds every report's), computes a configuration two of its experiments share once, and
+    replaces a run whose definition changed instead of refusing it."""
+    from dpbench.experiments.runner import experiment_from_raw
+
+    def exp(name, means, label="UCB1"):
+        return experiment_from_raw({"name": name, "horizon": 200, "reps": 2, "seed": 0,
+                                    "environment": {"name": "bernoulli", "means": means},
+                                    "runs": [{"label": label, "policy": "ucb1"}]})
+
+    store, quiet = tmp_path / "shared.sqlite", (lambda m: None)
+    kw = dict(out=tmp_path, store=store, outputs=False, progress=False, log=quiet)
+    run_experiment(exp("mine", [0.5, 0.4]), **kw)
+    run_experiment(exp("theirs", [0.9, 0.1]), **kw)
+    fresh = set()
+    assert run_experiment(exp("mine", [0.5, 0.4]), fresh=fresh, **kw).cells["computed"] == 1
+    assert run_experiment(exp("mine_again", [0.5, 0.4]), fresh=fresh, **kw).cells["computed"] == 0  # once
+    assert run_experiment(exp("theirs", [0.9, 0.1]), **kw).cells["computed"] == 0                  # kept
+    with pytest.raises(Exception, match="different configuration"):
+        run_experiment(exp("theirs", [0.8, 0.1]), **kw)
+    changed = run_experiment(exp("theirs", [0.8, 0.1]), fresh=set(), **kw)
+    assert changed.cells["computed"] == 1

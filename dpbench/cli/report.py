@@ -24,7 +24,8 @@ def register(subparsers):
                         "never replaces a full report)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
     p.add_argument("--force", action="store_true",
-                   help="discard the reports' shared result store and recompute everything")
+                   help="recompute these reports' results (their configurations' stored cells are discarded; "
+                        "other reports' results in the shared store stay)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     from ..sweeps.dask_backend import SCHEDULER_HELP
     p.add_argument("--scheduler", default="none",
@@ -39,7 +40,7 @@ def register(subparsers):
 def run(args) -> int:
     import contextlib
 
-    from ..reporting import build_report, discard_store, installed_papers
+    from ..reporting import build_report, installed_papers
     from ..reporting.paper import find_paper
     from ..sweeps import dask_backend
     from ..validation import check_int, check_real
@@ -54,8 +55,7 @@ def run(args) -> int:
     papers = installed_papers() if str(args.paper).lower() == "all" else [args.paper]
     for paper in papers:
         find_paper(paper)                 # an unknown paper fails before anything runs
-    if args.force:
-        discard_store(args.results)           # once: the reports share their cells
+    fresh = set() if args.force else None     # one set: a configuration two reports share is computed once
     session = contextlib.nullcontext() if scheduler is None else \
         dask_backend.connect(scheduler, workers=args.workers, timeout=args.connect_timeout)
     with session as client:                   # one cluster for every report of the command
@@ -64,7 +64,7 @@ def run(args) -> int:
             path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=out_dir(args),
                                 threads=args.threads, progress=not args.no_progress, scheduler=client,
                                 scheduler_name=None if scheduler is None else args.scheduler,
-                                plugins=getattr(args, "plugin", ()))
+                                plugins=getattr(args, "plugin", ()), fresh=fresh)
             print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0
 

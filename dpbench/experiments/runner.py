@@ -149,7 +149,7 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, store=None, outputs=True, allow_long=False) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True, allow_long=False, fresh=None) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -163,7 +163,11 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     Before any cell is computed, the time of the cells still to compute is estimated from each
     policy's measured pulls per second (:func:`dpbench.engine.guard.guard`): above 10
     minutes a ``LongRunWarning`` announces it, above a day :class:`InputError` refuses it unless
-    ``allow_long=True`` (the command line's ``--yes``).
+    ``allow_long=True`` (the command line's ``--yes``).  ``fresh``: a set of configuration ids
+    recomputed by the calling command (``dpbench report --force``): every configuration of this
+    experiment not in it has its stored cells discarded (and a changed run definition replaces
+    the stored one) before anything runs, and joins it, so that two reports of one command
+    sharing a configuration compute it once; the other cells of a shared store stay.
     """
     from ..sweeps import dask_backend
     from ..sweeps.grid import DEFAULT_CELL_REPS, Config
@@ -198,7 +202,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     prefix = f"{exp.name} / " if shared else ""
     entries = [(prefix + run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
     with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
-        store.register(entries)
+        store.register(entries, replace=fresh is not None)
+        for key, _, _, cfg, _ in entries if fresh is not None else ():
+            if cfg.config_id not in fresh:
+                fresh.add(cfg.config_id)
+                if store.discard_config(cfg.config_id):
+                    log(f"{key}: stored cells discarded (--force)")
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
         if todo:
             from ..engine.guard import guard

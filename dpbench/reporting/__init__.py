@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .context import discard_store, ReportContext
+from .context import ReportContext
 
 
 def installed_papers() -> list[str]:
@@ -27,13 +27,16 @@ def installed_papers() -> list[str]:
 
 def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                  threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
-                 scheduler_name: str | None = None, plugins=()) -> Path:
+                 scheduler_name: str | None = None, plugins=(), fresh: set | None = None) -> Path:
     """Build the report of ``paper`` (an installed paper: "002", "2", "seed002"; or a folder with a
     ``claims.toml``, e.g. ``"./mypaper"``); return the markdown path (``<out_dir>/<paper>.md``).
     Bad input (an unknown paper, a claim naming an experiment or run that does not exist, an
     unknown test kind, a tolerance wider than the claim's effect) raises
-    :class:`~dpbench.InputError` before anything runs.  ``force`` discards the shared result
-    store first (every report's results).  ``scheduler``: None computes the cells here
+    :class:`~dpbench.InputError` before anything runs.  ``force`` recomputes this report's
+    results: the stored cells of every configuration its experiments run are discarded before
+    their first run (other reports' cells in the shared store stay); ``fresh``, the set of
+    configurations a command recomputed already (one set for the reports of one command, so that
+    a configuration two of them share is computed once; implies ``force``).  ``scheduler``: None computes the cells here
     (``threads`` compiled threads), an open ``distributed.Client`` on its cluster
     (:func:`dpbench.sweeps.dask_backend.connect`; ``scheduler_name`` is what the command line
     called it, for the rebuild command); ``plugins``: the ``--plugin`` modules the command loaded
@@ -42,12 +45,12 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
     name, folder = find_paper(paper)
     target = str(paper) if folder is not None else (name.removeprefix("seed") if name.startswith("seed") else name)
     loaded = load_paper(name, folder)
-    if force:
-        discard_store(results_dir)
+    if force and fresh is None:
+        fresh = set()
     ctx = ReportContext(name, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir), threads=threads,
-                        progress=progress, force=force, log=log, paper_dir=folder, target=target,
+                        progress=progress, fresh=fresh, log=log, paper_dir=folder, target=target,
                         scheduler=scheduler, scheduler_name=scheduler_name, plugins=tuple(plugins))
     return build(ctx, loaded)
 
 
-__all__ = ["build_report", "installed_papers", "ReportContext", "discard_store"]
+__all__ = ["build_report", "installed_papers", "ReportContext"]

@@ -28,7 +28,7 @@ class ReportContext:
     out_dir: Path = Path("reports")
     threads: int | None = None
     progress: bool = False
-    force: bool = False                # discard stored results and recompute
+    fresh: set | None = None           # --force: configuration ids recomputed by this command
     scheduler: object = None           # where cells run: None (here), or an open Dask Client
     scheduler_name: str | None = None  # as given on the command line ('local', an address)
     log: Callable[[str], None] = print
@@ -107,14 +107,8 @@ class ReportContext:
         self.log(f"report {self.paper}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
                              progress=self.progress, log=self.log, store=self.store, outputs=False,
-                             scheduler=self.scheduler)
+                             scheduler=self.scheduler, fresh=self.fresh)
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run
         return run
-
-
-def discard_store(results_dir) -> None:
-    """Delete the reports' shared result store (``--force``)."""
-    from ..sweeps.store import ResultStore
-    ResultStore.remove(Path(results_dir) / SHARED_STORE)

@@ -199,11 +199,12 @@ class ResultStore:
         return info
 
     # --------------------------------------------------------- registering
-    def register(self, entries) -> None:
+    def register(self, entries, *, replace: bool = False) -> None:
         """Record the runs ``(run_key, panel, label, config, plan)`` of an experiment.
 
         Raises :class:`StoreError` if the store already maps a run key, at the same
-        horizon and seed, to a different configuration (the experiment file changed).
+        horizon and seed, to a different configuration (the experiment file changed), unless
+        ``replace`` (``--force``): the run key then names the new configuration.
         """
         entries = list(entries)
         with self._transaction():
@@ -215,8 +216,11 @@ class ResultStore:
                     (key, config.horizon, config.seed)).fetchone()
                 if row is not None and row[0] != config.config_id:
                     conflicts.append((key, json.loads(row[1]), config.describe()))
-            if conflicts:
+            if conflicts and not replace:
                 raise StoreError(self._conflict_message(conflicts))
+            for key, _, _, config, _ in entries if conflicts else ():
+                self._db.execute("DELETE FROM runs WHERE run_key = ? AND horizon = ? AND seed = ?",
+                                 (key, config.horizon, config.seed))
             for key, panel, label, config, plan in entries:
                 self._db.execute(
                     "INSERT OR IGNORE INTO configs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -317,6 +321,13 @@ class ResultStore:
             self._db.executemany("INSERT OR REPLACE INTO repetitions VALUES (?, ?, ?)",
                                  [(config_id, c["first_rep"] + i, float(c["regret"][i, -1]))
                                   for c in self.cells(config_id) for i in range(c["reps"])])
+        return dropped
+
+    def discard_config(self, config_id: str) -> int:
+        """Delete every stored cell of a configuration (``--force``); return how many."""
+        with self._transaction():
+            dropped = self._db.execute("DELETE FROM cells WHERE config_id = ?", (config_id,)).rowcount
+            self._db.execute("DELETE FROM repetitions WHERE config_id = ?", (config_id,))
         return dropped
 
     def cell_count(self) -> int:
