@@ -184,11 +184,22 @@ def _endpoints(event: str):
 
 
 # ------------------------------------------------------------------ the rows' laws
+#: exact laws computed so far, by (row, x, x'): a report asks for a short row's law twice
+_LAWS: dict = {}
+
+
 def row_law(case, x, x_prime):
     """The exact law of a known-answer row's mechanism on (x, x') (module docstring), or None."""
+    x, xp = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(x_prime, dtype=float))
+    key = (case.name, x.tobytes(), xp.tobytes())
+    if key not in _LAWS:
+        _LAWS[key] = _row_law(case, x, xp)
+    return _LAWS[key]
+
+
+def _row_law(case, x, xp):
     from . import sniper as sn
     comp = case.component
-    x, xp = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(x_prime, dtype=float))
     if isinstance(comp, sn.Laplace) and comp.float_safe:
         if comp.copies == 1 or (comp.copies == 0 and np.count_nonzero(x != xp) == 1):
             j = 0 if comp.copies == 1 else int(np.flatnonzero(x != xp)[0])
