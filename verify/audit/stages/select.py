@@ -46,7 +46,8 @@ class Candidate:
 class Choice:
     """A layer's chosen candidate, and the candidates that may replace it at refinement: the
     rare nominee, and the contender -- the learned score that promised most, when the choice
-    passed it over for a direct statistic within the selection's error (:func:`choose`)."""
+    passed it over for a direct statistic within the selection's error, or, when a learned
+    score was chosen, the best discrete direct statistic of its pair (:func:`choose`)."""
 
     chosen: Candidate
     nominee: Candidate | None
@@ -129,13 +130,16 @@ def most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
 
 
 def choose(found: list[Candidate]) -> tuple[Candidate, Candidate | None]:
-    """(the event to certify among one layer's candidates, the learned score passed over or None).
+    """(the event to certify among one layer's candidates, its contender at refinement or None).
 
     The most promising validated proxy (:func:`most_promising`), except that a learned score
     (naive-Bayes, logistic, sign) is passed over for a direct statistic (value, category,
     pattern, exact likelihood ratio) whose proxy is within one standard error of the
     difference: a fitted score adds noise the validation cannot see.  The score passed over
     is not dropped: refinement judges it again on its own outputs (``Choice.contender``).
+    A learned score chosen outright has as contender the best discrete direct statistic of its
+    pair, if any: selection ranks intervals of its categories, whereas refinement also judges
+    its single outcomes alone (a rare outcome of large ratio, which a score averages away).
     """
     proxy, se = np.array([f.proxy for f in found]), np.array([f.se for f in found])
     top = found[most_promising(proxy, se)]
@@ -144,4 +148,8 @@ def choose(found: list[Candidate]) -> tuple[Candidate, Candidate | None]:
               and f.proxy >= top.proxy - math.hypot(top.se, f.se)]
     if top.event.statistic.learned and direct:
         return max(direct, key=lambda f: f.proxy), top
+    if top.event.statistic.learned:
+        discrete = [f for f, good in zip(found, ok) if good and f.pair == top.pair
+                    and not f.event.statistic.learned and f.event.statistic.discrete]
+        return top, max(discrete, key=lambda f: f.proxy, default=None)
     return top, None
