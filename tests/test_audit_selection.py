@@ -253,3 +253,19 @@ def test_a_chosen_learned_score_has_the_discrete_statistic_of_its_pair_as_conten
     # a direct statistic within the selection's error is still preferred to the score
     near = cand(category, 0.3395, 0)
     assert choose([top, near]) == (near, top)
+
+
+def test_a_hedged_audit_reports_the_layers_whole_share_and_each_events_half():
+    """The result of an audit that certified two events: the layer's alpha is its whole share (the
+    shares add up to the audit's alpha), the witness line names the other event and the half."""
+    import verify
+    from verify.audit.suites.planted import randomized_response
+
+    mech = randomized_response(1.0, 16)
+    results = (verify.audit(mech, 0.0, 1.0, eps=1.0, alpha=0.05, n=20_000, seed=s) for s in range(20))
+    res = next(r for r in results if r.law.events_certified == 2)
+    assert res.law.alpha == 0.05 and res.law.event_alpha == 0.025
+    assert res.law.witness["also_certified"].startswith("output ==")
+    text = str(res)
+    assert "alpha shared: law 0.05)" in text
+    assert f"this one and {res.law.witness['also_certified']}, each at half the layer's alpha (0.025)" in text

@@ -304,3 +304,8 @@ def test_the_rebuild_command_names_the_plugins_the_build_loaded(tmp_path):
     ctx = ReportContext("mypaper", target="./mypaper", plugins=("myalgo",), results_dir=tmp_path / "r")
     assert ctx.command() == f"dpbench report ./mypaper --plugin myalgo --results {tmp_path / 'r'}"
     assert ReportContext("seed002", target="002").command() == "dpbench report 002"
+    # a smoke build in its default folder names the full build without --out (it goes to reports/)
+    quick = ReportContext("seed002", target="002", quick=True, out_dir=Path("reports/quick"))
+    assert quick.command(quick=False) == "dpbench report 002" and quick.command() == "dpbench report 002 --quick"
+    assert ReportContext("seed002", target="002", out_dir=Path("reports/quick")).command() == \
+        "dpbench report 002 --out reports/quick"

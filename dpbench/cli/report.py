@@ -73,4 +73,5 @@ def out_dir(args) -> str:
     """The report folder: ``--out``, else reports/ (reports/quick/ for a smoke build)."""
     if args.out is not None:
         return args.out
-    return "reports/quick" if args.quick else "reports"
+    from ..reporting.context import QUICK_OUT
+    return QUICK_OUT if args.quick else "reports"

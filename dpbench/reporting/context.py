@@ -11,6 +11,8 @@ QUICK_HORIZON = 20_000
 
 
 QUICK_REPS = 4
+#: where ``dpbench report --quick`` writes by default, so that a smoke build never replaces a full report
+QUICK_OUT = "reports/quick"
 
 
 #: the result store every report shares, under the results folder: a configuration that two
@@ -58,7 +60,7 @@ class ReportContext:
             parts.append("--quick")
         if Path(self.results_dir) != Path("dpbench-results"):
             parts.append(f"--results {self.results_dir}")
-        if Path(self.out_dir) != Path("reports"):
+        if Path(self.out_dir) != Path(QUICK_OUT if self.quick else "reports"):   # not this build's default
             parts.append(f"--out {self.out_dir}")
         if self.scheduler_name:
             parts.append(f"--scheduler {self.scheduler_name}")

@@ -39,11 +39,11 @@ class LayerResult:
     p_value          of H0 "the claim holds as far as this layer can tell", comparable with the audit's
                      alpha (the layer's own p-value over its share of alpha; the floating point's is
                      the larger of its two tests)
-    alpha            the layer's share of the audit's alpha, at which its bound is computed (half
-                     of it when the layer certified two events)
+    alpha            the layer's share of the audit's alpha
+    events_certified 1, or 2 when refinement could not tell two events apart: each was certified at
+                     alpha / 2 (``event_alpha``) and the bound is the larger
     witness          input pair, event (in output space), statistic and counts; None if not tested;
-                     ``also_certified``: the second event when the layer certified two (each at
-                     alpha, here already halved), this one having the larger bound
+                     ``also_certified``: the other event when the layer certified two
     unbounded        the event never occurred under the other input: the true loss may be
                      unbounded
     limited_by_n     the event (almost) never occurred under the other input (at most
@@ -70,6 +70,12 @@ class LayerResult:
     fix: str = ""
     note: str = ""
     strata_p_value: float | None = None
+    events_certified: int = 1
+
+    @property
+    def event_alpha(self) -> float:
+        """The level of the witness event's statements: the layer's alpha over its events certified."""
+        return self.alpha / self.events_certified
 
     @property
     def title(self) -> str:
@@ -95,8 +101,9 @@ class LayerResult:
                 f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({_of(w['count_x'], w.get('n_x', n))} vs "
                 f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
         if w.get("also_certified"):
-            text += (f"; certified beside {w['also_certified']}, each at half the layer's alpha ({self.alpha:.3g}): "
-                     f"refinement could not tell which is stronger, this one's bound is the larger")
+            text += (f"; two events were certified, this one and {w['also_certified']}, each at half the "
+                     f"layer's alpha ({self.event_alpha:.3g}), because the samples that chose them could not "
+                     f"tell which is stronger; the bound is the larger of the two")
         if self.note:
             text += f"; {self.note}"
         if self.violated and self.p_value > self.alpha / MARGINAL:

@@ -39,8 +39,9 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seco
     eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
     if cert.sequential is not None and law.status != NOT_TESTED:
         # a sequential audit resolves what its certified rounds resolve: n at the last round's level
-        eps_ceiling = float(st.eps_ceiling(n, law.alpha))
-        delta_floor = float(resolution_floor(n, plan.n_select, plan.n_refine, law.alpha, plan.eps, plan.delta))
+        eps_ceiling = float(st.eps_ceiling(n, law.event_alpha))
+        delta_floor = float(resolution_floor(n, plan.n_select, plan.n_refine, law.event_alpha, plan.eps,
+                                                plan.delta))
     return AuditResult(
         mechanism=source.name, eps=plan.eps, delta=plan.delta, alpha=plan.alpha,
         eps_lower_bound=headline.eps_lower_bound, p_value=headline.p_value, violated=failed is not None,
@@ -86,7 +87,8 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                 f"binade the classes tell the inputs apart no better: p-value {p_text(c.p_strata)}): the law's "
                 f"doing, not the arithmetic's")
     return LayerResult(layer=c.layer, status=VIOLATED if c.violated else NOT_REJECTED, violated=c.violated,
-                       eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level, witness=witness,
+                       eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * (2 if c.hedged else 1),
+                       events_certified=2 if c.hedged else 1, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
                        eps_cap=max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta))),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)

@@ -119,12 +119,6 @@ def _hedge_text(witness: dict) -> str:
     return f" (certified beside {_short(witness['also_certified'], 60)}, each at half the alpha)"
 
 
-def _whole_alpha(layer, witness: dict) -> float:
-    """The layer's whole alpha, at which a perfect selection certifies one event: a hedged layer
-    (its ``witness`` names the other event) certified each of its two at half of it (its ``alpha``)."""
-    return layer.alpha * (2 if witness.get("also_certified") else 1)
-
-
 def floor_cells(case, res) -> tuple[str, str, str]:
     """(floor, samples / floor, best event) cells of a row: the certification samples per input of
     its bound against the floor of the same bound (:mod:`.floor`) on its witness pair."""
@@ -134,7 +128,7 @@ def floor_cells(case, res) -> tuple[str, str, str]:
         return "", "law not available", ""
     if not math.isfinite(res.eps_lower_bound):
         return "", "no finite bound", ""
-    f = fl.floor(law, res.eps_lower_bound, _whole_alpha(layer, w), res.delta)
+    f = fl.floor(law, res.eps_lower_bound, layer.alpha, res.delta)
     if not math.isfinite(f.n):
         return "inf", "unreachable", ("no event of the family reaches this bound at the exact-arithmetic "
                                       "law (the row's bound exceeds its exact eps)")
@@ -278,7 +272,7 @@ def _ideal_chance(case, res, best) -> str:
     law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
     if law is None:
         return ""
-    chance, ideal = fl.reach_chance(law, best, res.n, _whole_alpha(layer, layer.witness), res.delta)
+    chance, ideal = fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
     if not math.isfinite(ideal.n):
         exact = f" (the mechanism's exact eps, {case.true_eps:.5f}, is on another pair)" if case.true_eps else ""
         return (f" At its exact law, no event on the witness pair reaches {best:.5f} at any n: the selection's "
@@ -298,16 +292,16 @@ def _observed_shortfall(case, res, best) -> str:
     if ratio <= best:
         # the observed ratio is an estimate: its upper confidence bound (the conditional test with
         # the inputs swapped) says whether the event's true ratio can reach the published figure
-        upper = -float(st.certifier_for(0.0).bound(w["count_x_prime"], n, w["count_x"], n, layer.alpha))
+        upper = -float(st.certifier_for(0.0).bound(w["count_x_prime"], n, w["count_x"], n, layer.event_alpha))
         exact = f" (exact eps {case.true_eps:.5f})" if case.true_eps is not None else ""
         if upper <= best:
             return (f"{event}, ratio ln(p(x)/p(x')) = {ratio:.5f}, at most {upper:.5f} at confidence "
-                    f"{1 - layer.alpha:g}: below the published figure at any n; the selection chose a weaker "
+                    f"{1 - layer.event_alpha:g}: below the published figure at any n; the selection chose a weaker "
                     f"event than the published one{exact}.")
         return (f"{event}, ratio ln(p(x)/p(x')) = {ratio:.5f} as observed, but up to {upper:.5f} at confidence "
-                f"{1 - layer.alpha:g}: these counts cannot tell whether the event is weaker than the published "
+                f"{1 - layer.event_alpha:g}: these counts cannot tell whether the event is weaker than the published "
                 f"one{exact}; the bound is short by sampling error.")
-    hi = fl.samples_for_bound(p1, p2, best, layer.alpha, res.delta)
+    hi = fl.samples_for_bound(p1, p2, best, layer.event_alpha, res.delta)
     return (f"{event}; its certified bound reaches {best:.5f} at n = {hi:.2g} per input "
             f"({hi / n:.1f} times the suite's budget).")
 
