@@ -134,8 +134,8 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
 def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
     """The allowed names closest to a misspelt ``value`` (case ignored): every name it begins
     (``seed000_fig1`` -> ``seed000_fig1a`` ... ``seed000_fig1f``), else difflib's best matches
-    (ratio >= 0.7: a shared word such as 'Mechanism' alone is no match) within 0.05 of the best,
-    at most ``n``."""
+    (ratio >= 0.7, 0.6 for a name of at most four letters: a shared word such as 'Mechanism'
+    alone is no match) within 0.05 of the best, at most ``n``."""
     import difflib
     allowed = sorted(str(a) for a in allowed)
     text = str(value).lower()
@@ -145,7 +145,8 @@ def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
     scored = sorted(((difflib.SequenceMatcher(None, text, a.lower()).ratio(), a) for a in allowed),
                     key=lambda pair: -pair[0])
     best = scored[0][0] if scored else 0.0
-    return [a for ratio, a in scored[:n] if ratio >= 0.7 and ratio >= best - 0.05]
+    cut = 0.6 if len(text) <= 4 else 0.7              # a short name: one letter off ('epz' for 'eps') is 0.67
+    return [a for ratio, a in scored[:n] if ratio >= cut and ratio >= best - 0.05]
 
 
 def _either(names: list[str]) -> str:

@@ -98,6 +98,8 @@ def test_file_path_form(workdir, capsys):
     (["{m}:laplace", "--x", "0", "--x-prime", "1", "--eps", "9", "--alpha", "1e-6"],
      "cannot certify anything.*use n >="),
     (["ctl", "--eps", "1", "--param", "eps=-1"], "mechanism ctl: parameter eps must be > 0 .*--param"),
+    (["ctb", "--eps", "1", "--param", "epz=2"],
+     r"mechanism ctb: unknown parameter 'epz' for mechanism 'ctb'; did you mean eps\? .*parameters given: eps=1.0;"),
 ])
 def test_bad_input_exits_2_with_one_line(workdir, capsys, args, match):
     argv = [a.format(m=workdir) for a in args]

@@ -191,6 +191,25 @@ def test_a_claim_naming_a_missing_run_or_experiment_fails_before_anything_runs(t
             "write runs = ['UCB1'])") in text
 
 
+def test_a_claim_horizon_beyond_its_experiment_or_not_a_number_fails_before_anything_runs(tmp_path):
+    order = 'runs = ["UCB1", "uniform"]'
+    text = _error(tmp_path / "a", _CLAIMS.replace(order, order + "\nhorizon = 1e7", 1))
+    assert ("claims.toml: claim 'order': key 'horizon': T = 10,000,000 is beyond the horizon experiment "
+            "'small' runs to (T = 3,000)") in text
+    text = _error(tmp_path / "b", _CLAIMS.replace(order, order + '\nhorizon = "abc"', 1))
+    assert "claims.toml claim 'order': key 'horizon' must be a number >= 1" in text and "'abc'" in text
+
+
+def test_an_audit_claims_mechanism_and_parameters_are_checked_before_anything_runs(tmp_path):
+    audit = ('\n[[claim]]\nid = "priv"\nwhere = "Thm 1"\nstatement = "private"\ntest = "computed"\n'
+             'measure = "mechanism_audit"\nargs = {{ mechanism = "{}", params = {{ {} }}, x = 0.0, x_prime = 1.0 }}\n')
+    order = _CLAIMS.split("[[claim]]")[1]                  # the claims that need no extra parts
+    text = _error(tmp_path / "a", "[[claim]]" + order + audit.format("ctll", "eps = 1.0"))
+    assert "claims.toml: claim 'priv': key 'args': unknown mechanism 'ctll'" in text
+    text = _error(tmp_path / "b", "[[claim]]" + order + audit.format("ctl", "epz = 1.0"))
+    assert "claim 'priv': key 'args': unknown parameter 'epz' for mechanism 'ctl'; did you mean eps?" in text
+
+
 def test_a_misspelt_claim_key_is_named_with_its_likely_intent(tmp_path):
     text = _error(tmp_path, _CLAIMS.replace("statement =", "statment =", 1))
     assert "claims.toml claim 1 ('order'): lacks 'statement' (is 'statment' a misspelling of it?)" in text

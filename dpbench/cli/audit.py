@@ -217,9 +217,10 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
     try:
         return sampler(spec, **params), {}
     except InputError as err:       # a parameter of the mechanism, not the claim: say which
-        raise InputError(f"mechanism {spec}: parameter {err} (its parameters: "
-                         f"{', '.join(f'{k}={v!r}' for k, v in params.items())}; set with --param KEY=VALUE, "
-                         f"eps and delta default to the claim)") from None
+        given = [f"{k}={v!r}" for k, v in params.items() if k in names]
+        what = "" if str(err).startswith("unknown parameter") else "parameter "
+        raise InputError(f"mechanism {spec}: {what}{err} (parameters given: {', '.join(given) or 'none'}; set with "
+                         f"--param KEY=VALUE, eps and delta default to the claim)") from None
 
 
 def _run(args) -> int:

@@ -254,6 +254,12 @@ def check_references(claims, plan: dict[str, Planned], path: Path, resolve: Call
                 raise InputError(f"{where}: no experiment {ref.experiment!r}"
                                  + (f" (did you mean {close[0]}?)" if close else "")
                                  + f"; this report's experiments: {', '.join(known) or 'none'}")
+            runs_to = plan[ref.experiment].horizon if ref.experiment in plan else None
+            runs_to = runs_to or getattr(exp, "horizon", None)
+            if claim.horizon is not None and runs_to is not None and claim.horizon > runs_to:
+                raise InputError(f"{path}: claim {claim.id!r}: key 'horizon': T = {claim.horizon:,.0f} is beyond "
+                                 f"the horizon experiment {ref.experiment!r} runs to (T = {runs_to:,.0f}); "
+                                 "lower the claim's horizon or raise the experiment's")
             if ref.run is not None and not finds_run(exp, ref.run):
                 what = "panel" if ref.run.startswith("panel:") else "run"
                 shown = ref.run.removeprefix("panel:")
@@ -274,6 +280,20 @@ def check_measures(claims, names, path: Path) -> None:
                              + (f" (did you mean {close[0]}?)" if close else "")
                              + "; define it in the paper's report.py (MEASUREMENTS) or use one of: "
                              + ", ".join(sorted(names)))
+
+
+def check_audit_arguments(claims, path: Path) -> None:
+    """Raise :class:`InputError` (naming the file and the claim) for the first ``mechanism_audit``
+    claim whose mechanism or parameters the catalog refuses: before any experiment runs."""
+    import dpbench
+    for claim in claims:
+        if claim.params.get("measure") != "mechanism_audit":
+            continue
+        a = dict(claim.params.get("args") or {})
+        try:
+            dpbench.sampler(a.get("mechanism"), **dict(a.get("params") or {}))
+        except InputError as err:
+            raise InputError(f"{path}: claim {claim.id!r}: key 'args': {err}") from None
 
 
 def load_claims_of(paper: Paper, display: Path) -> list:
@@ -383,6 +403,7 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     measurements = {**shared_measurements(), **dict(paper.hook("MEASUREMENTS", {}) or {})}
     if paper.hook("measure") is None:
         check_measures(claims, measurements, display)
+    check_audit_arguments(claims, display)
     for planned in plan.values():                 # every run's policy and parameters, before any runs
         if planned.experiment is not None:
             from ..experiments.runner import plan_runs

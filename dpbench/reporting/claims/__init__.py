@@ -361,9 +361,19 @@ def load_claims(seed_or_path) -> list[Claim]:
                              f"(got {category!r})")
         _check_tolerance(path.name, cid, row, params)
         claims.append(Claim(cid, str(row["where"]), str(row["statement"]), test.name, params,
-                            None if row.get("horizon") is None else float(row["horizon"]),
+                            _horizon(path.name, cid, row.get("horizon")),
                             row.get("quantity"), str(row.get("note", "")), category))
     return claims
+
+
+def _horizon(name: str, cid: str, value) -> float | None:
+    """A claim's ``horizon``: None, or a number >= 1 (the T its runs are compared at)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 1:
+        raise InputError(f"{name} claim {cid!r}: key 'horizon' must be a number >= 1 (the T the claim is "
+                         f"judged at; got {value!r})")
+    return float(value)
 
 
 def _check_tolerance(name: str, cid: str, row: Mapping, params: Mapping) -> None:
