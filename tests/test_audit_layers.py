@@ -239,3 +239,18 @@ def test_features_are_checked_and_explained(capsys):
         assert f"  {name:<16}{help_line}" in text
     for code in ("0  neither layer", "1  the law is violated", "3  only the floating point", "2  bad input"):
         assert code in text
+
+
+def test_a_tiny_audit_warns_of_nothing_and_says_why_the_floating_point_is_untested():
+    """n = 10: no RuntimeWarning from comparing vacuous proxies, and the untested floating-point
+    layer names both possible reasons (integer outputs, or too few outputs for a class to repeat)."""
+    import warnings
+
+    def lap(x, n, seed):
+        return float(np.sum(x)) + np.random.default_rng(seed).laplace(0.0, 1.0, n)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = verify.audit(lap, [0.0], [1.0], eps=1.0, n=10, seed=0)
+    assert res.floating_point.status == "not tested"
+    assert "integers or labels, or 20 selection outputs per input are too few" in res.floating_point.note

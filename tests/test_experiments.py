@@ -107,3 +107,21 @@ def test_force_recomputes_one_experiments_cells_and_keeps_the_rest_of_a_shared_s
         run_experiment(exp("theirs", [0.8, 0.1]), **kw)
     changed = run_experiment(exp("theirs", [0.8, 0.1]), fresh=set(), **kw)
     assert changed.cells["computed"] == 1
+
+
+def test_a_misspelt_key_or_yscale_in_an_experiment_file_is_named(tmp_path):
+    from dpbench.experiments.runner import load_experiment
+    from dpbench.validation import InputError
+
+    body = ('horizon = 100\nreps = 2\nseed = 0\nenvironment = { name = "bernoulli", means = [0.5, 0.4] }\n'
+            'runs = [{ label = "UCB1", policy = "ucb1" }]\n')
+    path = tmp_path / "mine.toml"
+    path.write_text(body + 'yscal = "log"\n')
+    with pytest.raises(InputError, match=r"unknown key 'yscal' for experiment file .*mine\.toml; did you mean yscale"):
+        load_experiment(path)
+    path.write_text(body + 'yscale = "lgo"\n')
+    with pytest.raises(InputError, match=r"unknown yscale 'lgo' .*did you mean log"):
+        load_experiment(path)
+    path.write_text(body.replace("reps", "repz"))
+    with pytest.raises(InputError, match=r"unknown key 'repz' .*did you mean reps"):
+        load_experiment(path)

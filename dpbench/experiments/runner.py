@@ -28,6 +28,10 @@ from ..validation import InputError, check_count, check_int, check_real, make_ou
 from .spec import Experiment, RunSpec
 
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
+#: the keys of an experiment file (a misspelt one would otherwise be ignored silently)
+EXPERIMENT_KEYS = ("name", "title", "source", "horizon", "reps", "seed", "runs", "environment", "baseline",
+                   "paper_horizon", "ratio_horizons", "notes", "yscale", "table_info", "sweep_plot", "cell_reps")
+YSCALES = ("linear", "log", "symlog", "logit")
 #: the name recorded in a result store shared by several experiments
 SHARED_STORE = "shared"
 
@@ -71,9 +75,14 @@ def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
     """An :class:`Experiment` from the parsed content of an experiment file (or the same
     dictionary built in code, e.g. a family of runs computed from an instance; ``name`` required)."""
     where = f"experiment file {path}" if path is not None else f"experiment {raw.get('name')!r}"
+    unknown = [k for k in raw if k not in EXPERIMENT_KEYS]
+    if unknown:
+        raise unknown_name("key", unknown[0], EXPERIMENT_KEYS, where=where, kind="keys")
     for key in ("horizon", "reps", "seed", "runs", "environment") + (() if path is not None else ("name",)):
         if key not in raw:
             raise InputError(f"{where} lacks {key!r}")
+    if raw.get("yscale", "linear") not in YSCALES:
+        raise unknown_name("yscale", raw["yscale"], YSCALES, where=where)
     runs = []
     for i, entry in enumerate(raw["runs"]):
         runs.extend(_expand_run(entry, raw["environment"], f"{path.name if path else raw['name']} run {i + 1}"))

@@ -94,10 +94,17 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)
 
 
+#: selection outputs per input below which granularity classes may not repeat (features.ranked)
+FEW_TO_RANK = 10_000
+
+
 def untested(plan: AuditPlan, layer: str) -> LayerResult:
     """A layer that was not tested, and why."""
     if layer not in plan.requested_layers:
         why = f"no {TITLES[layer]} feature asked for"
+    elif layer == FLOATING_POINT and plan.n_select < FEW_TO_RANK:
+        why = (f"no floating-point statistic applied: the outputs are integers or labels, or {plan.n_select:,} "
+               f"selection outputs per input are too few for a granularity class to repeat (raise n to tell)")
     elif layer == FLOATING_POINT:
         why = "the outputs are integers or labels: no floating-point granularity to read"
     else:
