@@ -254,3 +254,16 @@ def test_a_tiny_audit_warns_of_nothing_and_says_why_the_floating_point_is_untest
         res = verify.audit(lap, [0.0], [1.0], eps=1.0, n=10, seed=0)
     assert res.floating_point.status == "not tested"
     assert "integers or labels, or 20 selection outputs per input are too few" in res.floating_point.note
+
+
+def test_a_floating_point_layer_holding_above_the_claim_says_why_at_once():
+    from verify.audit.result import LayerResult
+
+    w = {"x": 0.0, "x_prime": 1.0, "event": "output > 1", "count_x": 500, "count_x_prime": 40}
+    fp = LayerResult("floating_point", "not rejected", eps_lower_bound=2.467, p_value=0.4, alpha=0.025, witness=w,
+                     note="its event exceeds the claim only as much as the magnitude of the outputs does")
+    line = fp.line(1000, 1.0)
+    assert line.startswith("floating point: not rejected (its bound's excess over the claim is the law's, not the "
+                           "arithmetic's: why at the end) -- eps >= 2.467")
+    plain = LayerResult("floating_point", "not rejected", eps_lower_bound=0.4, p_value=0.9, alpha=0.025, witness=w)
+    assert plain.line(1000, 1.0).startswith("floating point: not rejected -- eps >= 0.4")

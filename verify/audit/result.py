@@ -90,6 +90,8 @@ class LayerResult:
         if self.status == NOT_TESTED:
             return f"{self.title}: not tested ({self.note})"
         verdict = "VIOLATED" if self.violated else "not rejected"
+        if not self.violated and self.layer == FLOATING_POINT and self.note:
+            verdict += " (its bound's excess over the claim is the law's, not the arithmetic's: why at the end)"
         w = self.witness
         bound = f"eps >= {bound_text(self.eps_lower_bound, eps)}"
         if self.limited_by_n:
