@@ -156,3 +156,18 @@ def test_a_shortfall_says_what_a_perfect_selection_could_expect():
                                      "x": x, "x_prime": xp}, alpha=0.1, layer=LAW)
     text = _shortfall_reason(svt4, SimpleNamespace(headline_layer=layer, n=n, delta=0.0), 0.17191)
     assert "no event on the witness pair reaches 0.17191" in text
+
+
+def test_a_row_above_its_exact_eps_is_named_as_a_false_statement():
+    from verify.audit.suites.report import above_exact_section
+
+    w = {"x": [0, 1, 1, 1, 1], "x_prime": [1] * 5, "event": "output[0] <= 0", "count_x": 14_693_791,
+         "n_x": 30_006_217, "count_x_prime": 610, "n_x_prime": 30_000_446, "eps_estimate": 10.0895}
+    layer = LayerResult(layer=LAW, status="violated", alpha=0.09, events_certified=2, witness=w)
+    above = SimpleNamespace(headline_layer=layer, eps_lower_bound=10.02055)
+    below = SimpleNamespace(headline_layer=layer, eps_lower_bound=9.9)
+    text = "\n".join(above_exact_section([(by_name("NoisyHist2"), above, 1.0, 1.0)]))
+    assert "## Rows above their exact eps" in text and "a false statement" in text
+    assert "**NoisyHist2**: 10.02055 > 10.00000, certified at alpha = 0.045 on output[0] <= 0: 14,693,791 of " in text
+    assert above_exact_section([(by_name("NoisyHist2"), below, 1.0, 1.0)]) == []
+    assert above_exact_section([(by_name("SparseVectorTechnique5"), above, 1.0, 1.0)]) == []   # not DP: inf

@@ -138,6 +138,8 @@ def test_the_suite_and_the_planted_report_audit_the_planted_bugs_alike(monkeypat
     report.write_planted(tmp_path / "planted.md", seed=3)
     assert seeds == [3, 3]
     assert all("alpha = 0.01, seed 3," in (tmp_path / f).read_text() for f in ("suite.md", "planted.md"))
+    assert all("Provenance: dpbench " in (tmp_path / f).read_text() and ", git commit " in (tmp_path / f).read_text()
+               for f in ("suite.md", "planted.md"))
     fp = SimpleNamespace(status="not rejected", violated=False, eps_lower_bound=5.182, layer="floating_point",
                          unbounded=False)
     assert report.layer_cell(fp, 1.0) == "holds (5.182: the law's excess, not the arithmetic's)"

@@ -251,7 +251,7 @@ def summarise(seeds, passes, *, reps: int, threads: int, load=(math.nan, math.na
     ``passes``: (recorder, report -> (wall, CPU)) of the build and of the rebuilds at the cap and
     at half the cap."""
     from ..engine.result import now_iso, package_versions
-    from .provenance import git_commit
+    from ..version import git_commit
 
     (rec, totals), (warm, warm_totals), (half, half_totals) = passes
     reports = []

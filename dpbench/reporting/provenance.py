@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ..version import git_commit
 from .context import ReportContext
 from .markdown import Report
 
@@ -12,25 +13,6 @@ from .markdown import Report
 def command_line(ctx: ReportContext) -> str:
     """The command that rebuilds this report (non-default options included)."""
     return ctx.command()
-
-
-def git_commit() -> str:
-    """The git commit of the dpbench sources (marked if they differ from it), or 'not a git checkout'."""
-    import subprocess
-    here = Path(__file__).resolve().parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
-                              timeout=10)
-        if head.returncode != 0:
-            return "not a git checkout"
-        # the sources only: a build writes its own reports (and the next report of `report all`
-        # must not call the commit of the code it runs "uncommitted" because of them)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "dpbench", "verify",
-                                "pyproject.toml"],
-                               cwd=here.parent.parent, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return "not a git checkout"
-    return head.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
 
 
 def provenance_section(report: Report):

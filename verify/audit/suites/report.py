@@ -105,6 +105,7 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
             lines.append(f"- **{case.name}**: {res.eps_lower_bound:.5f} vs {best:.5f} "
                          f"(short by {best - res.eps_lower_bound:.5f}). {_shortfall_reason(case, res, best)}")
         lines.append("")
+    lines += above_exact_section(rows)
     if controls:
         lines += controls_section(controls, seconds[2], seconds[3])
     if planted:
@@ -117,6 +118,29 @@ def _hedge_text(witness: dict) -> str:
     if not witness.get("also_certified"):
         return ""
     return f" (certified beside {_short(witness['also_certified'], 60)}, each at half the alpha)"
+
+
+def above_exact_section(rows) -> list[str]:
+    """The rows whose certified bound exceeds the mechanism's exact eps: a false statement, which
+    a bound at confidence 1 - alpha makes with probability at most alpha; named with its counts."""
+    over = [(case, res) for case, res, *_ in rows if case.true_eps is not None and math.isfinite(case.true_eps)
+            and res.eps_lower_bound > case.true_eps]
+    if not over:
+        return []
+    lines = ["## Rows above their exact eps", "",
+             "A certified lower bound above the mechanism's exact eps on these inputs is a false statement. A "
+             "bound at confidence 1 - alpha makes one with probability at most alpha in each run (about that "
+             "often on a row whose best event attains the exact eps); the slow coverage tests "
+             "(`python -m pytest -m slow tests/test_audit_slow.py -k false_positive`) measure the rate over "
+             "hundreds of seeds.", ""]
+    for case, res in over:
+        layer = res.headline_layer
+        w = layer.witness
+        lines.append(f"- **{case.name}**: {res.eps_lower_bound:.5f} > {case.true_eps:.5f}, certified at alpha = "
+                     f"{layer.event_alpha:.3g} on {_short(w['event'], 90)}: {w['count_x']:,} of {w['n_x']:,} vs "
+                     f"{w['count_x_prime']:,} of {w['n_x_prime']:,} outputs, an observed ratio of "
+                     f"{w['eps_estimate']:.5f}.")
+    return lines + [""]
 
 
 def floor_cells(case, res) -> tuple[str, str, str]:
@@ -306,6 +330,15 @@ def _observed_shortfall(case, res, best) -> str:
             f"({hi / n:.1f} times the suite's budget).")
 
 
+def provenance_line(cmd: str) -> str:
+    """Which code, libraries and command wrote the report."""
+    from dpbench.engine.result import package_versions
+    from dpbench.version import git_commit
+    v = package_versions()
+    return (f"Provenance: dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
+            f"scipy {v['scipy']}, Python {v['python']}; written by `{cmd}`.")
+
+
 def command(scale: float = 1.0, seed: int = 0, planted_only: bool = False) -> str:
     """The ``dpbench audit-suite`` command line that regenerates a report of these settings."""
     return ("dpbench audit-suite" + (" --planted-only" if planted_only else "")
@@ -320,7 +353,8 @@ def write_planted(out, seed: int = 0) -> tuple[float, float]:
     sequential = audit_planted_sequential(planted, seed=seed)
     head = ["# Planted bugs: the default audit by bug class", "",
             f"Regenerate with `{command(seed=seed, planted_only=True)}`.", ""]
-    Path(out).write_text("\n".join(head + planted_section(planted, wall, cpu, sequential, seed)) + "\n")
+    Path(out).write_text("\n".join(head + planted_section(planted, wall, cpu, sequential, seed)
+                                   + ["", provenance_line(command(seed=seed, planted_only=True))]) + "\n")
     return wall, cpu
 
 
@@ -350,6 +384,6 @@ def write_suite(out, scale: float = 1.0, only=None, seed: int = 0, controls: boo
     t3 = clock()
     seconds = tuple(b[i] - a[i] for a, b in ((t0, t1), (t1, t2), (t2, t3)) for i in (0, 1))
     text = report(rows, n, seconds, command(scale, seed), control_rows, planted, seed)
-    Path(out).write_text(text + "\n")
+    Path(out).write_text(text + "\n\n" + provenance_line(command(scale, seed)) + "\n")
     return seconds
 
