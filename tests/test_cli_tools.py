@@ -40,6 +40,7 @@ def test_commands_reach_their_jobs(jobs, tmp_path, capsys):
     assert jobs["suite"] == ((out,), {"scale": 0.5, "only": ["LaplaceMechanism"], "seed": 0, "controls": True})
     assert main(["audit-suite", "--planted-only", "--out", str(tmp_path / "planted.md")]) == 0
     assert jobs["planted"] == ((tmp_path / "planted.md",), {"seed": 0})
+    assert "(the audits' own time: start-up, imports" in capsys.readouterr().out    # a user's `time` sees more
     assert main(["feasibility", "--figures", "--out", str(tmp_path / "figs")]) == 0
     assert Path(jobs["figures"][0][0]) == tmp_path / "figs"
     assert main(["baseline", "--regenerate", "ucb1", "--file", str(tmp_path / "b.json")]) == 0
