@@ -328,3 +328,14 @@ def test_the_rebuild_command_names_the_plugins_the_build_loaded(tmp_path):
     assert quick.command(quick=False) == "dpbench report 002" and quick.command() == "dpbench report 002 --quick"
     assert ReportContext("seed002", target="002", out_dir=Path("reports/quick")).command() == \
         "dpbench report 002 --out reports/quick"
+
+
+def test_a_claim_judged_below_its_horizon_says_at_which_checkpoint(tmp_path):
+    """A claim at T = 2,500 on an experiment run to 3,000 is judged at the largest stored
+    checkpoint at or below 2,500, and its row says so (it used to be silent)."""
+    order = 'runs = ["UCB1", "uniform"]'
+    folder = _paper(tmp_path, "userpaper_t", claims=_CLAIMS.replace(order, order + "\nhorizon = 2500", 1))
+    build_report(folder, results_dir=tmp_path / "res", out_dir=tmp_path / "out", log=lambda _: None)
+    rows = {r["id"]: r for r in json.loads((tmp_path / "out" / "userpaper_t_claims.json").read_text())}
+    text = json.dumps(rows["order"])
+    assert "the largest checkpoint at or below the claim's T = 2,500)" in text, text[:600]

@@ -66,7 +66,7 @@ import difflib
 import json
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
@@ -579,6 +579,10 @@ def evaluate(claims: Sequence[Claim], evidence: Evidence, *, alpha: float = DEFA
             outcome = test.function(claim, evidence)
         except NotChecked as why:
             outcome = Outcome("", Verdict.NOT_CHECKED, reason=str(why))
+        if claim.horizon is not None and outcome.horizon is not None and outcome.horizon < claim.horizon:
+            # the evidence's T is the largest checkpoint at or below the claim's: say so, never silently
+            outcome = replace(outcome, statistic=f"{outcome.statistic} (at T = {outcome.horizon:,}, the largest "
+                                                 f"checkpoint at or below the claim's T = {claim.horizon:,.0f})")
         outcomes.append(outcome)
     m = family_size(outcomes)
     level = alpha / max(m, 1)
