@@ -24,6 +24,15 @@ def package_versions() -> dict:
             "platform": platform.platform()}
 
 
+def code_and_versions() -> str:
+    """"dpbench V, git commit C; numba ..., numpy ..., scipy ..., Python ...": the provenance line
+    of a report or table (:func:`package_versions`, :func:`dpbench.version.git_commit`)."""
+    from ..version import git_commit
+    v = package_versions()
+    return (f"dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
+            f"scipy {v['scipy']}, Python {v['python']}")
+
+
 def log_checkpoints(horizon: int, per_decade: int = 20) -> np.ndarray:
     """Return log-spaced pull counts in [1, horizon].
 

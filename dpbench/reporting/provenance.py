@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..version import git_commit
 from .context import ReportContext
 from .markdown import Report
 
@@ -17,13 +16,11 @@ def command_line(ctx: ReportContext) -> str:
 
 def provenance_section(report: Report):
     """Package versions, git commit, result store, cells computed or reused, and the command."""
-    from ..engine.result import now_iso, package_versions
+    from ..engine.result import code_and_versions, now_iso, package_versions
     ctx = report.ctx
-    v = package_versions()
     report.section("Provenance")
     report.bullets([
-        f"dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
-        f"scipy {v['scipy']}, Python {v['python']} on {v['platform']}",
+        f"{code_and_versions()} on {package_versions()['platform']}",
         f"built {now_iso()} by `{command_line(ctx)}`; result store `{ctx.store}` "
         f"({ctx.cells['computed']} cells computed, {ctx.cells['stored']} reused)",
         "seeds, horizons and repetitions: the setup table (per experiment) and the claims table (per row)",

@@ -58,6 +58,11 @@ class Event:
     def key(self):
         return (id(self.statistic), self.forward, self.bins.tobytes())
 
+    def shares_bins(self, other: Event) -> bool:
+        """Whether ``other`` is a union of the same bins (same statistic, same edges): the two
+        are counted on one histogram."""
+        return other.statistic is self.statistic and np.array_equal(other.edges, self.edges)
+
 
 def default_edges(f1: np.ndarray, f2: np.ndarray, discrete: bool) -> np.ndarray:
     """Bins of a statistic from its (finite) values on selection outputs: one per value when
@@ -264,7 +269,7 @@ def hedge_gain(first: Event, first_counts, second: Event, second_counts, m1: int
     a1, b1, ma1, mb1 = ab[0]
     alone = float(_proxy(np.float64(a1), np.float64(b1), ma1, mb1, n_cert, alpha, 0.0, delta))
     rho = 0.0
-    if second.statistic is first.statistic and np.array_equal(second.edges, first.edges):
+    if first.shares_bins(second):
         # covariance of the two log-ratio estimates: the outcomes the events share, under each input
         h1, h2 = first_counts
         shared = first.bins & second.bins

@@ -87,8 +87,8 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                 f"binade the classes tell the inputs apart no better: p-value {p_text(c.p_strata)}): the law's "
                 f"doing, not the arithmetic's")
     return LayerResult(layer=c.layer, status=VIOLATED if c.violated else NOT_REJECTED, violated=c.violated,
-                       eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * (2 if c.hedged else 1),
-                       events_certified=2 if c.hedged else 1, witness=witness,
+                       eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * c.events_certified,
+                       events_certified=c.events_certified, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
                        eps_cap=max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta))),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)

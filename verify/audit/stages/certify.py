@@ -105,6 +105,10 @@ class Certified:
         return self.refined.hedge is not None
 
     @property
+    def events_certified(self) -> int:
+        return 2 if self.hedged else 1
+
+    @property
     def layer_is_fp(self) -> bool:
         return self.layer == FLOATING_POINT
 
@@ -242,8 +246,7 @@ def _binning(event: Event) -> tuple:
 
 def _own_binning(r: Refined) -> bool:
     """The layer's hedge needs counts of its own (another statistic or other bins than the event's)."""
-    return r.hedge is not None and not (r.hedge.statistic is r.event.statistic
-                                        and np.array_equal(r.hedge.edges, r.event.edges))
+    return r.hedge is not None and not r.event.shares_bins(r.hedge)
 
 
 def draw_size(plan: AuditPlan, n: int, key: tuple) -> int:
@@ -260,31 +263,36 @@ def judge(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dict
     certifier (the bound and p-value of one pre-chosen event).  ``sizes``: (pair, side) ->
     outputs drawn; n: their mean per input (what a Poisson certifier conditions on)."""
     levels = {layer: level * spend for layer, level in plan.levels(refined).items()}
-    certifier = plan.certifier
     out = {}
     for layer, r in refined.items():
+        if r.hedge is None:
+            out[layer] = _judge_event(plan, layer, r, hists[layer, 0], hists[layer, 1], sizes, n, levels[layer])[1]
+            continue
         # a hedged layer certifies two events at half its level each and keeps the larger bound
-        level = levels[layer] / (1 if r.hedge is None else 2)
-        best = None
-        for event in (r.event,) if r.hedge is None else (r.event, r.hedge):
-            tag = ("hedge",) if event is r.hedge and (layer, 0, "hedge") in hists else ()
-            h_x, h_xp = hists[(layer, 0, *tag)], hists[(layer, 1, *tag)]
-            k1, k2 = event.counts(h_x, h_xp)
-            n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
-            if not event.forward:
-                n1, n2 = n2, n1
-            m1, m2 = (n, n) if certifier.poisson else (n1, n2)
-            bound = float(certifier.bound(k1, m1, k2, m2, level, plan.delta))
-            if best is None or bound > best[0]:
-                best = (bound, event, k1, k2, n1, n2, m1, m2, h_x, h_xp)
-        bound, event, k1, k2, n1, n2, m1, m2, h_x, h_xp = best
-        out[layer] = Certified(layer=layer, refined=r if event is r.event else replace(r, event=event, hedge=r.event),
-                               hist_x=h_x, hist_x_prime=h_xp, k_favoured=k1, k_other=k2,
-                               n_favoured=n1, n_other=n2, level=level, alpha=plan.alpha,
-                               eps_lower_bound=max(0.0, bound),
-                               p_claim=float(certifier.p_value(k1, m1, k2, m2, plan.eps, plan.delta)),
-                               p_strata=_strata_test(event, h_x, h_xp) if layer == FLOATING_POINT else None)
+        tag = ("hedge",) if _own_binning(r) else ()
+        swapped = replace(r, event=r.hedge, hedge=r.event)
+        out[layer] = max(_judge_event(plan, layer, r, hists[layer, 0], hists[layer, 1], sizes, n, levels[layer] / 2),
+                         _judge_event(plan, layer, swapped, hists[(layer, 0, *tag)], hists[(layer, 1, *tag)], sizes,
+                                      n, levels[layer] / 2),
+                         key=lambda pair: pair[0])[1]
     return out
+
+
+def _judge_event(plan: AuditPlan, layer: str, r: Refined, h_x, h_xp, sizes: dict, n: int,
+                 level: float) -> tuple[float, Certified]:
+    """(the certifier's bound, the layer's certification) of ``r.event`` on its histograms at ``level``."""
+    certifier, event = plan.certifier, r.event
+    k1, k2 = event.counts(h_x, h_xp)
+    n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
+    if not event.forward:
+        n1, n2 = n2, n1
+    m1, m2 = (n, n) if certifier.poisson else (n1, n2)
+    bound = float(certifier.bound(k1, m1, k2, m2, level, plan.delta))
+    return bound, Certified(layer=layer, refined=r, hist_x=h_x, hist_x_prime=h_xp, k_favoured=k1, k_other=k2,
+                            n_favoured=n1, n_other=n2, level=level, alpha=plan.alpha,
+                            eps_lower_bound=max(0.0, bound),
+                            p_claim=float(certifier.p_value(k1, m1, k2, m2, plan.eps, plan.delta)),
+                            p_strata=_strata_test(event, h_x, h_xp) if layer == FLOATING_POINT else None)
 
 
 def _strata_test(event: Event, hist_x, hist_x_prime) -> float | None:

@@ -332,11 +332,8 @@ def _observed_shortfall(case, res, best) -> str:
 
 def provenance_line(cmd: str) -> str:
     """Which code, libraries and command wrote the report."""
-    from dpbench.engine.result import package_versions
-    from dpbench.version import git_commit
-    v = package_versions()
-    return (f"Provenance: dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "
-            f"scipy {v['scipy']}, Python {v['python']}; written by `{cmd}`.")
+    from dpbench.engine.result import code_and_versions
+    return f"Provenance: {code_and_versions()}; written by `{cmd}`."
 
 
 def command(scale: float = 1.0, seed: int = 0, planted_only: bool = False) -> str:
