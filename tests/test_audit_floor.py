@@ -113,8 +113,9 @@ def test_a_shortfall_names_a_weaker_event_only_when_the_counts_show_it():
     from verify.audit.suites.report import _shortfall_reason
 
     def reason(k1, k2, n):
-        layer = LayerResult(status="not rejected", witness={"count_x": k1, "count_x_prime": k2, "event": "output > 1", "x": 1.0,
-                                         "x_prime": 0.0}, alpha=0.09, layer=LAW)
+        layer = LayerResult(status="not rejected", alpha=0.09, layer=LAW,
+                            witness={"count_x": k1, "count_x_prime": k2, "event": "output > 1", "x": 1.0,
+                                     "x_prime": 0.0})
         return _shortfall_reason(by_name("LaplaceMechanism"), SimpleNamespace(headline_layer=layer, n=n,
                                                                               delta=0.0), 0.0998)
     n = 30_000_000
@@ -152,8 +153,9 @@ def test_a_shortfall_says_what_a_perfect_selection_could_expect():
     assert 5 < chance < 35                              # about 15%: the floor of 0.09981 is near 2e8
     svt4 = by_name("SparseVectorTechnique4")
     x, xp = [0] * 5 + [1] * 5, [1] * 5 + [0] * 5        # exact eps 0.17166 on this pair, below 0.17191
-    layer = LayerResult(status="not rejected", witness={"count_x": 552_900, "count_x_prime": 465_600, "event": "some set",
-                                     "x": x, "x_prime": xp}, alpha=0.1, layer=LAW)
+    layer = LayerResult(status="not rejected", alpha=0.1, layer=LAW,
+                        witness={"count_x": 552_900, "count_x_prime": 465_600, "event": "some set", "x": x,
+                                 "x_prime": xp})
     text = _shortfall_reason(svt4, SimpleNamespace(headline_layer=layer, n=n, delta=0.0), 0.17191)
     assert "no event on the witness pair reaches 0.17191" in text
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from ..validation import InputError, check_choice, check_int, check_real, make_output_dir
 
-
 #: what the printed seconds leave out (a user timing the command sees more)
 EXCLUDED = "the audits' own time: start-up, imports and the sequential table's audits are not counted"
 

@@ -25,8 +25,11 @@ def package_versions() -> dict:
 
 
 def code_and_versions() -> str:
-    """"dpbench V, git commit C; numba ..., numpy ..., scipy ..., Python ...": the provenance line
-    of a report or table (:func:`package_versions`, :func:`dpbench.version.git_commit`)."""
+    """Return the provenance line of a report or table: code and library versions.
+
+    "dpbench V, git commit C; numba ..., numpy ..., scipy ..., Python ..." (:func:`package_versions`,
+    :func:`dpbench.version.git_commit`).
+    """
     from ..version import git_commit
     v = package_versions()
     return (f"dpbench {v['dpbench']}, git commit {git_commit()}; numba {v['numba']}, numpy {v['numpy']}, "

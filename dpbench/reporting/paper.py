@@ -255,7 +255,9 @@ def check_references(claims, plan: dict[str, Planned], path: Path, resolve: Call
                                  + (f" (did you mean {close[0]}?)" if close else "")
                                  + f"; this report's experiments: {', '.join(known) or 'none'}")
             # the T the report runs the experiment to (an experiment outside the plan does not run)
-            runs_to = (plan[ref.experiment].horizon or getattr(exp, "horizon", None)) if ref.experiment in plan else None
+            runs_to = None
+            if ref.experiment in plan:
+                runs_to = plan[ref.experiment].horizon or getattr(exp, "horizon", None)
             if claim.horizon is not None and runs_to is not None and claim.horizon > runs_to:
                 raise InputError(f"{path}: claim {claim.id!r}: key 'horizon': T = {claim.horizon:,.0f} is beyond "
                                  f"the horizon experiment {ref.experiment!r} runs to (T = {runs_to:,.0f}); "

@@ -94,7 +94,8 @@ def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Ev
     # than the standard error of the difference (nested events: sqrt|se_1^2 - se_2^2|), so
     # near-ties among events of a plentiful statistic stay with the incumbent
     (p_i, se_i), (p_inc, se_inc) = scores[i].tolist(), scores[inc].tolist()
-    if not all(map(math.isfinite, (p_i, se_i, p_inc, se_inc))) or p_i - p_inc <= math.sqrt(abs(se_i ** 2 - se_inc ** 2)):
+    if (not all(map(math.isfinite, (p_i, se_i, p_inc, se_inc)))
+            or p_i - p_inc <= math.sqrt(abs(se_i ** 2 - se_inc ** 2))):
         i = inc
     chosen, proxy, hedge = shortlist[i], float(scores[i, 0]), None
     if event.statistic.discrete:
