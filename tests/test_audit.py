@@ -301,6 +301,9 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
         @pytest.mark.dp(eps=1.0, x=[0], x_prime=[0, 1], n=50_000)
         def test_both_layers(assert_dp):
             assert_dp(noisy_count)
+
+        def test_bad_claim(assert_dp):
+            assert_dp(dpbench.sampler("ctb", eps=1.0), eps=-1.0)
     """))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q",
                            "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
@@ -311,7 +314,10 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
                                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                                "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])})
     out = proc.stdout + proc.stderr
-    assert "2 passed" in out and "2 failed" in out, out
+    assert "2 passed" in out and "3 failed" in out, out
+    # bad input: one line at the test's own line, no dpbench traceback (as on the CLI)
+    assert "test_dp_plugin_example.py:25: dpbench.InputError: eps must be" in out, out
+    assert "validation.py" not in out, out
     assert "is not (1, 0)-DP" in out and "VIOLATED by the floating point only" in out
     assert "::test_both_layers" in out and "::test_law_only" not in out and "::test_leaky" in out, out
 

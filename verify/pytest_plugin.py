@@ -35,6 +35,29 @@ def pytest_configure(config):
                    "by the assert_dp fixture")
 
 
+def _is_input_error(exc) -> bool:
+    """``dpbench.InputError`` (bad input to dpbench), told by its class without importing dpbench."""
+    return any(c.__name__ == "InputError" and c.__module__ == "dpbench.validation" for c in type(exc).__mro__)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that fails on bad input to dpbench (``dpbench.InputError``: the message names the
+    parameter and its allowed range) is reported in one line, at the test's own line, without
+    dpbench's traceback, as the CLI reports it.  ``--tb=long`` (or any style but the default
+    and ``short``) keeps the full traceback."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is None or report.passed or not _is_input_error(call.excinfo.value):
+        return
+    if item.config.getoption("tbstyle", "auto") not in ("auto", "short"):
+        return
+    path = getattr(item, "path", None)
+    lines = [entry.lineno + 1 for entry in call.excinfo.traceback if path is not None and entry.path == path]
+    where = f"{path.name}:{lines[-1]}" if lines else item.nodeid
+    report.longrepr = f"{where}: dpbench.InputError: {call.excinfo.value}"
+
+
 @pytest.fixture
 def assert_dp(request):
     """``verify.assert_dp`` with the defaults of the test's ``@pytest.mark.dp(...)``."""

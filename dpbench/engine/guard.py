@@ -84,10 +84,17 @@ def check_duration(seconds: float, *, threads: int, allow_long: bool = False) ->
         return
     text = (f"estimated run time {describe_seconds(seconds)} on {threads} thread(s), from the measured "
             f"pulls per second of each policy ({RATES_FILE.name})")
-    if seconds > REFUSE_SECONDS and not allow_long:
-        raise InputError(f"{text}: more than a day; lower the horizon or the repetitions, or opt in to run "
-                         "it anyway (--yes; in Python allow_long=True)")
+    refuse_beyond_a_day(seconds, text, "lower the horizon or the repetitions", allow_long=allow_long)
     warnings.warn(text, LongRunWarning, stacklevel=_outside_dpbench())
+
+
+def refuse_beyond_a_day(seconds: float, estimate: str, remedy: str, *, allow_long: bool = False) -> None:
+    """Raise :class:`InputError` when ``seconds`` (an estimate, described by ``estimate``) exceeds
+    REFUSE_SECONDS and the caller has not opted in; ``remedy`` says how to shorten the run.  The
+    one refusal of every long run (simulations here, audits in ``verify.audit.engine``)."""
+    if seconds > REFUSE_SECONDS and not allow_long:
+        raise InputError(f"{estimate}: more than a day; {remedy}, or opt in to run it anyway "
+                         "(--yes; in Python allow_long=True)")
 
 
 def guard(work, threads: int, *, allow_long: bool = False, serial_seconds: float = 0.0) -> float:

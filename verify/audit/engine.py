@@ -44,7 +44,6 @@ from __future__ import annotations
 import time
 
 from dpbench.engine import guard
-from dpbench.validation import InputError
 
 from .result import AuditResult
 from .source import SampleSource
@@ -70,11 +69,10 @@ def check_duration(ahead: int, drawn: int, seconds: float) -> None:
     if drawn <= 0 or seconds <= 0:
         return
     estimate = ahead * seconds / drawn
-    if estimate > REFUSE_SECONDS:
-        raise InputError(f"n: refinement and certification would draw {ahead:.3g} outputs, about "
-                         f"{guard.describe_seconds(estimate)} at the {drawn / seconds:,.0f} outputs/s selection "
-                         f"measured: more than a day; lower n, give a budget (budget=\"1h\"; --budget 1h), or "
-                         f"opt in to run it anyway (allow_long=True; --yes)")
+    guard.refuse_beyond_a_day(
+        estimate, f"n: refinement and certification would draw {ahead:.3g} outputs, about "
+                  f"{guard.describe_seconds(estimate)} at the {drawn / seconds:,.0f} outputs/s selection measured",
+        'lower n or give a budget (budget="1h"; --budget 1h)')
 
 
 def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
