@@ -136,6 +136,31 @@ def test_claims_tables_load_and_name_bad_keys(tmp_path):
         load_claims(bad)
 
 
+ORDERING = 'test = "ordering"\nruns = ["a", "b"]'
+RATIO = 'test = "ratio"\nrun = "a"\nbaseline = "b"\nexpected = 1.0'
+
+
+@pytest.mark.parametrize("kind, extra, message", [
+    # an option's value must be one the test knows: not another test than the report names
+    (ORDERING, 'method = "wilcoxon"', "(ordering): key 'method' must be one of welch, mannwhitney (got 'wilcoxon')"),
+    (ORDERING, 'per_rep = "regrett"', "(ordering): key 'per_rep' must be one of regret, late_exponent "
+                                      "(got 'regrett'); did you mean regret?"),
+    (RATIO, 'side = "upper"', "(ratio): key 'side' must be one of upper_bound, two_sided (got 'upper'); "
+                              "did you mean upper_bound?"),
+    # numbers are numbers, named before any other complaint about them
+    (RATIO, 'tolerance = "2"', ": key 'tolerance' must be a number (got the string '2')"),
+    (RATIO, 'effect = 10\ntolerance = "2"', ": key 'tolerance' must be a number (got the string '2')"),
+    (ORDERING, 'experimnt = "e"', "(ordering): unknown key(s) experimnt; allowed: runs, experiment, method, "
+                                  "per_rep; did you mean experiment?"),
+])
+def test_a_claims_bad_value_is_named_when_the_table_loads(tmp_path, kind, extra, message):
+    bad = tmp_path / "claims.toml"
+    bad.write_text(f'[[claim]]\nid = "x"\nwhere = "w"\nstatement = "s"\n{kind}\n{extra}\n')
+    with pytest.raises(dpbench.InputError) as err:
+        load_claims(bad)
+    assert str(err.value) == f"claims.toml claim 'x'{' ' if message[0] == '(' else ''}{message}"
+
+
 def test_claims_render_and_write_json(evidence, tmp_path):
     from pathlib import Path
 

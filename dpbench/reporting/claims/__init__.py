@@ -66,14 +66,14 @@ import difflib
 import json
 import math
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ...validation import InputError
+from ...validation import InputError, closest_names
 from verify.inference import Estimate, p_is
 
 #: family-wise error rate of a report's comparisons (Bonferroni over all of them)
@@ -294,24 +294,28 @@ class ClaimTest:
     quantity: Callable[[Claim], str]
     expected: Callable[[Claim], str]
     method: Callable[[Claim], str]
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)   # key -> its allowed values
 
 
 TESTS: dict[str, ClaimTest] = {}
 _COMMON_KEYS = {"id", "where", "statement", "test", "horizon", "quantity", "note", "category", "effect"}
 #: keys (top level or in ``args``) that set a tolerance band around a claimed value
 TOLERANCE_KEYS = ("tolerance", "within")
+#: keys that are numbers wherever a test reads them
+NUMBER_KEYS = ("effect", "tolerance", "within", "expected", "at_least", "at_most", "departure")
 
 
-def claim_test(name: str, *, keys=(), optional=(), quantity=None, expected=None, method=None):
+def claim_test(name: str, *, keys=(), optional=(), quantity=None, expected=None, method=None, choices=None):
     """Register a test kind: ``fn(claim, evidence) -> Outcome``; ``keys`` are the claim keys it
-    needs, ``optional`` the ones it may use; ``quantity``, ``expected`` and ``method`` describe a
+    needs, ``optional`` the ones it may use, ``choices`` the allowed values of those that name an
+    option (checked when the table is loaded); ``quantity``, ``expected`` and ``method`` describe a
     claim for the table (functions of the claim)."""
     def wrap(fn):
         if name in TESTS:
             raise ValueError(f"claim test {name!r} registered twice")
         TESTS[name] = ClaimTest(name, fn, tuple(keys), tuple(optional),
                                 quantity or (lambda c: ""), expected or (lambda c: ""),
-                                method or (lambda c: name))
+                                method or (lambda c: name), dict(choices or {}))
         return fn
     return wrap
 
@@ -350,11 +354,14 @@ def load_claims(seed_or_path) -> list[Claim]:
         missing = [k for k in test.keys if k not in params]
         unknown = [k for k in params if k not in test.keys and k not in test.optional]
         if missing or unknown:
+            near = [m for k in unknown for m in closest_names(k, test.keys + test.optional, 1)]
             raise InputError(f"{path.name} claim {cid!r} ({test.name}): "
                              + (f"missing {', '.join(missing)}" if missing else "")
                              + ("; " if missing and unknown else "")
                              + (f"unknown key(s) {', '.join(unknown)}; allowed: "
-                                f"{', '.join(test.keys + test.optional)}" if unknown else ""))
+                                f"{', '.join(test.keys + test.optional)}" if unknown else "")
+                             + (f"; did you mean {', '.join(near)}?" if near else ""))
+        _check_values(path.name, cid, test, row, params)
         category = str(row.get("category", "paper"))
         if category not in CATEGORIES:
             raise InputError(f"{path.name} claim {cid!r}: category must be one of {', '.join(CATEGORIES)} "
@@ -374,6 +381,23 @@ def _horizon(name: str, cid: str, value) -> float | None:
         raise InputError(f"{name} claim {cid!r}: key 'horizon' must be a number >= 1 (the T the claim is "
                          f"judged at; got {value!r})")
     return float(value)
+
+
+def _check_values(name: str, cid: str, test: ClaimTest, row: Mapping, params: Mapping) -> None:
+    """The values a test reads as numbers are numbers, and an option's value is one it knows,
+    when the table is loaded: a typo must not surface as a traceback after the runs, nor as
+    another test than the one the report names."""
+    for key in NUMBER_KEYS:
+        value = row.get(key)
+        if key in row and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            got = f"the string {value!r}" if isinstance(value, str) else repr(value)
+            raise InputError(f"{name} claim {cid!r}: key {key!r} must be a number (got {got})")
+    for key, allowed in test.choices.items():
+        if key in params and params[key] not in allowed:
+            near = closest_names(params[key], allowed, 1)
+            raise InputError(f"{name} claim {cid!r} ({test.name}): key {key!r} must be one of "
+                             f"{', '.join(allowed)} (got {params[key]!r})"
+                             + (f"; did you mean {near[0]}?" if near else ""))
 
 
 def _check_tolerance(name: str, cid: str, row: Mapping, params: Mapping) -> None:

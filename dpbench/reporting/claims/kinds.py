@@ -8,7 +8,8 @@
                 Unobservable (both ways) when a run of a pair is still round-robin.
 ``ratio``       ``run`` / ``baseline`` mean regret at T (bootstrap standard error) against
                 ``expected`` (or ``measure``) +- ``tolerance`` (default: half a unit of the
-                paper's last digit); ``side = "upper_bound"``: against (-inf, expected + tol].
+                paper's last digit); ``side = "upper_bound"``: against (-inf, expected + tol]
+                (default ``"two_sided"``).
 ``exponent``    log-log slope across runs (``runs`` with ``values``, or ``sweep = {panel?,
                 policy, variable}``) of the final regret (``of = "regret"``) or of the log-regret
                 slope C (``of = "log_slope"``, runs outside the logarithmic regime left out) by
@@ -45,6 +46,8 @@ from collections.abc import Callable
 
 import numpy as np
 from scipy import stats
+
+from verify.inference import MANN_WHITNEY, WELCH
 
 from ..bound_checks import late_log_fit
 from ..markdown import fmt, fmt_t
@@ -162,6 +165,7 @@ def _per_rep_name(claim):
 
 # ------------------------------------------------------------------ ordering
 @claim_test("ordering", keys=("runs",), optional=("experiment", "method", "per_rep"),
+            choices={"method": (WELCH, MANN_WHITNEY), "per_rep": tuple(PER_REP)},
             quantity=_per_rep_name,
             expected=lambda c: " < ".join(_names(c)),
             method=lambda c: f"{c.get('method', 'welch')} difference per adjacent pair, family-wise")
@@ -185,6 +189,7 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
 # ------------------------------------------------------------------ ratio
 @claim_test("ratio", keys=("run", "baseline"),
             optional=("experiment", "expected", "measure", "tolerance", "side"),
+            choices={"side": ("upper_bound", "two_sided")},
             quantity=lambda c: f"rho = R({run_name(c.params['run'])}) / R({run_name(c.params['baseline'])}) at T",
             expected=lambda c: (("<= " if c.get("side") == "upper_bound" else "")
                                 + (f"{c.params['expected']:g}" if "expected" in c.params else c.get("measure", ""))
@@ -236,6 +241,7 @@ def _factor(claim: Claim) -> tuple[str, Callable[[float], float]] | None:
 
 @claim_test("exponent", keys=("predicted",),
             optional=("experiment", "runs", "values", "sweep", "of", "tolerance", "variable", "limit_range"),
+            choices={"of": ("regret", "log_slope")},
             quantity=lambda c: (f"d ln {'C' if c.get('of') == 'log_slope' else 'R(T)'} / d ln "
                                 f"{c.get('variable') or (c.get('sweep') or {}).get('variable', 'x')}"),
             expected=lambda c: (f"y / {c.params['predicted'][7:]} flat: slope 0 +- {c.get('tolerance', 0.1):g}"
@@ -367,6 +373,7 @@ def flattening(claim: Claim, ev: Evidence) -> Outcome:
 
 # ------------------------------------------------------------------ argmin
 @claim_test("argmin", keys=("runs", "best"), optional=("experiment", "worst", "method"),
+            choices={"method": (WELCH, MANN_WHITNEY)},
             quantity=lambda c: "pseudo-regret R(T) per repetition",
             expected=lambda c: f"lowest: {run_name(c.params['best'])}"
                                + (f"; highest: {run_name(c.params['worst'])}" if "worst" in c.params else ""),
