@@ -108,3 +108,17 @@ def test_pair_descriptions():
     assert isinstance(neighbour_pair([0.0], [0.0, 1.0])[0], Verbatim)
     with pytest.raises(InputError, match="finite"):
         neighbour_pair([np.nan], [0.0])
+
+
+def test_a_pair_that_is_not_neighbouring_is_refused_before_sampling():
+    """Equal inputs would hide any bug (eps >= 0 always holds); datasets several records apart
+    would report a violation of a claim that never covered them."""
+    for x, x_prime in [(0, 0), ([1.0, 2.0], [1.0, 2.0]), ("a", "a"), ({"k": 1}, {"k": 1})]:
+        with pytest.raises(InputError, match=r"^x and x_prime are equal \("):
+            neighbour_pair(x, x_prime)
+    with pytest.raises(InputError, match="have 2 and 5 records: datasets neighbouring under add/remove differ "
+                                         "by one record"):
+        neighbour_pair([0, 0], [0, 0, 0, 0, 1])
+    assert isinstance(neighbour_pair([0, 0], [0, 0, 1])[0], Verbatim)        # one record apart: fine
+    with pytest.raises(InputError, match="are equal"):                       # before anything is drawn
+        verify.audit(lambda x, n, seed: 1 / 0, 0.0, 0.0, eps=1.0)
