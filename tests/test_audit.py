@@ -304,6 +304,10 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
 
         def test_bad_claim(assert_dp):
             assert_dp(dpbench.sampler("ctb", eps=1.0), eps=-1.0)
+
+        @pytest.mark.dp(epss=1.0)
+        def test_marker_typo(assert_dp):
+            assert_dp(dpbench.sampler("ctb", eps=1.0))
     """))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q",
                            "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
@@ -318,6 +322,7 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
     # bad input: one line at the test's own line, no dpbench traceback (as on the CLI)
     assert "test_dp_plugin_example.py:25: dpbench.InputError: eps must be" in out, out
     assert "validation.py" not in out, out
+    assert "1 error" in out and "@pytest.mark.dp: unknown keyword 'epss'; did you mean eps?" in out, out
     assert "is not (1, 0)-DP" in out and "VIOLATED by the floating point only" in out
     assert "::test_both_layers" in out and "::test_law_only" not in out and "::test_leaky" in out, out
 

@@ -58,6 +58,22 @@ def pytest_runtest_makereport(item, call):
     report.longrepr = f"{where}: dpbench.InputError: {call.excinfo.value}"
 
 
+def _check_keywords(given, where: str) -> None:
+    """Keywords of the marker or the call that neither ``assert_dp`` nor the audit takes are
+    named (with the closest one) instead of surfacing as a missing ``eps`` or a TypeError."""
+    import inspect
+
+    from dpbench.validation import InputError, closest_names
+    from verify.audit import assert_dp as _assert_dp
+    from verify.audit import audit
+    allowed = {name for f in (_assert_dp, audit) for name in inspect.signature(f).parameters} - {"mechanism", "kwargs"}
+    for key in given:
+        if key not in allowed:
+            near = closest_names(key, allowed, 1)
+            raise InputError(f"{where}: unknown keyword {key!r}" + (f"; did you mean {near[0]}?" if near else
+                                                                     f"; allowed: {', '.join(sorted(allowed))}"))
+
+
 @pytest.fixture
 def assert_dp(request):
     """``verify.assert_dp`` with the defaults of the test's ``@pytest.mark.dp(...)``."""
@@ -69,9 +85,12 @@ def assert_dp(request):
         if len(marker.args) > 1:
             defaults.setdefault("delta", marker.args[1])
 
+    _check_keywords(defaults, "@pytest.mark.dp")
+
     @functools.wraps(_assert_dp)
     def check(mechanism, *args, **kwargs):
         merged = {**defaults, **kwargs}
+        _check_keywords(kwargs, "assert_dp")
         if "eps" not in merged and not args:
             raise TypeError("assert_dp needs eps (as an argument or in @pytest.mark.dp(eps=...))")
         __tracebackhide__ = True
