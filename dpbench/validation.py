@@ -135,7 +135,8 @@ def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
     """The allowed names closest to a misspelt ``value`` (case ignored): every name it begins
     (``seed000_fig1`` -> ``seed000_fig1a`` ... ``seed000_fig1f``), else difflib's best matches
     (ratio >= 0.7, 0.6 for a name of at most four letters: a shared word such as 'Mechanism'
-    alone is no match) within 0.05 of the best, at most ``n``."""
+    alone is no match) within 0.05 of the best, at most ``n``, else the names that begin it
+    (``epsilon`` -> ``eps``)."""
     import difflib
     allowed = sorted(str(a) for a in allowed)
     text = str(value).lower()
@@ -146,7 +147,8 @@ def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
                     key=lambda pair: -pair[0])
     best = scored[0][0] if scored else 0.0
     cut = 0.6 if len(text) <= 4 else 0.7              # a short name: one letter off ('epz' for 'eps') is 0.67
-    return [a for ratio, a in scored[:n] if ratio >= cut and ratio >= best - 0.05]
+    close = [a for ratio, a in scored[:n] if ratio >= cut and ratio >= best - 0.05]
+    return close or [a for a in allowed if len(a) >= 3 and text.startswith(a.lower())][-n:]   # 'epsilon': eps
 
 
 def _either(names: list[str]) -> str:

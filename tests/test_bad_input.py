@@ -33,7 +33,11 @@ def no_compilation(monkeypatch):
     ({"policy": "ldp_ucb_b", "eps": 1.0, "seed": -3}, r"seed must be an integer >= 0"),
     ({"policy": "no_such_policy"}, r"unknown policy 'no_such_policy'; allowed values: .*ldp_ucb_b"),
     ({"policy": "ldp_ucb_bb", "eps": 1.0}, r"unknown policy 'ldp_ucb_bb'; did you mean ldp_ucb_b"),
-    ({"policy": "ldp_ucb_b", "epss": 1.0}, r"unknown parameter 'epss' for policy 'ldp_ucb_b'; did you mean eps\? "),
+    ({"policy": "ldp_ucb_b", "epss": 1.0},
+     r"unknown parameter 'epss' for policy 'ldp_ucb_b' or environment 'bernoulli'; did you mean eps\? "),
+    ({"policy": "ldp_ucb_b", "epsilon": 1.0}, r"unknown parameter 'epsilon' .*; did you mean eps\? "),
+    ({"policy": "ucb1", "mean": [0.5, 0.4]},       # an environment's parameter, misspelt: not "allowed: none"
+     r"unknown parameter 'mean' for policy 'ucb1' or environment 'bernoulli'; did you mean means\? "),
     ({"policy": "ldp_ucb_b", "eps": 1.0, "env": "bernouli"},
      r"unknown environment 'bernouli'; did you mean bernoulli\? "),
     ({"policy": "ldp_ucb_l", "eps": 1.0, "mechanism": "ctll"}, r"unknown mechanism 'ctll'; did you mean ctl"),
@@ -183,6 +187,7 @@ def test_closest_names():
     assert closest_names("ucb2", policies) == ["ucb1"]
     assert closest_names("NoSuchMechanism", ["LaplaceMechanism", "NoisyMax"]) == []   # a shared word is no match
     assert closest_names("zzz", policies) == []
+    assert closest_names("epsilon", ["eps", "means"]) == ["eps"]                     # a name it begins with
 
 
 @pytest.mark.parametrize("args,message", [

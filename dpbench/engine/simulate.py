@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from ..randomness import rep_seeds
-from ..validation import MAX_COUNT, InputError, check_count, check_int
+from ..validation import MAX_COUNT, InputError, check_count, check_int, unknown_name
 from . import contracts
 from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, EnvironmentSpec, Instance, validate_params
 from .composition import Composition, compose
@@ -102,6 +102,11 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         raise InputError(f"{err}: at least one pull of each of the {instance.k} arms") from None
     seed = check_int("seed", seed, low=0)
     composition = None if mechanism is None else compose(spec, mechanism, params, instance)
+    own = {p.name for p in spec.params}
+    unknown = sorted(set(params) - own)
+    if unknown and isinstance(env, str):         # neither the policy's nor the environment's: say both
+        raise unknown_name("parameter", unknown[0], own | {p.name for p in env_spec.params},
+                           where=f"policy {spec.name!r} or environment {env!r}", kind="parameters")
     checked = validate_params(f"policy {spec.name!r}", spec.params, params)
     if composition is None and spec.rewards == "unit" and (instance.reward_low < 0.0 or instance.reward_high > 1.0):
         raise InputError(
