@@ -227,7 +227,8 @@ def test_unknown_kind_and_wide_tolerance_fail_before_anything_runs(tmp_path):
 def test_paper_toml_is_checked_before_anything_runs(tmp_path):
     for name, meta, wanted in (("p1", 'titel = "x"\n', "unknown key(s) titel"),
                                ("p2", '[figures.smal]\nx = "eps"\n', "figures.smal: no experiment 'smal'"),
-                               ("p3", '[figures.small]\ny = "eps"\n', "figures.small: unknown key(s) y")):
+                               ("p3", '[figures.small]\ny = "eps"\n', "figures.small: unknown key(s) y"),
+                               ("p4", 'title = 5\n', "key 'title' must be text (write title = \"...\"; got 5)")):
         folder = _paper(tmp_path, name, extra=False)
         (folder / "paper.toml").write_text(meta)
         with pytest.raises(dpbench.InputError, match=re.escape(wanted)):
@@ -339,3 +340,16 @@ def test_a_claim_judged_below_its_horizon_says_at_which_checkpoint(tmp_path):
     rows = {r["id"]: r for r in json.loads((tmp_path / "out" / "userpaper_t_claims.json").read_text())}
     text = json.dumps(rows["order"])
     assert "the largest checkpoint at or below the claim's T = 2,500)" in text, text[:600]
+
+
+def test_two_papers_with_an_experiment_of_one_name_share_a_results_folder(tmp_path):
+    """A copied folder whose experiment keeps its name but changes a parameter: both reports build
+    from one results folder, each from its own runs, and neither refuses or discards the other's
+    (before, each needed --force, which threw the other paper's results away)."""
+    logs = []
+    first = _paper(tmp_path, "paper_one")
+    second = _paper(tmp_path, "paper_two", experiment=_EXPERIMENT.replace("[0.9, 0.5]", "[0.8, 0.7]"))
+    for folder in (first, second, first):
+        build_report(folder, results_dir=tmp_path / "res", out_dir=tmp_path / "out", log=logs.append)
+    assert sum("reusing" in line for line in logs) >= 2, logs            # the third build computed nothing
+    assert "paper_one" in next(line for line in reversed(logs) if "reusing" in line)

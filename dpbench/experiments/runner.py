@@ -158,7 +158,8 @@ def run_key(run: RunSpec) -> str:
 
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
-                   connect_timeout=10.0, store=None, outputs=True, allow_long=False, fresh=None) -> ExperimentRun:
+                   connect_timeout=10.0, store=None, outputs=True, allow_long=False, fresh=None,
+                   store_key=None) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -166,8 +167,9 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     threads), ``'local'`` on an embedded Dask LocalCluster of ``workers``
     processes, an address on that Dask cluster.  ``reuse=False`` discards the
     stored results first.  ``store``: the path of a result store shared by several experiments
-    (their run keys are prefixed with the experiment name, and a configuration reached from two
-    experiments is one set of cells); default ``<out>/<name>/results.sqlite``.  ``outputs=False``
+    (their run keys are prefixed with ``store_key``, default the experiment name, and a
+    configuration reached from two experiments is one set of cells); default
+    ``<out>/<name>/results.sqlite``.  ``outputs=False``
     skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
     Before any cell is computed, the time of the cells still to compute is estimated from each
     policy's measured pulls per second (:func:`dpbench.engine.guard.guard`): above 10
@@ -208,7 +210,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
         if shared:
             raise InputError("reuse=False would discard a shared result store; remove it first")
         ResultStore.remove(store_path)
-    prefix = f"{exp.name} / " if shared else ""
+    prefix = f"{store_key or exp.name} / " if shared else ""
     entries = [(prefix + run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
     with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
         store.register(entries, replace=fresh is not None)

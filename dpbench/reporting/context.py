@@ -101,6 +101,14 @@ class ReportContext:
             return None
         return self.run(exp, horizon, reps)
 
+    def store_key(self, exp) -> str:
+        """The experiment's name in the shared store: a user's own experiment is qualified by its
+        paper's folder, so that two papers with an experiment of one name (a copied folder) keep
+        their results apart instead of refusing each other's; installed ones keep their names."""
+        own = self.paper_dir is not None and any((self.folder / sub / f"{exp.name}.toml").is_file()
+                                                 for sub in ("experiments", "checks"))
+        return f"{self.folder.resolve()}:{exp.name}" if own else exp.name
+
     def run(self, exp, horizon: int | None = None, reps: int | None = None):
         """Run (or reuse) the :class:`~dpbench.experiments.runner.Experiment` ``exp`` at the
         report's sizes in the shared result store."""
@@ -109,7 +117,7 @@ class ReportContext:
         self.log(f"report {self.paper}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
                              progress=self.progress, log=self.log, store=self.store, outputs=False,
-                             scheduler=self.scheduler, fresh=self.fresh)
+                             scheduler=self.scheduler, fresh=self.fresh, store_key=self.store_key(exp))
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run

@@ -147,6 +147,11 @@ def _read_meta(path: Path) -> dict:
     unknown = sorted(set(meta) - _PAPER_KEYS)
     if unknown:
         raise InputError(f"{path}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_PAPER_KEYS))}")
+    for key in ("title", "citation", "intro"):
+        if key in meta and not isinstance(meta[key], str):
+            raise InputError(f"{path}: key {key!r} must be text (write {key} = \"...\"; got {meta[key]!r})")
+    if not isinstance(meta.get("figures", {}), dict):
+        raise InputError(f"{path}: 'figures' must be a table ([figures.KEY] sections; got {meta['figures']!r})")
     for key, entry in dict(meta.get("figures", {})).items():
         bad = sorted(set(entry) - _FIGURE_KEYS) if isinstance(entry, dict) else ["(not a table)"]
         if bad:
