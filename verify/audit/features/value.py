@@ -14,7 +14,8 @@ class Value(Feature):
     name = "value"
     layer = LAW
     help = "the output's value (each coordinate of a vector): thresholds, intervals and their complements"
-    fix = "the noise is too small for the sensitivity of the released value: calibrate its scale"
+    fix = ("the noise is too small for the sensitivity of the released value: calibrate its scale to the "
+           "sensitivity, and bound that sensitivity (clip each record) if the inputs are unbounded")
     order = 20
 
     def statistics(self, data: FitData) -> list[Statistic]:
