@@ -114,7 +114,7 @@ class ReportContext:
         report's sizes in the shared result store."""
         from ..experiments.runner import run_experiment
         horizon, reps = self.sizes(exp, horizon, reps)
-        self.log(f"report {self.paper}: {exp.name} (T = {horizon:g}, {reps} repetitions)")
+        self.log(f"report {self.paper}: {exp.name} (T = {horizon:,}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
                              progress=self.progress, log=self.log, store=self.store, outputs=False,
                              scheduler=self.scheduler, fresh=self.fresh, store_key=self.store_key(exp))

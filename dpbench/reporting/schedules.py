@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import MAX_COUNT
+from .markdown import fmt_t
 
 #: bisection range of the horizon (log10): beyond the largest horizon dpbench accepts
 #: (:data:`~dpbench.validation.MAX_COUNT` = 2^53) the answer is "not in reach"
@@ -114,7 +115,7 @@ def _linear_limit(result, at: int) -> ScheduleLimit | None:
     kept = all(b.active >= k for rep in core_sets(plan, min(2, int(result.reps))) for b in rep)
     what = "no action eliminated" if kept else "the same eliminations in every repetition"
     return ScheduleLimit(f"{result.label}: a fixed schedule ({what}; the same regret in all {regret.size} "
-                         f"repetitions at T = {at:,})", at, None)
+                         f"repetitions at T = {fmt_t(at)})", at, None)
 
 
 def _schedule_limit(result, at: int) -> ScheduleLimit | None:
@@ -139,12 +140,12 @@ def _schedule_limit(result, at: int) -> ScheduleLimit | None:
 
     lo, hi = math.log10(max(at, 2)), _MAX_LOG10_T
     if not ends_before(hi):
-        return ScheduleLimit(f"{result.label}: {what} lasts beyond T = {at:,}", at, None)
+        return ScheduleLimit(f"{result.label}: {what} lasts beyond T = {fmt_t(at)}", at, None)
     for _ in range(30):
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if ends_before(mid) else (mid, hi)
     end_text = f" ({end:,.0f} steps)" if math.isfinite(end) and end > 0 else ""
-    return ScheduleLimit(f"{result.label}: {what}{end_text} lasts beyond T = {at:,}", at, 10 ** hi)
+    return ScheduleLimit(f"{result.label}: {what}{end_text} lasts beyond T = {fmt_t(at)}", at, 10 ** hi)
 
 
 
@@ -208,11 +209,12 @@ def regime_limit(result) -> ScheduleLimit | None:
 
     lo, hi = math.log10(horizon), _MAX_LOG10_T
     if not reached(hi):
-        return ScheduleLimit(f"{result.label}: {what} ends after T = {horizon:,}", horizon, None)
+        return ScheduleLimit(f"{result.label}: {what} ends after T = {fmt_t(horizon)}", horizon, None)
     for _ in range(40):
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if reached(mid) else (mid, hi)
-    return ScheduleLimit(f"{result.label}: {what} ({end:,.3g} pulls) ends after T = {horizon:,}", horizon, 10 ** hi)
+    return ScheduleLimit(f"{result.label}: {what} ({end:,.3g} pulls) ends after T = {fmt_t(horizon)}",
+                         horizon, 10 ** hi)
 
 
 __all__ = ["ScheduleLimit", "schedule_limit", "regime_limit"]

@@ -494,7 +494,7 @@ def checkpoint(result, horizon: float | None) -> int:
         return int(cps[-1])
     below = cps[cps <= horizon]
     if below.size == 0:
-        raise NotChecked(f"no checkpoint at or below T = {horizon:g}")
+        raise NotChecked(f"no checkpoint at or below T = {_exact_t(horizon)}")
     return int(below[-1])
 
 
@@ -502,7 +502,7 @@ def common_checkpoint(results, horizon: float | None) -> int:
     t = min(checkpoint(r, horizon) for r in results)
     for r in results:
         if t not in set(int(c) for c in r.checkpoints):
-            raise NotChecked(f"no common checkpoint at T = {t:,}")
+            raise NotChecked(f"no common checkpoint at T = {_exact_t(t)}")
     return t
 
 
@@ -605,8 +605,9 @@ def evaluate(claims: Sequence[Claim], evidence: Evidence, *, alpha: float = DEFA
             outcome = Outcome("", Verdict.NOT_CHECKED, reason=str(why))
         if claim.horizon is not None and outcome.horizon is not None and outcome.horizon < claim.horizon:
             # the evidence's T is the largest checkpoint at or below the claim's: say so, never silently
-            outcome = replace(outcome, statistic=f"{outcome.statistic} (at T = {outcome.horizon:,}, the largest "
-                                                 f"checkpoint at or below the claim's T = {claim.horizon:,.0f})")
+            outcome = replace(outcome, statistic=f"{outcome.statistic} (at T = {_exact_t(outcome.horizon)}, "
+                                                 f"the largest checkpoint at or below the claim's T = "
+                                                 f"{_exact_t(claim.horizon)})")
         outcomes.append(outcome)
     m = family_size(outcomes)
     level = alpha / max(m, 1)
@@ -819,6 +820,12 @@ def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
             for r in results]
     path.write_text(json.dumps(rows, indent=1, default=float) + "\n")
     return path
+
+
+def _exact_t(t) -> str:
+    """A horizon or checkpoint as every report writes one: 1e5 for a power of ten, else 44,668."""
+    from ..markdown import fmt_t
+    return fmt_t(t)
 
 
 def _fmt_t(t) -> str:
