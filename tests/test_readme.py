@@ -1,4 +1,4 @@
-"""The README's promises run: every code block of README.md and docs/*.md, as written.
+"""The README's promises run: every code block of README.md and dpbench/ARCHITECTURE.md, as written.
 
 How blocks are read, marked and run: :mod:`tests.readme_blocks`.  The default run executes
 the unmarked blocks (and the slow ones that carry a reduction, reduced as their comment

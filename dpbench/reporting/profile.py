@@ -24,7 +24,7 @@ shared machine wall seconds are inflated by other load, CPU seconds much less.  
 wall time on a quiet machine runs the kernels on ``threads`` cores (the engine's two-thread
 scaling is close to 2) and every other part on one.
 
-The result is a markdown page (default ``docs/report_profile.md``) and its numbers as JSON
+The result is a markdown page (default ``reports/report_profile.md``) and its numbers as JSON
 beside it; nothing is typed.  At the default cap of 8 the profile costs about a fifth of a full
 build.
 """
@@ -42,7 +42,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_OUT = Path("docs") / "report_profile.md"
+DEFAULT_OUT = Path("reports") / "report_profile.md"
 DEFAULT_REPS = 8
 
 
