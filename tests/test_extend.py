@@ -582,3 +582,32 @@ def test_a_mechanism_must_be_a_mechanism_with_a_privatize(registry):
         dpbench.register_mechanism("bad", lambda scale: None, params=(Param("eps", "", real(0, low_open=True)),))
     with pytest.raises(ComponentError, match="'ctl' is built into dpbench"):
         dpbench.register_mechanism("ctl", lambda: None, replace=True)
+
+
+class Leaky(NamedTuple):
+    """Bernoulli arms whose arm 1 sometimes returns ``bad`` (NaN, or 2 outside the declared [0, 1])."""
+    means: np.ndarray
+    bad: float
+
+
+@implements(dpbench.extend.draw, Leaky)
+def _leaky_draw(env, arm):
+    if arm == 1 and np.random.random() < 0.01:
+        return env.bad
+    return 1.0 if np.random.random() < env.means[arm] else 0.0
+
+
+@pytest.mark.parametrize("bad", [math.nan, 2.0])
+def test_check_mode_names_an_environment_whose_rewards_break_its_range(registry, bad):
+    """A NaN reward reaches a randomised-response curator as a comparison that is False: the run
+    stays finite and wrong, so check mode draws the environment's rewards on their own."""
+    dpbench.register_environment(
+        "leaky", lambda means=(0.9, 0.5): dpbench.extend.Instance(
+            Leaky(np.asarray(means, dtype=float), bad), np.asarray(means, dtype=float), 0.0, 1.0),
+        params=(Param("means", "arm means", dpbench.extend.vector(0, 1), (0.9, 0.5)),))
+    res = dpbench.simulate("ldp_ucb_b", "leaky", 2000, 2, 1, eps=1.0)    # silent without the check
+    assert np.isfinite(res.regret).all()
+    with pytest.raises(ComponentError, match=r"^check: draw of environment Leaky \(tests.test_extend._leaky_draw "
+                                             r".*returned the reward (nan|2.0) for arm 1; rewards must be finite "
+                                             r"and within the declared \[0, 1\]"):
+        dpbench.simulate("ldp_ucb_b", "leaky", 2000, 2, 1, eps=1.0, check=True)

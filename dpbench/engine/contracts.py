@@ -189,8 +189,9 @@ def compile_error(plan, err: Exception) -> Exception:
 def non_finite_error(plan, rep: int, pulls_done: int) -> ComponentError:
     return ComponentError(
         f"{_who('respond_broadcast', 'mechanism', plan.built.mechanism)} returned a non-finite response "
-        f"(NaN or infinity) after {pulls_done} pulls of repetition {rep} (seed {plan.seed}); the run "
-        "was stopped. simulate(..., check=True) (CLI: --check) runs it as plain Python and shows the call")
+        f"(NaN or infinity) after {pulls_done} pulls of repetition {rep} (seed {plan.seed}); the run was "
+        f"stopped. It is at fault, or {_who('draw', 'environment', plan.instance.env)} with a non-finite "
+        "reward: simulate(..., check=True) (CLI: --check) checks each as plain Python and names the one")
 
 
 def bad_select_error(plan, rep: int, pulls_done: int) -> ComponentError:
@@ -235,7 +236,8 @@ def describe_check(check: dict) -> str:
     return (f"check {check['outcome']}: repetition {check['repetition']} ran as plain Python ({check['pulls']} "
             f"pulls; {calls} calls, each checked: arms in range, m >= 1, finite responses, privacy "
             "levels >= 0, update returns nothing and changes the state), and the compiled run "
-            "reproduced it exactly")
+            f"reproduced it exactly; the environment's rewards were drawn alone first ({CHECK_DRAWS:,} per arm, "
+            "each finite and within its declared range)")
 
 
 class _Checked:
@@ -311,6 +313,29 @@ def _same_state(a, b) -> bool:
 @cached_njit
 def _seed_compiled_stream(seed):
     np.random.seed(seed)
+
+
+#: rewards per arm the check mode draws from the environment alone (before the checked repetition)
+CHECK_DRAWS = 10_000
+
+
+def check_draws(plan, rep: int, draws: int = CHECK_DRAWS) -> None:
+    """Draw ``draws`` rewards of every arm from the environment alone: each must be finite and
+    within the range the environment declares (its Instance's reward_low, reward_high).  Inside a
+    run a bad reward shows only through the mechanism's response (a NaN response blames the
+    mechanism) or not at all (a comparison with NaN is False, so a randomised response stays
+    finite), so the environment is checked on its own."""
+    from ..randomness import rep_seeds
+    inst = plan.instance
+    who = _who("draw", "environment", inst.env)
+    _seed_compiled_stream(rep_seeds(plan.seed, rep, 1)[0])
+    for arm in range(inst.k):
+        for _ in range(draws):
+            r = comp.draw(inst.env, arm)
+            if not _real(r) or not np.isfinite(r) or not inst.reward_low <= r <= inst.reward_high:
+                raise ComponentError(f"check: {who} returned the reward {r!r} for arm {arm}; rewards must be "
+                                     f"finite and within the declared [{inst.reward_low:g}, "
+                                     f"{inst.reward_high:g}] ({draws:,} draws of each arm checked)")
 
 
 def run_checked(plan, rep: int, observe=None) -> CheckSummary:

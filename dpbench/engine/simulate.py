@@ -323,6 +323,8 @@ def simulate(policy: str, env="bernoulli", horizon=None, reps=None, seed=0, *, e
     plan = prepare(policy, env, horizon, seed, env_params=env_params, checkpoints=checkpoints,
                    mechanism=mechanism, **params)
     guard_run(plan, reps, threads, allow_long=allow_long, check=check)
+    if check:
+        contracts.check_draws(plan, first_rep)
     checked = contracts.run_checked(plan, first_rep) if check else None
     result = run_plan(plan, reps, first_rep=first_rep, threads=threads, progress=progress, trace=trace)
     if checked is not None:
