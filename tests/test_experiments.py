@@ -125,3 +125,24 @@ def test_a_misspelt_key_or_yscale_in_an_experiment_file_is_named(tmp_path):
     path.write_text(body.replace("reps", "repz"))
     with pytest.raises(InputError, match=r"unknown key 'repz' .*did you mean reps"):
         load_experiment(path)
+
+
+def test_a_baseline_that_names_no_run_and_a_shared_label_are_named(tmp_path):
+    """A baseline matching no run used to drop the ratio column silently; a shared label was
+    'two runs share a (panel, label)' without the label."""
+    from dpbench.experiments import grid_experiment
+    from dpbench.validation import InputError
+
+    with pytest.raises(InputError, match=r"^unknown baseline 'UCB' for sweep 'x'; did you mean UCB1\? allowed run "
+                                         r"labels: LDP-UCB-B \(eps=1\), UCB1$"):
+        grid_experiment("x", ["ucb1", "ldp_ucb_b"], instances=[{"means": [0.9, 0.8]}], grid={"eps": [1.0]},
+                        horizon=100, reps=2, baseline="UCB")
+    body = ('horizon = 100\nreps = 2\nseed = 0\nenvironment = { name = "bernoulli", means = [0.5, 0.4] }\n'
+            'runs = [{ label = "UCB1", policy = "ucb1" }, { label = "B", policy = "ldp_ucb_b", eps = 1.0 }]\n')
+    path = tmp_path / "mine.toml"
+    path.write_text(body + 'baseline = "UU"\n')
+    with pytest.raises(InputError, match=r"unknown baseline 'UU' for experiment file .*mine\.toml"):
+        load_experiment(path)
+    path.write_text(body.replace('label = "B"', 'label = "UCB1"'))
+    with pytest.raises(InputError, match=r"mine\.toml: two runs share the label 'UCB1'; give each its own label"):
+        load_experiment(path)

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..engine.result import SimulationResult
 from ..engine.simulate import Interrupted, Plan, check_threads, prepare, run_plan
 from ..validation import InputError, check_count, check_int, check_real, make_output_dir, unknown_name
-from .spec import Experiment, RunSpec
+from .spec import Experiment, RunSpec, check_runs
 
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
 #: the keys of an experiment file (a misspelt one would otherwise be ignored silently)
@@ -86,9 +86,7 @@ def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
     runs = []
     for i, entry in enumerate(raw["runs"]):
         runs.extend(_expand_run(entry, raw["environment"], f"{path.name if path else raw['name']} run {i + 1}"))
-    labels = [(r.panel, r.label) for r in runs]
-    if len(set(labels)) != len(labels):
-        raise InputError(f"{where}: two runs share a (panel, label)")
+    check_runs(runs, raw.get("baseline"), where)
     name = raw.get("name", path.stem if path is not None else "")
     try:
         horizon = check_count("horizon", raw["horizon"], low=2)

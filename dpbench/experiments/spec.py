@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..engine.catalog import ALGORITHMS, ENVIRONMENTS
 from ..engine.composition import mechanism_param_names
-from ..validation import InputError, check_count, check_int
+from ..validation import InputError, check_count, check_int, unknown_name
 
 
 @dataclass
@@ -62,6 +62,19 @@ def _policy_param_names(policy: str, mechanisms=()) -> set:
     if spec.reports is not None and mechanisms:
         names |= {"mechanism"}.union(*(mechanism_param_names(m) for m in mechanisms))
     return names
+
+
+def check_runs(runs, baseline, where: str) -> None:
+    """Run labels are unique within a panel, and a baseline names one of them (a baseline that
+    matches nothing would drop the ratio column without a word)."""
+    seen: set = set()
+    for r in runs:
+        if (r.panel, r.label) in seen:
+            raise InputError(f"{where}: two runs share the label {r.label!r}"
+                             + (f" in panel {r.panel!r}" if r.panel else "") + "; give each its own label")
+        seen.add((r.panel, r.label))
+    if baseline is not None and baseline not in {r.label for r in runs}:
+        raise unknown_name("baseline", baseline, {r.label for r in runs}, where=where, kind="run labels")
 
 
 def grid_experiment(name: str, policies, *, environment="bernoulli", instances=None, grid=None,
@@ -133,6 +146,7 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
            "horizon": horizon, "reps": reps, "seed": seed}
     if cell_reps is not None:
         raw["cell_reps"] = cell_reps
+    check_runs(runs, baseline, f"sweep {name!r}")
     return Experiment(
         name=name, title=f"Sweep {name}: {', '.join(policies)} on {environment}",
         source="dpbench sweep (command-line grid)",
