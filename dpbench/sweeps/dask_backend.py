@@ -87,7 +87,7 @@ def connect(scheduler, *, workers=None, timeout=10.0):
         n = max_threads() if workers is None else check_int("workers", workers, low=1)
         quiet = ["dpbench.sweeps.quiet_worker"]      # Ctrl-C: the client's one line, not a traceback per worker
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                          worker_dashboard_address=None, silence_logs=logging.ERROR,
+                          worker_dashboard_address=None, silence_logs=logging.CRITICAL,
                           preload=quiet) as cluster, \
                 Client(cluster) as client:
             yield client
