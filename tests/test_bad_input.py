@@ -224,3 +224,16 @@ def test_run_time_estimate_uses_the_measured_rates():
     assert est == pytest.approx(4 * 10**9 * 2 / row["pulls_per_second"] / 2)
     slowest = min(r["pulls_per_second"] for r in rates.values())
     assert guard.seconds_per_pull("not_a_policy", 2) == pytest.approx(1 / slowest)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulat"], "invalid choice: 'simulat' (choose from 'run', "),
+    (["simulat"], "; did you mean simulate? (see `dpbench --help`)"),
+    (["simulate", "--polcy", "ucb1", "--horizon", "100"],     # argparse alone named only the missing --policy
+     "unrecognized option --polcy (did you mean --policy?); the following arguments are required: --policy"),
+])
+def test_a_misspelt_command_or_option_is_named_with_the_closest(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.strip().splitlines()) == 1 and message in err, err

@@ -15,18 +15,40 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 import warnings
 
-from ..validation import InputError
+from ..validation import InputError, closest_names
 
 #: subcommand modules, in the order ``dpbench --help`` lists them
 COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "audit", "audit_suite", "baseline"]
 
 
 class _Parser(argparse.ArgumentParser):
+    _given: list = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._given = list(sys.argv[1:] if args is None else args)    # for error(): what was typed
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):           # argparse usage errors: status 2, one line, no traceback
-        self.exit(2, f"dpbench: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"dpbench: error: {self._explain(message)} (see `{self.prog} --help`)\n")
+
+    def _explain(self, message: str) -> str:
+        """argparse's message with the closest name of a misspelt command, and a misspelt option
+        named (argparse reports the required options it then misses, not the typo)."""
+        choice = re.match(r"argument .*: invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:
+            near = closest_names(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)), 2)
+            return message + (f"; did you mean {' or '.join(near)}?" if near else "")
+        unknown = [t.split("=")[0] for t in self._given
+                   if t.startswith("--") and t.split("=")[0] not in self._option_string_actions]
+        if unknown and "required" in message:
+            near = closest_names(unknown[0], [o for o in self._option_string_actions if o.startswith("--")], 1)
+            return (f"unrecognized option {unknown[0]}" + (f" (did you mean {near[0]}?)" if near else "")
+                    + f"; {message}")
+        return message
 
 
 def build_parser() -> argparse.ArgumentParser:
