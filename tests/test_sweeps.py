@@ -228,6 +228,9 @@ def test_store_refuses_a_different_configuration_under_the_same_run(tmp_path):
     with pytest.raises(ValueError, match="several sizes"):
         store.run_configs()
     assert len(store.run_configs(horizon=2000)) == 1
+    with pytest.raises(ValueError, match=r"holds no run at horizon=12345 seed=None; it holds horizon=1000 seed=1, "
+                                         r"horizon=2000 seed=1"):
+        store.results(horizon=12345)                # it returned {} without a word
 
 
 def test_changed_experiment_file_is_refused_until_forced(tmp_path, capsys):

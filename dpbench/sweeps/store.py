@@ -389,6 +389,9 @@ class ResultStore:
         if len(variants) > 1:
             shown = ", ".join(f"horizon={h} seed={s}" for h, s in variants)
             raise ValueError(f"{self.path} holds runs at several sizes ({shown}); pass horizon and seed")
+        if not variants and rows and (horizon is not None or seed is not None):
+            shown = ", ".join(f"horizon={h} seed={s}" for h, s in sorted({(h, s) for _, h, s, _ in rows}))
+            raise ValueError(f"{self.path} holds no run at horizon={horizon} seed={seed}; it holds {shown}")
         return {k: c for k, h, s, c in rows if variants and (h, s) == variants[0]}
 
     def results(self, horizon: int | None = None, seed: int | None = None) -> dict[str, SimulationResult]:
