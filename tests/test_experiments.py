@@ -109,22 +109,24 @@ def test_force_recomputes_one_experiments_cells_and_keeps_the_rest_of_a_shared_s
     assert changed.cells["computed"] == 1
 
 
-def test_a_misspelt_key_or_yscale_in_an_experiment_file_is_named(tmp_path):
-    from dpbench.experiments.runner import load_experiment
-    from dpbench.validation import InputError
+#: a small experiment file: one UCB1 run on two Bernoulli arms (tests add or change one key)
+SMALL = ('horizon = 100\nreps = 2\nseed = 0\nenvironment = { name = "bernoulli", means = [0.5, 0.4] }\n'
+         'runs = [{ label = "UCB1", policy = "ucb1" }]\n')
 
-    body = ('horizon = 100\nreps = 2\nseed = 0\nenvironment = { name = "bernoulli", means = [0.5, 0.4] }\n'
-            'runs = [{ label = "UCB1", policy = "ucb1" }]\n')
+
+def _refused(tmp_path, text: str, match: str) -> None:
+    from dpbench.validation import InputError
     path = tmp_path / "mine.toml"
-    path.write_text(body + 'yscal = "log"\n')
-    with pytest.raises(InputError, match=r"unknown key 'yscal' for experiment file .*mine\.toml; did you mean yscale"):
+    path.write_text(text)
+    with pytest.raises(InputError, match=match):
         load_experiment(path)
-    path.write_text(body + 'yscale = "lgo"\n')
-    with pytest.raises(InputError, match=r"unknown yscale 'lgo' .*did you mean log"):
-        load_experiment(path)
-    path.write_text(body.replace("reps", "repz"))
-    with pytest.raises(InputError, match=r"unknown key 'repz' .*did you mean reps"):
-        load_experiment(path)
+
+
+def test_a_misspelt_key_or_yscale_in_an_experiment_file_is_named(tmp_path):
+    _refused(tmp_path, SMALL + 'yscal = "log"\n',
+             r"unknown key 'yscal' for experiment file .*mine\.toml; did you mean yscale")
+    _refused(tmp_path, SMALL + 'yscale = "lgo"\n', r"unknown yscale 'lgo' .*did you mean log")
+    _refused(tmp_path, SMALL.replace("reps", "repz"), r"unknown key 'repz' .*did you mean reps")
 
 
 def test_a_baseline_that_names_no_run_and_a_shared_label_are_named(tmp_path):
@@ -137,12 +139,7 @@ def test_a_baseline_that_names_no_run_and_a_shared_label_are_named(tmp_path):
                                          r"labels: LDP-UCB-B \(eps=1\), UCB1$"):
         grid_experiment("x", ["ucb1", "ldp_ucb_b"], instances=[{"means": [0.9, 0.8]}], grid={"eps": [1.0]},
                         horizon=100, reps=2, baseline="UCB")
-    body = ('horizon = 100\nreps = 2\nseed = 0\nenvironment = { name = "bernoulli", means = [0.5, 0.4] }\n'
-            'runs = [{ label = "UCB1", policy = "ucb1" }, { label = "B", policy = "ldp_ucb_b", eps = 1.0 }]\n')
-    path = tmp_path / "mine.toml"
-    path.write_text(body + 'baseline = "UU"\n')
-    with pytest.raises(InputError, match=r"unknown baseline 'UU' for experiment file .*mine\.toml"):
-        load_experiment(path)
-    path.write_text(body.replace('label = "B"', 'label = "UCB1"'))
-    with pytest.raises(InputError, match=r"mine\.toml: two runs share the label 'UCB1'; give each its own label"):
-        load_experiment(path)
+    two = SMALL.replace(' }]', ' }, { label = "B", policy = "ldp_ucb_b", eps = 1.0 }]')
+    _refused(tmp_path, two + 'baseline = "UU"\n', r"unknown baseline 'UU' for experiment file .*mine\.toml")
+    _refused(tmp_path, two.replace('label = "B"', 'label = "UCB1"'),
+             r"mine\.toml: two runs share the label 'UCB1'; give each its own label")
