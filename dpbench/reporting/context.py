@@ -105,9 +105,10 @@ class ReportContext:
         """The experiment's name in the shared store: a user's own experiment is qualified by its
         paper's folder, so that two papers with an experiment of one name (a copied folder) keep
         their results apart instead of refusing each other's; installed ones keep their names."""
-        own = self.paper_dir is not None and any((self.folder / sub / f"{exp.name}.toml").is_file()
-                                                 for sub in ("experiments", "checks"))
-        return f"{self.folder.resolve()}:{exp.name}" if own else exp.name
+        if self.paper_dir is None or exp.path is None:
+            return exp.name
+        folder = Path(self.paper_dir).resolve()
+        return f"{folder}:{exp.name}" if folder in Path(exp.path).resolve().parents else exp.name
 
     def run(self, exp, horizon: int | None = None, reps: int | None = None):
         """Run (or reuse) the :class:`~dpbench.experiments.runner.Experiment` ``exp`` at the

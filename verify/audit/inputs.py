@@ -125,29 +125,28 @@ def neighbour_pair(x, x_prime) -> tuple:
     float arrays for numeric arrays (lists) of one shape, else two :class:`Verbatim` inputs
     (add/remove one record, non-numeric inputs)."""
     a, b = _numeric(x), _numeric(x_prime)
-    if a is None or b is None or a.shape != b.shape:
-        _check_records_differ_by_one(x, x_prime)
+    numeric = a is not None and b is not None and a.shape == b.shape
+    _check_neighbouring(x, x_prime, np.array_equal(a, b) if numeric else None)
+    if not numeric:
         return Verbatim(x), Verbatim(x_prime)
-    if np.array_equal(a, b):
-        raise InputError(f"x and x_prime are equal ({describe_input(x)}): an audit compares two neighbouring "
-                         "inputs that differ (e.g. x=0, x_prime=1)")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise InputError("x and x_prime must be finite numbers")
     # a number stays a number (0-d); a list or array stays one, even of one entry
     return (a, b) if a.ndim == 0 else (a.reshape(-1), b.reshape(-1))
 
 
-def _check_records_differ_by_one(x, x_prime) -> None:
-    """Inputs the audit passes as given must differ, and datasets of different sizes by one record:
-    neighbours under add/remove differ by exactly one (a pair further apart would report a
-    violation of a claim that never covered it)."""
-    try:
-        same = bool(x == x_prime)
-    except (TypeError, ValueError):          # arrays of other shapes, objects without ==
-        same = False
+def _check_neighbouring(x, x_prime, same: bool | None) -> None:
+    """The two inputs must differ (``same``: whether they are equal as numbers; None: compare them
+    as given), and datasets of different sizes by one record: neighbours under add/remove differ
+    by exactly one (a pair further apart would report a violation of a claim that never covered it)."""
+    if same is None:
+        try:
+            same = bool(x == x_prime)
+        except (TypeError, ValueError):      # arrays of other shapes, objects without ==
+            same = False
     if same:
         raise InputError(f"x and x_prime are equal ({describe_input(x)}): an audit compares two neighbouring "
-                         "inputs that differ")
+                         "inputs that differ (e.g. x=0, x_prime=1)")
     ra, rb = _records(x), _records(x_prime)
     if ra is not None and rb is not None and abs(len(ra) - len(rb)) > 1:
         raise InputError(f"x and x_prime have {len(ra)} and {len(rb)} records: datasets neighbouring under "

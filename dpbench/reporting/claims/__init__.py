@@ -74,6 +74,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ...validation import InputError, closest_names
+from ..markdown import fmt_t
 from verify.inference import Estimate, p_is
 
 #: family-wise error rate of a report's comparisons (Bonferroni over all of them)
@@ -494,7 +495,7 @@ def checkpoint(result, horizon: float | None) -> int:
         return int(cps[-1])
     below = cps[cps <= horizon]
     if below.size == 0:
-        raise NotChecked(f"no checkpoint at or below T = {_exact_t(horizon)}")
+        raise NotChecked(f"no checkpoint at or below T = {fmt_t(horizon)}")
     return int(below[-1])
 
 
@@ -502,7 +503,7 @@ def common_checkpoint(results, horizon: float | None) -> int:
     t = min(checkpoint(r, horizon) for r in results)
     for r in results:
         if t not in set(int(c) for c in r.checkpoints):
-            raise NotChecked(f"no common checkpoint at T = {_exact_t(t)}")
+            raise NotChecked(f"no common checkpoint at T = {fmt_t(t)}")
     return t
 
 
@@ -605,9 +606,9 @@ def evaluate(claims: Sequence[Claim], evidence: Evidence, *, alpha: float = DEFA
             outcome = Outcome("", Verdict.NOT_CHECKED, reason=str(why))
         if claim.horizon is not None and outcome.horizon is not None and outcome.horizon < claim.horizon:
             # the evidence's T is the largest checkpoint at or below the claim's: say so, never silently
-            outcome = replace(outcome, statistic=f"{outcome.statistic} (at T = {_exact_t(outcome.horizon)}, "
+            outcome = replace(outcome, statistic=f"{outcome.statistic} (at T = {fmt_t(outcome.horizon)}, "
                                                  f"the largest checkpoint at or below the claim's T = "
-                                                 f"{_exact_t(claim.horizon)})")
+                                                 f"{fmt_t(claim.horizon)})")
         outcomes.append(outcome)
     m = family_size(outcomes)
     level = alpha / max(m, 1)
@@ -822,14 +823,7 @@ def write_json(path: Path, results: Sequence[ClaimResult]) -> Path:
     return path
 
 
-def _exact_t(t) -> str:
-    """A horizon or checkpoint as every report writes one: 1e5 for a power of ten, else 44,668."""
-    from ..markdown import fmt_t
-    return fmt_t(t)
-
-
 def _fmt_t(t) -> str:
-    from ..markdown import fmt_t
     if t is None:
         return "?"
     t = float(t)
