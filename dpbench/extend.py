@@ -49,7 +49,7 @@ with every call checked.  The compiled kernel and every stored sweep cell are
 stamped with a fingerprint of the user code they ran (:mod:`dpbench.engine.stamps`),
 so an edit recompiles and recomputes.
 
-The README section "Bring your own algorithm or mechanism" has a complete example.
+The guide dpbench/guides/extending.md has a complete example.
 """
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def register_policy(name: str, build: Callable[..., Built], *, params: Sequence[
 
     Examples
     --------
-    The README section "Bring your own algorithm or mechanism" registers a complete
+    The guide dpbench/guides/extending.md registers a complete
     epsilon-greedy policy on Gaussian-privatised rewards; its registration reads:
 
     >>> register_policy(                                             # doctest: +SKIP

@@ -1,4 +1,4 @@
-"""The code blocks of the README and of dpbench/ARCHITECTURE.md, and how the README test runs them.
+"""The code blocks of the README and of the guides (dpbench/guides/*.md), and how the README test runs them.
 
 A fenced block's language says what it is: ``python`` (run by this interpreter in a fresh
 process, as ``python -c``: the folder is importable, as in an interactive session started
@@ -29,7 +29,11 @@ of the source understands (it does not show on the rendered page)::
 installed from).  Unmarked blocks run in the default run as written.  All blocks of one
 document run in order in one temporary folder, so a block may use the files an earlier one
 wrote (``dpbench-results/``, ``myalgo.py``); the slow run runs every block not skipped, in a
-folder of its own.
+folder of its own.  A guide that builds on another's files says so on a line of its own::
+
+    <!-- readme-test: runs after: dpbench/guides/extending.md -->
+
+its blocks then run in that document's folder, after all of that document's blocks.
 """
 from __future__ import annotations
 
@@ -45,12 +49,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the documents whose blocks are run
-DOCUMENTS = ["README.md", "dpbench/ARCHITECTURE.md"]
+#: the README and every guide (dpbench/guides/*.md), each run in a folder of its own
+DOCUMENTS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "dpbench" / "guides").glob("*.md"))]
 #: fence languages: the ones run, and the ones that are never run (pictures, data files)
 RUN_LANGUAGES = ("python", "bash")
 LANGUAGES = (*RUN_LANGUAGES, "text", "toml", "json")
 
 _FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[^`\s]*)\s*$")
+_AFTER = re.compile(r"^\s*<!--\s*readme-test:\s*runs after:\s*(?P<document>\S+)\s*-->\s*$", re.M)
 _MARK = re.compile(r"^\s*<!--\s*(?P<kind>readme-test|example):\s*(?P<text>.*?)\s*-->\s*$")
 _REDUCTION = re.compile(r"the default run uses --horizon (?P<horizon>\S+) --reps (?P<reps>\S+)")
 _INSTALL = re.compile(r"^\s*python3? -m pip install [^&;]*&&\s*")
@@ -98,6 +104,14 @@ class Block:
 
 class MarkupError(ValueError):
     """A document's block or marker the test cannot interpret."""
+
+
+def runs_after(document: str, text: str | None = None) -> str | None:
+    """The document whose folder and blocks ``document`` builds on (its ``runs after:`` line), or None."""
+    found = _AFTER.search(text if text is not None else (ROOT / document).read_text())
+    if found and found.group("document") not in DOCUMENTS:
+        raise MarkupError(f"{document}: 'runs after: {found.group('document')}' names no document of the test")
+    return found.group("document") if found else None
 
 
 def blocks(document: str, text: str | None = None) -> list[Block]:

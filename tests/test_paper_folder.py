@@ -43,15 +43,16 @@ def _registries():
 
 
 def readme_blocks() -> dict[str, str]:
-    """The README's example files (``<!-- example: PATH -->`` before a fenced block), by path."""
-    text = (ROOT / "README.md").read_text()
+    """The guides' example files (``<!-- example: PATH -->`` before a fenced block), by path: the
+    policy of the extension guide and the paper folder of the own-paper guide."""
+    text = "".join((ROOT / "dpbench" / "guides" / name).read_text() for name in ("extending.md", "own_paper.md"))
     found = dict(re.findall(r"<!-- example: (\S+) -->\n```[a-z]*\n(.*?)```", text, re.S))
     assert {"myalgo.py", "mypaper/claims.toml", "mypaper/experiments/eg_vs_ucb.toml"} <= set(found)
     return found
 
 
 def readme_report_command() -> str:
-    text = (ROOT / "README.md").read_text().split("## Check your own paper's claims", 1)[1]
+    text = (ROOT / "dpbench" / "guides" / "own_paper.md").read_text()
     command = re.search(r"```bash\n(dpbench report [^\n#]*)", text).group(1).strip()
     assert command == "dpbench report ./mypaper --plugin myalgo"
     return command

@@ -1,5 +1,5 @@
 """Bound-validation reports: papers are named as the user types them, every report builds in --quick
-mode with a computed verdict on every claim row, and the README's timing table is generated.  One
+mode with a computed verdict on every claim row, and the reports guide's timing table is generated.  One
 report in detail (sections, provenance, reuse of saved results): tests/papers/seed000/test_report.py;
 a user's paper folder: tests/test_paper_folder.py."""
 
@@ -28,19 +28,21 @@ def test_cli_refuses_a_bad_paper(capsys):
     assert "unknown paper '9'" in capsys.readouterr().err
 
 
-def test_readme_timing_block_is_the_generated_table(tmp_path):
-    """The README's per-report times are the builder's table (full-size builds and their total),
+def test_guide_timing_block_is_the_generated_table(tmp_path):
+    """The reports guide's per-report times are the builder's table (full-size builds and their total),
     rewritten between its markers, never typed."""
     from dpbench.reporting.context import ReportContext
     from dpbench.reporting.provenance import README_TIMINGS, record_timing
     start, end = README_TIMINGS
     (tmp_path / "reports").mkdir()
-    (tmp_path / "README.md").write_text(f"intro\n{start}\ntyped 12 minutes\n{end}\noutro\n")
+    guide = tmp_path / "dpbench" / "guides" / "reports.md"
+    guide.parent.mkdir(parents=True)
+    guide.write_text(f"intro\n{start}\ntyped 12 minutes\n{end}\noutro\n")
     for seed, quick, wall in (("000", False, 100.0), ("001", False, 50.0), ("002", True, 7.0)):
         ctx = ReportContext(f"seed{seed}", quick=quick, out_dir=tmp_path / "reports")
         ctx.cells = {"computed": 4, "stored": 0}
         record_timing(ctx, wall, wall / 2)
-    readme = (tmp_path / "README.md").read_text()
+    readme = guide.read_text()
     block = readme.split(start)[1].split(end)[0]
     assert readme.startswith("intro\n") and readme.endswith("outro\n") and "typed" not in block
     assert "| seed000 | 100 | 50 | 4 |" in block and "| seed001 | 50 | 25 | 4 |" in block

@@ -1,5 +1,5 @@
 """Provenance of a report: versions, git commit, the command that rebuilds it, and the build
-times (``timings.json``, ``timings.md`` and the README block)."""
+times (``timings.json``, ``timings.md`` and the reports guide's block)."""
 from __future__ import annotations
 
 import time
@@ -32,7 +32,7 @@ TIMINGS = "timings.json"
 
 def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
     """Add this build's wall and CPU seconds to ``<out>/timings.json`` and rewrite
-    ``<out>/timings.md`` (the per-report time table the README points to)."""
+    ``<out>/timings.md`` (the per-report time table the reports guide points to)."""
     import json
     import os
 
@@ -57,8 +57,9 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
 
 
 def write_timing_tables(out_dir, *, readme: bool = True) -> None:
-    """Render ``<out>/timings.json`` as ``<out>/timings.md`` and, if ``readme``, into the README
-    block (README_TIMINGS markers) of the folder above ``out``."""
+    """Render ``<out>/timings.json`` as ``<out>/timings.md`` and, if ``readme``, into the timing
+    block (README_TIMINGS markers) of the reports guide of the checkout above ``out``
+    (``dpbench/guides/reports.md``; a folder without it is left alone)."""
     import json
     data = json.loads((Path(out_dir) / TIMINGS).read_text())
     lines = ["# Report build times", "",
@@ -67,12 +68,12 @@ def write_timing_tables(out_dir, *, readme: bool = True) -> None:
              "the wall seconds of the last rebuild from stored cells. CPU time counts every thread of the "
              "process; on a shared machine wall time is inflated by other load.", ""]
     (Path(out_dir) / "timings.md").write_text("\n".join(lines + timing_table(data)) + "\n")
-    path = Path(out_dir).resolve().parent / "README.md"
+    path = Path(out_dir).resolve().parent / "dpbench" / "guides" / "reports.md"
     if readme and path.exists():
         _replace_block(path, timing_table({k: e for k, e in data.items() if "--quick" not in k}))
 
 
-#: the README block :func:`record_timing` keeps equal to the timing table (full-size builds only)
+#: the reports guide's block :func:`record_timing` keeps equal to the timing table (full-size builds only)
 README_TIMINGS = ("<!-- report timings: written by dpbench report -->", "<!-- end of report timings -->")
 
 
@@ -94,7 +95,7 @@ def timing_table(data: dict) -> list[str]:
 
 
 def _replace_block(path: Path, rows: list[str]) -> None:
-    """Replace the lines between the README_TIMINGS markers of ``path`` (if it has them) by ``rows``."""
+    """Replace the lines between the README_TIMINGS markers (in the reports guide) of ``path`` (if it has them) by ``rows``."""
     text = path.read_text()
     start, end = README_TIMINGS
     if start not in text or end not in text:

@@ -1,4 +1,4 @@
-"""Rewrite the README's speed section from a pytest-benchmark JSON file (issue 17).
+"""Rewrite the speed section of the testing guide (dpbench/guides/testing.md) from a pytest-benchmark JSON file (issue 17).
 
 Ratios first: dpbench against the plain C loop, against an earlier dpbench and 2 threads
 against 1, each measured side by side in the same run (``test_bench_c_ratio.py``), with the
@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "dpbench" / "guides" / "testing.md"
 BEGIN, END = "<!-- speed:begin -->", "<!-- speed:end -->"
 RATES = (("pulls_per_second", "pulls/s"), ("samples_per_second", "samples/s"),
          ("draws_per_second", "draws/s"), ("histories_per_second", "histories/s"))

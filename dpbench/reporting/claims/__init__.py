@@ -91,7 +91,7 @@ SATURATION_SHARE = 0.5
 #: more repetitions than this are "out of reach" in a row's cause
 MAX_REPS = 10 ** 6
 
-#: the decision rule in one paragraph (reports and the README state it)
+#: the decision rule in one paragraph (reports and dpbench/guides/reports.md state it)
 RULE = (
     "**Decision rule.** Every comparison of random evidence in a report (an estimate against a "
     "claim's band, an ordering, a p-value) is one of a family of m; each is decided at alpha/m in the "
