@@ -95,7 +95,8 @@ def timing_table(data: dict) -> list[str]:
 
 
 def _replace_block(path: Path, rows: list[str]) -> None:
-    """Replace the lines between the README_TIMINGS markers (in the reports guide) of ``path`` (if it has them) by ``rows``."""
+    """Replace the lines between the README_TIMINGS markers of ``path`` (the reports guide; if it has
+    them) by ``rows``."""
     text = path.read_text()
     start, end = README_TIMINGS
     if start not in text or end not in text:

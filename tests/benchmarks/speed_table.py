@@ -1,4 +1,5 @@
-"""Rewrite the speed section of the testing guide (dpbench/guides/testing.md) from a pytest-benchmark JSON file (issue 17).
+"""Rewrite the speed section of the testing guide (dpbench/guides/testing.md) from a pytest-benchmark
+JSON file (issue 17).
 
 Ratios first: dpbench against the plain C loop, against an earlier dpbench and 2 threads
 against 1, each measured side by side in the same run (``test_bench_c_ratio.py``), with the
