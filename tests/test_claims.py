@@ -175,8 +175,10 @@ def test_claims_render_and_write_json(evidence, tmp_path):
     front_page.details(report, results, Path("claims.toml"))
     text = "\n".join(front_page.render(report, results, Path("claims.toml")) + report.lines)
     assert "## The paper's claims (2: 1 reproduced, 1 not checked)" in text
-    assert "Decision rule." in text and "m = 1 comparisons" in text
+    assert "Decision rule." in text and "paper: Other: m = 1" in text and "## Findings" in text
     assert "[right](#claim-right)" in text and '<a id="claim-right"></a>' in text
     write_json(tmp_path / "seed000_claims.json", results)
     rows = json.loads((tmp_path / "seed000_claims.json").read_text())
-    assert rows[0]["category"] == "paper" and rows[0]["family"] == 1
+    assert rows[0]["category"] == "paper" and rows[0]["family_size"] == 1 and rows[0]["family"] == "paper: Other"
+    assert rows[0]["can_contradict"] is True and rows[1]["can_contradict"] is False
+    assert rows[0]["readings"][0]["reading"] == "as stated" and rows[0]["readings"][0]["verdict"] == "reproduced"

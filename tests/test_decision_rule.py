@@ -19,11 +19,13 @@ import dpbench
 from dpbench.engine.result import log_checkpoints
 from dpbench.reporting.claims import (
     Check,
+    Choice,
     Claim,
     Evidence,
     Exact,
     Hypothesis,
     Outcome,
+    Reading,
     Unobservable,
     Verdict,
     decide,
@@ -162,7 +164,22 @@ def test_a_fit_failing_its_lack_of_fit_test_makes_the_row_inconclusive():
     c = claim("kink", "exponent", experiment="exp", runs=[r.label for r in runs], values=xs, predicted=-1.5,
               tolerance=0.9, effect=1.0)
     r = verdict_of(ev, c)
-    assert r.verdict is Verdict.INCONCLUSIVE and "lack-of-fit" in r.detail
+    assert r.verdict is Verdict.INCONCLUSIVE and "claimed form is rejected" in r.detail
+    assert "lack of fit" in r.detail and "reaches the band" in r.detail
+
+
+def test_a_claimed_form_rejected_far_from_its_prediction_is_contradicted():
+    """The same kink against a prediction its misfit-widened interval excludes: the row says the
+    claimed form is rejected and contradicts the claim (seed 002's c16 read -0.48 +- 0.015
+    against -2 as merely inconclusive)."""
+    xs = [0.25, 0.5, 1.0, 2.0, 4.0]
+    law = [400.0, 100.0, 25.0, 25.0, 25.0 / 16]
+    runs = [curve(f"eps {x:g}", slope=v, seed=10 + i, noise=0.01, eps=x) for i, (x, v) in enumerate(zip(xs, law))]
+    ev = Evidence({"exp": run_of(*runs)})
+    c = claim("kink", "exponent", experiment="exp", runs=[r.label for r in runs], values=xs, predicted=-6.0,
+              tolerance=0.5, effect=1.0)
+    r = verdict_of(ev, c)
+    assert r.verdict is Verdict.CONTRADICTED and r.cause.startswith("the claimed form is rejected")
 
 
 def test_exact_values_are_decided_as_computed_and_stay_out_of_the_family():
@@ -219,7 +236,7 @@ def test_at_the_papers_own_horizon_a_round_robin_comparison_stands():
     fast = curve("fast", slope=100.0, seed=1)
     ev = Evidence({"exp": run_of(stuck, fast, paper_horizon=T)})
     r = verdict_of(ev, claim("p", "ordering", experiment="exp", runs=["fast", "stuck"]))
-    assert r.verdict is Verdict.REPRODUCED and "paper's own horizon" in r.detail
+    assert r.verdict is Verdict.REPRODUCED and "the horizon the claim is about" in r.detail
 
 
 def test_an_unobservable_comparison_does_not_hide_a_contradiction_elsewhere():
@@ -243,6 +260,9 @@ def test_a_law_claim_needs_a_stated_power_against_a_stated_departure():
     assert weak.verdict is Verdict.INCONCLUSIVE and "needs R >=" in weak.cause
     rejected = one(Outcome("", comparisons=(Hypothesis(1e-12, False, "KS"),)))
     assert rejected.verdict is Verdict.CONTRADICTED
+    short_of = one(Outcome("", comparisons=(Hypothesis(0.6, False, "KS", power=lambda level, r: 0.8,
+                                                       departure="a 10% shift", reps=50),)))
+    assert short_of.verdict is Verdict.INCONCLUSIVE              # power 0.8 < 0.9: not reproduced
 
 
 def test_same_law_on_runs():
@@ -340,3 +360,136 @@ def test_the_guide_states_the_rule_the_reports_use():
     from dpbench.reporting.claims import RULE
     guide = Path(__file__).resolve().parents[1] / "dpbench" / "guides" / "reports.md"
     assert " ".join(RULE.split()) in " ".join(guide.read_text().split())
+
+
+# ------------------------------------------------------------------ readings
+def _choice(*readings, cid="horizon"):
+    return {cid: Choice(cid, "which T", "synthetic", tuple(Reading(cid, rid, rid, "why", ok) for rid, ok in readings))}
+
+
+def _ratio_by_horizon():
+    """Two runs whose ratio is 1.6 up to T/10 and 2.0 at T: a claim 'rho = 1.6' true at one
+    horizon and false at the other."""
+    cps = log_checkpoints(T)
+    gen = np.random.default_rng(5)
+    base = 100.0 * np.log(cps)[None, :] * (1 + 0.01 * gen.standard_normal((50, 1)))
+    factor = np.where(cps >= T, 2.0, 1.6)[None, :] * (1 + 0.01 * gen.standard_normal((50, 1)))
+    runs = []
+    for label, regret in (("base", base), ("priv", base * factor)):
+        runs.append(dpbench.SimulationResult(
+            policy="ldp_ucb_b", label=label, environment="bernoulli", params={"eps": 2.0},
+            env_params={"means": MEANS}, horizon=T, seed=0, first_rep=0, checkpoints=cps, regret=regret,
+            pulls=np.zeros((50, len(MEANS)), dtype=np.int64), means=np.asarray(MEANS)))
+    return Evidence({"exp": run_of(*runs)})
+
+
+def test_a_claim_true_under_one_reading_and_false_under_another_depends_on_the_reading():
+    ev = _ratio_by_horizon()
+    choices = _choice(("T1e4", True), ("T1e5", True))
+    c = Claim("rho", "Fig. 1", "rho = 1.6", "ratio", {"experiment": "exp", "run": "priv", "baseline": "base",
+                                                      "expected": 1.6},
+              readings={"horizon": {"T1e4": {"horizon": 1e4}, "T1e5": {"horizon": 1e5}}})
+    (r,) = evaluate([c], ev, choices=choices)
+    assert [x.verdict for x in r.readings] == [Verdict.REPRODUCED, Verdict.CONTRADICTED]
+    assert r.verdict is Verdict.DEPENDS
+    assert r.cause == "reproduced under horizon=T1e4; contradicted under horizon=T1e5"
+    # every reading agreeing decides the row; a pruned reading is listed, not decided
+    agree = _choice(("T1e4", True), ("T1e5", False))
+    (only,) = evaluate([c], ev, choices=agree)
+    assert only.verdict is Verdict.REPRODUCED and len(only.readings) == 1 and only.pruned[0].id == "T1e5"
+    both_false = Claim("rho2", "Fig. 1", "rho = 1.2", "ratio", {"experiment": "exp", "run": "priv",
+                                                                "baseline": "base", "expected": 1.2},
+                       readings=c.readings)
+    (wrong,) = evaluate([both_false], ev, choices=choices)
+    assert wrong.verdict is Verdict.CONTRADICTED and len(wrong.readings) == 2
+
+
+def test_readings_combine_by_the_rule():
+    from dpbench.reporting.claims import ReadingResult, combine
+    base = claim("x", "computed", measure="m")
+
+    def row(*verdicts):
+        return combine(base, [ReadingResult(base, Outcome("s"), v, "d") for v in verdicts], alpha=0.01).verdict
+    assert row(Verdict.REPRODUCED, Verdict.REPRODUCED) is Verdict.REPRODUCED
+    assert row(Verdict.CONTRADICTED, Verdict.CONTRADICTED) is Verdict.CONTRADICTED
+    assert row(Verdict.REPRODUCED, Verdict.INCONCLUSIVE) is Verdict.DEPENDS
+    assert row(Verdict.CONTRADICTED, Verdict.UNOBSERVABLE) is Verdict.DEPENDS
+    assert row(Verdict.INCONCLUSIVE, Verdict.UNOBSERVABLE) is Verdict.INCONCLUSIVE
+
+
+def test_the_loader_reads_choices_and_refuses_incomplete_readings(tmp_path):
+    (tmp_path / "paper.toml").write_text(
+        '[[choice]]\nid = "horizon"\nquestion = "q"\nsource = "s"\n'
+        '[[choice.reading]]\nid = "a"\nwhy = "w"\n[[choice.reading]]\nid = "b"\nwhy = "w"\n'
+        '[[choice.reading]]\nid = "c"\nwhy = "nobody reads it so"\nplausible = false\n')
+    head = ('[[claim]]\nid = "r"\nwhere = "w"\nstatement = "s"\ntest = "ratio"\nrun = "a"\nbaseline = "b"\n'
+            'expected = 1.0\n')
+    table = tmp_path / "claims.toml"
+    table.write_text(head + '[claim.readings.horizon]\na = { horizon = 1e4 }\nb = {}\n')
+    (c,) = load_claims(table)
+    assert [v.reading_key for v in c.under(dict(__import__("dpbench").reporting.claims.load_choices(
+        tmp_path / "paper.toml")))] == ["horizon=a", "horizon=b"]
+    table.write_text(head + '[claim.readings.horizon]\na = { horizon = 1e4 }\n')
+    with pytest.raises(dpbench.InputError, match="no entry for the plausible reading"):
+        load_claims(table)
+    table.write_text(head + '[claim.readings.horizn]\na = {}\nb = {}\n')
+    with pytest.raises(dpbench.InputError, match="did you mean 'horizon'"):
+        load_claims(table)
+    table.write_text(head + '[claim.readings.horizon]\na = { basline = "x" }\nb = {}\n')
+    with pytest.raises(dpbench.InputError, match="not keys of a ratio claim"):
+        load_claims(table)
+
+
+# ------------------------------------------------------------------ checks that cannot fail
+def test_a_check_that_cannot_fail_is_consistent_never_reproduced():
+    lower = one(Outcome("", comparisons=(Check(Estimate(300.0, 10.0, 49, 50), low=2.0, can_contradict=False),)))
+    assert lower.verdict is Verdict.CONSISTENT and "cannot fail" in lower.cause
+    echo = one(Outcome("", comparisons=(Exact(True, "the code's own constant", can_contradict=False),)))
+    assert echo.verdict is Verdict.CONSISTENT
+    declared = decide(Claim("d", "w", "s", "computed", {"measure": "m"}, cannot_fail="a band of 9 to 6480"),
+                      Outcome("", comparisons=(Check(Estimate(100.0, 1.0, 49, 50), 9.0, 6480.0),)), 1e-4)
+    assert declared.verdict is Verdict.CONSISTENT and "9 to 6480" in declared.cause
+    real = one(Outcome("", comparisons=(Check(Estimate(300.0, 10.0, 49, 50), low=2.0),)))
+    assert real.verdict is Verdict.REPRODUCED
+
+
+# ------------------------------------------------------------------ bands with the paper's own error
+def test_a_papers_point_value_is_compared_with_its_own_monte_carlo_error():
+    """rho = 1.712 (s.e. 0.014) against the paper's 1.6 +- 0.05: outside the rounding band alone,
+    but the paper's own 1.6 is a mean over its repetitions too: within their joint error the row
+    is not contradicted; far outside both, it is."""
+    est = Estimate(1.66, 0.014, 49, 50)
+    bare = one(Outcome("", comparisons=(Check(est, 1.55, 1.65),)), level=1e-4)
+    assert bare.verdict is Verdict.INCONCLUSIVE
+    far = Estimate(1.712, 0.014, 49, 50)
+    assert one(Outcome("", comparisons=(Check(far, 1.55, 1.65),)), level=1e-4).verdict is Verdict.CONTRADICTED
+    widened = one(Outcome("", comparisons=(Check(far, 1.55, 1.65, reference_se=0.014),)), level=1e-4)
+    assert widened.verdict is Verdict.INCONCLUSIVE
+    assert one(Outcome("", comparisons=(Check(Estimate(2.5, 0.014, 49, 50), 1.55, 1.65, reference_se=0.014),)),
+               level=1e-4).verdict is Verdict.CONTRADICTED
+
+
+def test_a_ratio_claim_carries_the_papers_repetitions(tmp_path):
+    ev = _ratio_by_horizon()
+    run = ev.runs["exp"]
+    run.experiment.paper_reps = 200
+    c = claim("rho", "ratio", experiment="exp", run="priv", baseline="base", expected=1.6, horizon=1e4)
+    r = evaluate([c], ev)[0]
+    assert "from its 200 repetitions" in r.detail and r.verdict is Verdict.REPRODUCED
+
+
+# ------------------------------------------------------------------ families
+def test_a_claims_family_is_its_figure_not_the_report():
+    """A row's level depends on the comparisons of its own figure or theorem, not on how many other
+    rows share the report."""
+    gen = np.random.default_rng(3)
+    a, b = gen.normal(100, 10, 40), gen.normal(108, 10, 40)
+    ev = Evidence()
+    ev.measure("ab", lambda c, e: Outcome("", comparisons=(Check(difference_estimate(a, b), high=0.0),)))
+    ev.measure("filler", lambda c, e: Outcome("", comparisons=(Hypothesis(0.5, True, "filler"),) * 100))
+    target = Claim("ab", "Fig. 1(a)", "a < b", "computed", {"measure": "ab"})
+    fillers = [Claim(f"f{i}", "Theorem 3", "filler", "computed", {"measure": "filler", "args": {"i": i}})
+               for i in range(10)]
+    results = evaluate([target, *fillers], ev)
+    assert results[0].family == 1 and results[0].family_name == "paper: Fig. 1"
+    assert results[0].verdict is Verdict.REPRODUCED and results[1].family == 1000

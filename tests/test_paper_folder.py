@@ -47,7 +47,8 @@ def readme_blocks() -> dict[str, str]:
     policy of the extension guide and the paper folder of the own-paper guide."""
     text = "".join((ROOT / "dpbench" / "guides" / name).read_text() for name in ("extending.md", "own_paper.md"))
     found = dict(re.findall(r"<!-- example: (\S+) -->\n```[a-z]*\n(.*?)```", text, re.S))
-    assert {"myalgo.py", "mypaper/claims.toml", "mypaper/experiments/eg_vs_ucb.toml"} <= set(found)
+    wanted = {"myalgo.py", "mypaper/claims.toml", "mypaper/paper.toml", "mypaper/experiments/eg_vs_ucb.toml"}
+    assert wanted <= set(found)
     return found
 
 
@@ -78,8 +79,11 @@ def test_readme_paper_builds_from_a_temporary_folder(tmp_path):
     rows = {r["id"]: r for r in json.loads((tmp_path / "reports" / "mypaper_claims.json").read_text())}
     assert {k: r["verdict"] for k, r in rows.items()} == dict.fromkeys(("eg.log_T", "eg.below_ucb", "gauss.audit"),
                                                                      "reproduced")
+    assert [x["key"] for x in rows["eg.below_ucb"]["readings"]] == ["horizon=T1e4", "horizon=T1e5"]
+    assert rows["eg.log_T"]["readings"][0]["reading"] == "as stated"
     front = text.split("## Figures", 1)[0]
-    assert "## At a glance" in front and "### Fig. 1" in front and "### Theorem 1" in front
+    assert "## Findings" in front and "## At a glance" in front and "### Fig. 1" in front and "### Theorem 1" in front
+    assert "## Readings: what the paper leaves open" in text
     assert "[eg.below_ucb](#claim-eg.below_ucb)" in front and "(#figure-eg_vs_ucb)" in front
     png = tmp_path / "reports" / "mypaper_eg_vs_ucb.png"
     assert 5_000 < png.stat().st_size < 200_000
@@ -276,10 +280,10 @@ def test_location_groups_by_figure_then_theorem():
 
 
 def _result(verdict, comparison):
-    from dpbench.reporting.claims import Claim
+    from dpbench.reporting.claims import Claim, ReadingResult
     claim = Claim("x", "Fig. 1", "s", "value", {})
-    return ClaimResult(claim, Outcome("m"), verdict, "detail", 0.01, "", 1,
-                       (Decision(comparison, verdict, "text"),))
+    reading = ReadingResult(claim, Outcome("m"), verdict, "detail", "", (Decision(comparison, verdict, "text"),))
+    return ClaimResult(claim, (reading,), verdict, 0.01, "", 1, "paper: Fig. 1")
 
 
 def test_a_smoke_build_decides_nothing_from_its_runs():

@@ -173,3 +173,22 @@ def test_two_fixed_schedules_at_the_papers_horizon_compare_exactly():
     row = Claim("fixed", "x", "x", "computed", {"measure": "pairs", "args": {"experiment": "e", "pairs": [["a", "b"]]}})
     out = evaluate([row], ev)[0]
     assert out.verdict is Verdict.REPRODUCED and "fixed schedules" in out.detail and out.family == 0
+
+
+# ------------------------------------------------------------------ audit claims, as stated
+def test_a_mechanism_audit_claim_is_decided_on_both_layers_unless_it_says_law_only():
+    """'CTL computed in plain floating point is 1-LDP as implemented' is contradicted (its floating
+    point leaks: the row never states a violation in its measurement and a pass in its verdict);
+    the same claim about the law alone (args.layer = "law") is not contradicted."""
+    ev = Evidence()
+    ev.quick = True                                   # n = 1e5 per input
+    ev.measure("mechanism_audit", M.measure_mechanism_audit)
+    base = {"mechanism": "ctl", "params": {"eps": 1.0, "arithmetic": "float"}, "x": 0.0, "x_prime": 1.0}
+    implemented = evaluate([Claim("impl", "Thm 1", "CTL float is 1-LDP as implemented", "computed",
+                                  {"measure": "mechanism_audit", "args": base})], ev)[0]
+    assert implemented.verdict is Verdict.CONTRADICTED and "floating point" in implemented.cause
+    law = evaluate([Claim("law", "Thm 1", "CTL float is 1-LDP in exact arithmetic", "computed",
+                          {"measure": "mechanism_audit", "args": {**base, "layer": "law"}})], ev)[0]
+    assert law.verdict is not Verdict.CONTRADICTED and "floating point" not in law.cause
+    with pytest.raises(dpbench.InputError, match="args.layer"):
+        M.audit_layers({"layer": "flaot"})

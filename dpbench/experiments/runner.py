@@ -30,7 +30,8 @@ from .spec import Experiment, RunSpec, check_runs
 _RESERVED = {"label", "policy", "panel", "environment", "sweep"}
 #: the keys of an experiment file (a misspelt one would otherwise be ignored silently)
 EXPERIMENT_KEYS = ("name", "title", "source", "horizon", "reps", "seed", "runs", "environment", "baseline",
-                   "paper_horizon", "ratio_horizons", "notes", "yscale", "table_info", "sweep_plot", "cell_reps")
+                   "paper_horizon", "paper_reps", "ratio_horizons", "notes", "yscale", "table_info", "sweep_plot",
+                   "cell_reps")
 YSCALES = ("linear", "log", "symlog", "logit")
 #: the name recorded in a result store shared by several experiments
 SHARED_STORE = "shared"
@@ -91,12 +92,13 @@ def experiment_from_raw(raw: dict, path: Path | None = None) -> Experiment:
     try:
         horizon = check_count("horizon", raw["horizon"], low=2)
         reps, seed = check_count("reps", raw["reps"]), check_int("seed", raw["seed"], low=0)
+        paper_reps = check_count("paper_reps", raw["paper_reps"]) if "paper_reps" in raw else None
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     return Experiment(
         name=name, title=raw.get("title", name), source=raw.get("source", ""),
         horizon=horizon, reps=reps, seed=seed, runs=runs, baseline=raw.get("baseline"),
-        paper_horizon=raw.get("paper_horizon"),
+        paper_horizon=raw.get("paper_horizon"), paper_reps=paper_reps,
         ratio_horizons=[int(float(t)) for t in raw.get("ratio_horizons", [])],
         notes=raw.get("notes", ""), yscale=raw.get("yscale", "linear"),
         table_info=list(raw.get("table_info", [])), sweep_plot=raw.get("sweep_plot"), path=path, raw=raw)
@@ -202,6 +204,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
         make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
+              "paper_reps": exp.paper_reps,
               "notes": exp.notes, "file": exp.raw}
     store_path = Path(store) if shared else out_dir / FILENAME
     if not reuse:

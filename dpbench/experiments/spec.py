@@ -41,6 +41,7 @@ class Experiment:
     runs: list[RunSpec]
     baseline: str | None = None
     paper_horizon: int | None = None
+    paper_reps: int | None = None                  # the repetitions behind the paper's own figure
     ratio_horizons: list[int] = field(default_factory=list)
     notes: str = ""
     yscale: str = "linear"

@@ -18,7 +18,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from .claims import CATEGORIES, RULE, TESTS, ClaimResult, Verdict, counts, scope_text
+from .claims import CATEGORIES, RULE, TESTS, ClaimResult, Verdict, counts, location, scope_text
+from .claims.model import PLACE_ORDER
 
 #: at most this many characters of a claim's statement or cause on the front page
 SHORT = 110
@@ -29,43 +30,23 @@ SMOKE_CAUSE = "smoke build: quick-mode sizes decide nothing"
 def smoke(results: Sequence[ClaimResult]) -> list[ClaimResult]:
     """The rows of a ``--quick`` build: a verdict decided by a random comparison becomes
     *inconclusive* (the cause says why, the detail keeps what the numbers showed)."""
+    decisive = (Verdict.REPRODUCED, Verdict.CONTRADICTED, Verdict.DEPENDS, Verdict.CONSISTENT)
     out = []
     for r in results:
-        decisive = r.verdict in (Verdict.REPRODUCED, Verdict.CONTRADICTED)
-        if decisive and any(getattr(d.comparison, "random", True) for d in r.decisions):
-            r = dataclasses.replace(r, verdict=Verdict.INCONCLUSIVE, cause=SMOKE_CAUSE,
-                                    detail=f"smoke build (--quick): at these sizes the evidence read "
-                                           f"'{r.verdict.value}', which decides nothing; {r.detail}")
+        if r.verdict in decisive and any(getattr(d.comparison, "random", True) for d in r.decisions):
+            readings = tuple(dataclasses.replace(
+                x, verdict=Verdict.INCONCLUSIVE, cause=SMOKE_CAUSE,
+                detail=f"smoke build (--quick): at these sizes the evidence read '{x.verdict.value}', which "
+                       f"decides nothing; {x.detail}") for x in r.readings)
+            r = dataclasses.replace(r, readings=readings, verdict=Verdict.INCONCLUSIVE, cause=SMOKE_CAUSE)
         out.append(r)
     return out
 
 
 # ------------------------------------------------------------------ where in the paper
-_FIGURE = re.compile(r"\bFig(?:ure)?s?\.?\s*(\d+)")
-_PLACES = (("Table", r"\bTable\s*(\d+)"), ("Theorem", r"\b(?:Theorem|Thm\.?)\s*(\d+(?:\.\d+)?)"),
-           ("Lemma", r"\bLemma\s*(\d+)"), ("Corollary", r"\b(?:Corollary|Cor\.)\s*(\d+)"),
-           ("Proposition", r"\bProposition\s*(\d+)"), ("Remark", r"\bRemark\s*(\d+)"),
-           ("Algorithm", r"\b(?:Algorithm|Alg\.)\s*(\d+)"), ("Sec.", r"\b(?:Sec\.|Section)\s*(\d+(?:\.\d+)*)"),
-           ("App.", r"\b(?:App\.|Appendix)\s*([A-Z]\b|\d+)"))
-_ORDER = ["Fig.", *[kind for kind, _ in _PLACES], "Other"]
-
-
-def location(where: str) -> str:
-    """The figure or theorem a claim's ``where`` names first: ``"Sec. 8, Fig. 4(a)"`` -> ``"Fig. 4"``,
-    ``"v000 Thm 6 Remark i"`` -> ``"Theorem 6"``; ``"Other"`` if none."""
-    m = _FIGURE.search(where)
-    if m:
-        return f"Fig. {m.group(1)}"
-    for kind, pattern in _PLACES:
-        m = re.search(pattern, where)
-        if m:
-            return f"{kind} {m.group(1)}"
-    return "Other"
-
-
 def _location_key(name: str):
     kind, _, number = name.partition(" ")
-    order = _ORDER.index(kind) if kind in _ORDER else len(_ORDER)
+    order = PLACE_ORDER.index(kind) if kind in PLACE_ORDER else len(PLACE_ORDER)
     parts = [int(p) if p.isdigit() else p for p in re.split(r"[.]", number) if p]
     return order, [(0, p) if isinstance(p, int) else (1, p) for p in parts]
 
@@ -149,31 +130,110 @@ def tally(results: Sequence[ClaimResult]) -> str:
     return f"{sum(c.values())}: " + ", ".join(f"{n} {v.value}" for v, n in c.items() if n)
 
 
-def _count_cells(results, category) -> list[str]:
-    c = counts(results, category)
+def _count_cells(rows) -> list[str]:
+    c = counts(rows)
     return [str(sum(c.values()))] + [str(c[v]) if c[v] else "" for v in Verdict]
 
 
 SECTION_ANCHOR = {cat: f"category-{cat}" for cat in CATEGORIES}
+#: at most this many lines of findings open a front page
+MAX_FINDINGS = 10
 
 
-def render(report, results: Sequence[ClaimResult], table: Path) -> list[str]:
+# ------------------------------------------------------------------ findings
+def _ids(rows, limit: int = 4) -> str:
+    ids = [f"[{r.claim.id}](#{anchor(r.claim.id)})" for r in rows]
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _groups(rows) -> dict[str, list[ClaimResult]]:
+    """Rows grouped as one finding: the same figure or theorem and the same test (one comparison
+    under several modes or algorithms is one finding with its sub-results)."""
+    out: dict[str, list[ClaimResult]] = {}
+    for r in rows:
+        out.setdefault(f"{location(r.claim.where)} ({r.claim.test})", []).append(r)
+    return out
+
+
+def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=None) -> list[str]:
+    """At most :data:`MAX_FINDINGS` lines: what held, what failed and under which reading, what the
+    readings decide, what is open and which way it leans, the horizons and repetitions against the
+    paper's, and the caveats."""
+    paper = [r for r in results if r.category == "paper"]
+    if not paper:
+        return []
+    by = {v: [r for r in paper if r.verdict is v] for v in Verdict}
+    empirical = [r for r in by[Verdict.REPRODUCED] if not r.exact]
+    exact = [r for r in by[Verdict.REPRODUCED] if r.exact]
+    lines = [f"- **Held:** {len(empirical)} of the paper's {len(paper)} claims reproduced from runs under every "
+             f"plausible reading" + (f" ({_ids(empirical, 3)})" if empirical else "")
+             + (f"; {len(exact)} more hold as exact arithmetic" if exact else "")
+             + (f"; {len(by[Verdict.CONSISTENT])} consistent only (the check cannot fail)"
+                if by[Verdict.CONSISTENT] else "") + "."]
+    failed = _groups(by[Verdict.CONTRADICTED])
+    if failed:
+        parts = [f"{name}: {_ids(rows, 3)}" for name, rows in failed.items()]
+        lines.append(f"- **Contradicted under every plausible reading:** {len(by[Verdict.CONTRADICTED])} "
+                     f"claims in {len(failed)} findings: " + "; ".join(parts[:4])
+                     + (f"; and {len(parts) - 4} more" if len(parts) > 4 else "") + ".")
+    else:
+        lines.append("- **Contradicted under every plausible reading:** none.")
+    if by[Verdict.DEPENDS]:
+        shown = [f"{r.claim.id} ({short(r.cause, 90)})" for r in by[Verdict.DEPENDS][:2]]
+        lines.append(f"- **Depends on the reading:** {len(by[Verdict.DEPENDS])} claims, e.g. " + "; ".join(shown)
+                     + ".")
+    open_ = by[Verdict.INCONCLUSIVE]
+    if open_:
+        leans = {}
+        for r in open_:
+            lean = next((x.lean for x in r.readings if x.lean), "")
+            leans[lean or "no lean"] = leans.get(lean or "no lean", 0) + 1
+        lines.append(f"- **Inconclusive:** {len(open_)} claims (" + ", ".join(f"{n} {k}" for k, n in leans.items())
+                     + "); each row says what would decide it.")
+    if by[Verdict.UNOBSERVABLE]:
+        lines.append(f"- **Unobservable at the run's horizon:** {len(by[Verdict.UNOBSERVABLE])} claims "
+                     f"({_ids(by[Verdict.UNOBSERVABLE], 3)}); each row gives the horizon it needs.")
+    if by[Verdict.NOT_CHECKED]:
+        lines.append(f"- **Not checked:** {len(by[Verdict.NOT_CHECKED])} claims, each with its reason.")
+    lines += [f"- {s}" for s in sizes][:2]
+    if choices:
+        open_choices = ", ".join(f"{c.id} ({len(c.plausible)} readings)" for c in choices.values())
+        lines.append(f"- **Readings:** the paper leaves open {open_choices}; every claim that depends on them is "
+                     "decided under each ([readings](#readings)).")
+    return lines[:MAX_FINDINGS]
+
+
+def render(report, results: Sequence[ClaimResult], table: Path, *, sizes: Sequence[str] = (),
+           choices=None) -> list[str]:
     """The front page's markdown lines (see the module docstring)."""
     present = [cat for cat in CATEGORIES if any(r.category == cat for r in results)]
-    lines = ['<a id="front-page"></a>', "", "## At a glance", ""]
+    lines = ['<a id="front-page"></a>', ""]
+    found = findings(results, sizes, choices)
+    if found:
+        lines += ["## Findings", "", *found, ""]
+    lines += ["## At a glance", ""]
     lines += ["| rows | total | " + " | ".join(v.value for v in Verdict) + " |",
               "|---|" + "---|" * (len(Verdict) + 1)]
     for cat in present:
-        lines.append(f"| [{CATEGORIES[cat]}](#{SECTION_ANCHOR[cat]}) | " + " | ".join(_count_cells(results, cat))
-                     + " |")
+        rows = [r for r in results if r.category == cat]
+        if cat == "paper":
+            for label, part in (("from runs", [r for r in rows if not r.exact]),
+                                ("exact arithmetic", [r for r in rows if r.exact])):
+                if part:
+                    lines.append(f"| [{CATEGORIES[cat]}](#{SECTION_ANCHOR[cat]}), {label} | "
+                                 + " | ".join(_count_cells(part)) + " |")
+            continue
+        lines.append(f"| [{CATEGORIES[cat]}](#{SECTION_ANCHOR[cat]}) | " + " | ".join(_count_cells(rows)) + " |")
     lines.append("")
-    family = results[0].family if results else 0
     alpha = results[0].alpha if results else 0.0
-    lines += [f"Every verdict is computed by one rule ([the decision rule](#decision-rule)): a family of "
-              f"m = {family} comparisons of random evidence at family-wise alpha = {alpha:g}. *Reproduced* needs "
-              "evidence for the claim, *contradicted* evidence against it; a row that is neither says what would "
-              f"decide it. Claims table: `{table}`; every measurement in [the claims in detail](#claims-in-detail) "
-              f"and in `{report.name}_claims.json`.", ""]
+    fams = {r.family_name for r in results if r.family}
+    lines += [f"Every verdict is computed by one rule ([the decision rule](#decision-rule)): each claim under every "
+              f"plausible reading of what the paper leaves open, its comparisons of random evidence in the family of "
+              f"its figure or theorem ({len(fams)} families) at family-wise alpha = {alpha:g}. *Reproduced* needs "
+              "evidence for the claim under every reading, *contradicted* evidence against it under every reading; a "
+              "row that is neither says what would decide it. Claims table: "
+              f"`{table}`; every measurement in [the claims in detail](#claims-in-detail) and in "
+              f"`{report.name}_claims.json`.", ""]
     paper = [r for r in results if r.category == "paper"]
     if paper:
         lines += [f'<a id="{SECTION_ANCHOR["paper"]}"></a>', "",
@@ -199,9 +259,25 @@ def render(report, results: Sequence[ClaimResult], table: Path) -> list[str]:
 
 
 # ------------------------------------------------------------------ details
+def readings_section(report, choices) -> None:
+    """What the paper leaves open: every choice, its question and source, its readings (plausible
+    ones decide the claims that depend on them; pruned ones with the reason)."""
+    if not choices:
+        return
+    report.lines += ['<a id="readings"></a>', ""]
+    report.section("Readings: what the paper leaves open")
+    report.text("Each choice below is something the paper leaves open that a reproduction must choose. Every "
+                "claim that depends on a choice is decided under each of its plausible readings (under every "
+                "combination, for a claim that depends on several); pruned readings are listed with the reason.")
+    for c in choices.values():
+        report.lines += [f"**{c.id}**: {c.question} (source: {c.source})", ""]
+        report.bullets([f"`{r.id}`: {r.text}" + (" (pruned)" if not r.plausible else "") + f": {r.why}"
+                        for r in c.readings])
+
+
 def details(report, results: Sequence[ClaimResult], table: Path) -> None:
     """Every row in full, one entry per claim under its anchor: where, statement, what was tested,
-    the sizes, the measurement and every comparison the rule decided."""
+    the sizes, the measurement and every comparison the rule decided, per reading."""
     from .markdown import fmt_t
     report.lines += ['<a id="claims-in-detail"></a>', ""]
     report.section("Claims in detail")
@@ -216,25 +292,35 @@ def details(report, results: Sequence[ClaimResult], table: Path) -> None:
             continue
         report.section(f"{name[0].upper()}{name[1:]}", 3)
         for r in rows:
-            cl, o = r.claim, r.outcome
+            cl = r.claim
             test = TESTS[cl.test]
-            size = ", ".join(x for x in (f"T = {fmt_t(o.horizon)}" if o.horizon else "",
-                                          f"R = {o.reps}" if o.reps else "",
-                                          f"seed {o.seed}" if o.seed is not None else "") if x)
             figs = _figure_links(_figures_of(report, cl.id))
             head = (f'<a id="{anchor(cl.id)}"></a>**{cl.id}** · {cl.where} · {_verdict_cell(r)}'
                     + (f" ({_cause(r)})" if r.verdict is not Verdict.REPRODUCED else "")
                     + (f" · {figs}" if figs else "") + " · [front page](#front-page)")
-            tested = "; ".join(x for x in (
-                f"quantity: {cl.quantity or test.quantity(cl)}" if (cl.quantity or test.quantity(cl)) else "",
-                f"expected: {test.expected(cl)}" if test.expected(cl) else "",
-                f"test: {test.method(cl)}", size) if x)
-            items = [f"tested: {tested}"]
-            if o.statistic:
-                items.append(f"measured: {o.statistic}")
-            if r.detail:
-                items.append(f"decided: {r.detail}")
-            if cl.note:
-                items.append(f"note: {cl.note}")
+            items = []
+            for x in r.readings:
+                o, c = x.outcome, x.claim
+                size = ", ".join(s for s in (f"T = {fmt_t(o.horizon)}" if o.horizon else "",
+                                             f"R = {o.reps}" if o.reps else "",
+                                             f"seed {o.seed}" if o.seed is not None else "") if s)
+                tested = "; ".join(s for s in (
+                    f"quantity: {c.quantity or test.quantity(c)}" if (c.quantity or test.quantity(c)) else "",
+                    f"expected: {test.expected(c)}" if test.expected(c) else "",
+                    f"test: {test.method(c)}", size) if s)
+                prefix = "" if r.as_stated else f"under {x.reading}: **{x.verdict.value}**; "
+                items.append(f"{prefix}tested: {tested}")
+                if o.statistic:
+                    items.append(f"{'' if r.as_stated else '  '}measured: {o.statistic}")
+                if x.detail:
+                    items.append(f"{'' if r.as_stated else '  '}decided: {x.detail}")
+            if r.pruned:
+                items.append("readings left out: " + "; ".join(f"{p.choice}: {p.text} ({p.why})" for p in r.pruned))
+            family = f"family: {r.family_name} (m = {r.family})" if r.family else ""
+            for extra in (family, f"margin: {cl.margin}" if cl.margin else "",
+                          f"cannot fail: {cl.cannot_fail}" if cl.cannot_fail else "",
+                          f"note: {cl.note}" if cl.note else ""):
+                if extra:
+                    items.append(extra)
             report.lines += [head, "", cl.statement, ""]
             report.bullets([_cell(i) for i in items])

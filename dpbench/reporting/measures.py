@@ -600,34 +600,54 @@ def laplace_sum_tail(terms: int, scale: float, x: float) -> float:
 
 def catalog_audit(mech, name: str, x, x_prime, *, eps: float, n: int):
     """``verify.audit`` of catalog mechanism ``name`` (its sampler ``mech``) at (eps, its claimed
-    delta): the paper's claim is about the law of the mechanism, so the result is the default
-    audit's law layer (``violated``, ``eps_lower_bound``); the text also gives the floating-point
-    layer (a sampler that adds its noise in plain floating point is not DP as implemented,
-    Mironov CCS'12).  Returns (law layer, text)."""
+    delta): both layers, the law and the floating point (a sampler that adds its noise in plain
+    floating point is not DP as implemented, Mironov CCS'12).  Returns (the audit, text)."""
     from verify import audit
     res = audit(mech, x, x_prime, eps=eps, delta=mech.claimed_delta, n=n, seed=1)
     law, fp = res.law, res.floating_point
     text = (f"certified eps lower bound {law.eps_lower_bound:.4g} at ({eps:g}, {mech.claimed_delta:g}) for the "
             f"law; {'violated' if law.violated else 'no violation'}; n = {n:,}, inputs ({x:g}, {x_prime:g})")
-    if fp.violated:
-        text += (f"; floating point: violated (eps >= {fp.eps_lower_bound:.3g}): the float sampler as implemented "
+    if fp.status == "not tested":
+        text += "; floating point: not tested"
+    elif fp.violated:
+        text += (f"; floating point: violated (eps >= {fp.eps_lower_bound:.3g}): the sampler as implemented "
                  f"leaks through its low bits")
-    return law, text
+    else:
+        text += f"; floating point: no violation (eps >= {fp.eps_lower_bound:.3g} certified)"
+    return res, text
+
+
+#: the ``layer`` a mechanism-audit claim may name: the mechanism as implemented (both layers, the
+#: default) or its law only (the paper's exact arithmetic)
+AUDIT_LAYERS = {"implemented": ("law", "floating_point"), "law": ("law",)}
+
+
+def audit_layers(args) -> tuple[str, ...]:
+    """The layers a mechanism-audit claim is decided on (``args.layer``: "implemented", the default,
+    or "law")."""
+    layer = str(args.get("layer", "implemented"))
+    if layer not in AUDIT_LAYERS:
+        from ..validation import InputError
+        raise InputError(f"key 'args.layer' must be one of {', '.join(AUDIT_LAYERS)} (got {layer!r})")
+    return AUDIT_LAYERS[layer]
 
 
 def measure_mechanism_audit(claim, ev: Evidence) -> Outcome:
     """A black-box audit (:func:`catalog_audit`) of catalog mechanism ``mechanism`` (``params``)
-    on the inputs (``x``, ``x_prime``) at its claimed level (or ``audit_eps``): the claim that it
-    is private is contradicted if the audit's test rejects it, and reproduced only with power
-    against a mechanism 10% above its claim (:func:`audit_outcome`); a negative control
+    on the inputs (``x``, ``x_prime``) at its claimed level (or ``audit_eps``), decided on both
+    layers (the mechanism as implemented) unless ``layer = "law"``: the claim that it is private is
+    contradicted if either layer's test rejects it, and reproduced only with power against a
+    mechanism 10% above its claim on each layer's event (:func:`audit_outcome`); a negative control
     (``control = true``) is reproduced if the violation is caught."""
     import dpbench
     a = args(claim)
+    layers = audit_layers(a)
     mech = dpbench.sampler(a["mechanism"], **a.get("params", {}))
     n = int(a.get("n", 10 ** 6)) if not getattr(ev, "quick", False) else 10 ** 5
     eps = float(a.get("audit_eps", mech.claimed_eps))       # audit at another level than the claim
     res, text = catalog_audit(mech, a["mechanism"], float(a["x"]), float(a["x_prime"]), eps=eps, n=n)
-    return audit_outcome(res, bool(a.get("control", False)), text, eps=eps, delta=mech.claimed_delta, n=n)
+    return audit_outcome(res, bool(a.get("control", False)), text, eps=eps, delta=mech.claimed_delta, n=n,
+                         layers=layers)
 
 
 def policy_audit_outcome(policy, table, params, options: dict, *, control: bool, quick: bool) -> Outcome:
@@ -674,22 +694,36 @@ def audit_power(res, departure: float = AUDIT_DEPARTURE, *, eps: float | None = 
 
 
 def audit_outcome(res, control: bool, text: str, *, eps: float | None = None, delta: float | None = None,
-                  n: int | None = None) -> Outcome:
-    """An audit as a comparison: its p-value of H0 "the claimed (eps, delta)-DP holds on this
-    pair".  A privacy claim is contradicted when H0 is rejected at the family's level and
-    reproduced only when the audit had power against a mechanism 10% above its claim; a
-    negative control (a planted violation) is reproduced when H0 is rejected.  ``res`` is a
-    whole audit (an ``AuditResult`` or a policy audit) or one layer of it (a ``LayerResult``,
-    which does not carry the audited level or the sample size: pass ``eps``, ``delta``, ``n``)."""
+                  n: int | None = None, layers: tuple[str, ...] = ("law",)) -> Outcome:
+    """An audit as comparisons: per layer of ``layers`` the p-value of H0 "the claimed (eps,
+    delta)-DP holds on this pair as far as this layer can tell".  A privacy claim is contradicted
+    when a layer rejects H0 at the family's level and reproduced only when every layer had power
+    against a mechanism 10% above its claim; a layer that was not tested cannot support the claim.
+    A negative control (a planted violation) is reproduced when one layer rejects H0.  ``res`` is a
+    whole audit (an ``AuditResult``, with layers) or a policy audit (one test)."""
     n = int(res.n if n is None else n)
-    label = (f"audit p-value {p_text(res.p_value, 2)} (event: {(res.witness or {}).get('event', '?')}, "
-             f"n = {n:,})")
+    parts = [(name, getattr(res, name)) for name in layers] if hasattr(res, "law") else [("", res)]
     if control:
-        return Outcome(text, comparisons=(Hypothesis(float(res.p_value), True, "violation caught: " + label),))
-    return Outcome(text, comparisons=(Hypothesis(
-        float(res.p_value), False, label, power=audit_power(res, eps=eps, delta=delta),
-        departure=f"a mechanism at {1 + AUDIT_DEPARTURE:g} x its claimed eps on the audit's event",
-        reps=n, unit="n"),))
+        best = min(parts, key=lambda p: float(p[1].p_value))
+        return Outcome(text, comparisons=(Hypothesis(float(best[1].p_value), True,
+                                                     "violation caught: " + _audit_label(best, n)),))
+    comps = []
+    for name, layer in parts:
+        if getattr(layer, "status", "") == "not tested":
+            why = layer.note or "no event"
+            comps.append(Hypothesis(1.0, False, f"{name.replace('_', ' ')} layer not tested: {why}", reps=n, unit="n"))
+            continue
+        comps.append(Hypothesis(
+            float(layer.p_value), False, _audit_label((name, layer), n), power=audit_power(layer, eps=eps, delta=delta),
+            departure=f"a mechanism at {1 + AUDIT_DEPARTURE:g} x its claimed eps on the audit's event",
+            reps=n, unit="n"))
+    return Outcome(text, comparisons=tuple(comps))
+
+
+def _audit_label(part, n: int) -> str:
+    name, layer = part
+    return (f"{name.replace('_', ' ') + ' ' if name else ''}audit p-value {p_text(layer.p_value, 2)} "
+            f"(event: {(layer.witness or {}).get('event', '?')}, n = {n:,})")
 
 
 def decided(ok: bool, statistic: str, reason_ok: str, reason_bad: str, **size) -> Outcome:
@@ -708,7 +742,8 @@ def spec_tolerance(text) -> float:
 
 __all__ = ["evidence_of", "measure_level_exponent", "measure_sweep_dominance", "measure_growth_share",
            "measure_crossing", "measure_pairs", "measure_monotone", "measure_ratio_over", "measure_gain_growth",
-           "measure_differ", "measure_worst_case", "measure_mechanism_audit", "catalog_audit", "policy_audit_outcome",
+           "measure_differ", "measure_worst_case", "measure_mechanism_audit", "catalog_audit", "audit_layers",
+           "policy_audit_outcome",
            "audit_outcome", "measure_plateau_level", "laplace_sum_tail", "crossing_time", "growth",
            "level_slope", "local_slope", "decided", "spec_tolerance", "args", "alpha_of", "result_of", "sweep_of",
            "final", "interval", "estimate", "need_tolerance", "audit_power", "AUDIT_DEPARTURE", "N_BOOT"]

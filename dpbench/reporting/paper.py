@@ -60,7 +60,7 @@ from .references import run_references
 
 CLAIMS_FILE = "claims.toml"
 PAPER_FILE = "paper.toml"
-_PAPER_KEYS = {"title", "citation", "intro", "figures"}
+_PAPER_KEYS = {"title", "citation", "intro", "figures", "choice"}
 _FIGURE_KEYS = {"title", "paper_figure", "x", "skip"}
 
 
@@ -74,6 +74,7 @@ class Paper:
     citation: str = ""
     intro: str = ""
     figures: dict = field(default_factory=dict)   # [figures.KEY] of paper.toml: how to draw them
+    choices: dict = field(default_factory=dict)   # [[choice]] of paper.toml: what the paper leaves open
     module: ModuleType | None = None   # the paper's report.py (its hooks), if it has one
 
     @property
@@ -133,8 +134,10 @@ def load_paper(name: str, folder: Path | None = None) -> Paper:
                   if importlib.util.find_spec(f"{package}.report") is not None else None)
     else:
         module = _import_folder(name, folder)
+    from .claims import load_choices
+    choices = load_choices(folder / PAPER_FILE, meta)
     return Paper(name, folder, installed, str(meta.get("title", "")), str(meta.get("citation", "")),
-                 str(meta.get("intro", "")), dict(meta.get("figures", {})), module)
+                 str(meta.get("intro", "")), dict(meta.get("figures", {})), choices, module)
 
 
 def _read_meta(path: Path) -> dict:
@@ -307,7 +310,7 @@ def load_claims_of(paper: Paper, display: Path) -> list:
     """The paper's claims (the loader's errors name the file as the user gave it)."""
     from .claims import load_claims
     try:
-        return load_claims(paper.claims_path)
+        return load_claims(paper.claims_path, paper.choices)
     except InputError as err:
         text = str(err)
         raise InputError(text.replace(CLAIMS_FILE, str(display), 1) if text.startswith(CLAIMS_FILE)
@@ -434,7 +437,7 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
         ev.measure(name, fn)
     if paper.hook("measure") is not None:
         paper.module.measure(ev, runs)
-    results = evaluate(claims, ev, alpha=alpha)
+    results = evaluate(claims, ev, alpha=alpha, choices=paper.choices)
     if ctx.quick:
         results = front_page.smoke(results)
 
@@ -454,10 +457,12 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     if paper.intro:
         report.text(paper.intro)
     setup_lines(report, runs)
+    front_page.readings_section(report, paper.choices)
     front_page.details(report, results, display)
     if paper.hook("sections") is not None:
         paper.module.sections(report, runs, results)
-    report.insert(front, front_page.render(report, results, display))
+    report.insert(front, front_page.render(report, results, display, sizes=sizes_lines(runs),
+                                           choices=paper.choices))
     report.ctx.out_dir.mkdir(parents=True, exist_ok=True)
     write_json(Path(ctx.out_dir) / f"{report.name}_claims.json", results)
     caught = Caught()
@@ -469,6 +474,35 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
                     "verdicts), with the library's own message:")
         report.bullets(caught.lines())
     return finish(report)
+
+
+def sizes_lines(runs) -> list[str]:
+    """The report's horizons and repetitions against the paper's (its figures' ``paper_horizon``
+    and ``paper_reps``), in one line each, for the findings."""
+    horizons, reps, paper_h, paper_r = set(), set(), set(), set()
+    for run in runs.values():
+        if run is None:
+            continue
+        exp, config = run.experiment, run.config
+        horizons.add(int(config.get("horizon", exp.horizon)))
+        reps.add(int(config.get("reps", exp.reps)))
+        if exp.paper_horizon:
+            paper_h.add(int(exp.paper_horizon))
+        if exp.paper_reps:
+            paper_r.add(int(exp.paper_reps))
+    if not horizons:
+        return []
+    from .markdown import fmt_t
+
+    def span(values, fmt=str):
+        lo, hi = min(values), max(values)
+        return fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
+    fewer = paper_r and min(reps) < min(paper_r)
+    return [f"**Sizes:** horizons {span(horizons, fmt_t)}"
+            + (f" (the paper's figures: {span(paper_h, fmt_t)})" if paper_h else " (the paper states none)")
+            + f"; repetitions {span(reps)}"
+            + (f" (the paper's: {span(paper_r)}" + ("; fewer than the paper's)" if fewer else ")") if paper_r
+               else " (the paper's not stated)") + "."]
 
 
 def _display(paper: Paper) -> Path:

@@ -23,7 +23,7 @@ def claim_rows(text: str) -> dict[str, str]:
 
 
 def check_verdicts(path, seed):
-    """Every claim of the seed's table is a row of the front page whose verdict is one of the five,
+    """Every claim of the seed's table is a row of the front page whose verdict is one of the seven,
     with a link to its entry in the details, and in the JSON written beside it, with its category;
     a row that is not reproduced says why in one line."""
     text = path.read_text()
@@ -31,7 +31,7 @@ def check_verdicts(path, seed):
     rows = claim_rows(text)
     assert set(rows) == {c.id for c in claims}
     for cid, cell in rows.items():
-        word = re.match(r"\*\*([a-z ]+)\*\*", cell)
+        word = re.match(r"\*\*([a-z ()]+)\*\*", cell)
         assert word and word.group(1) in VERDICTS, (cid, cell)
         assert f'<a id="claim-{cid}"></a>' in text, cid
     data = json.loads(path.with_name(f"seed{seed}_claims.json").read_text())
@@ -41,5 +41,8 @@ def check_verdicts(path, seed):
         assert r["category"] == categories[r["id"]]
         if r["verdict"] != Verdict.REPRODUCED.value:
             assert r["detail"] and r["cause"], r                    # always with the reason, in one line
-    assert "**Decision rule.**" in text and "The family of this report: m = " in text
+        assert r["readings"] and all(x["verdict"] in VERDICTS for x in r["readings"]), r["id"]
+        assert isinstance(r["can_contradict"], bool)
+    assert "**Decision rule.**" in text and "The families of this report are its claim groups" in text
+    assert text.index("## Findings") < text.index("## At a glance")
     return text, data

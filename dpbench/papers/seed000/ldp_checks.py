@@ -456,7 +456,7 @@ def audit(claim, ev) -> Outcome:
     the negative control ``ctb_towards_reward``) at its claimed eps; ``args.expect`` = 'private'
     or 'violated' (``measures.audit_outcome``); with ``args.tight``, also the audit's test that
     the mechanism is *not* (tight x eps)-DP rejects (the certified level reaches tight x eps)."""
-    from dpbench.reporting.measures import audit_outcome, catalog_audit
+    from dpbench.reporting.measures import audit_layers, audit_outcome, catalog_audit
     from verify.audit import controls
     from verify.audit import statistics as st
     args = claim.require("args")
@@ -466,9 +466,9 @@ def audit(claim, ev) -> Outcome:
     n, delta = samples(ev), mech.claimed_delta
     res, statistic = catalog_audit(mech, name, x, xp, eps=mech.claimed_eps, n=n)
     out = audit_outcome(res, args.get("expect", "private") == "violated", statistic,
-                        eps=mech.claimed_eps, delta=delta, n=n)
+                        eps=mech.claimed_eps, delta=delta, n=n, layers=audit_layers(args))
     if "tight" in args:
-        w, level = res.witness, float(args["tight"]) * mech.claimed_eps
+        w, level = res.law.witness, float(args["tight"]) * mech.claimed_eps
         p = st.certifier_for(delta).p_value(w["count_x"], n, w["count_x_prime"], n, level, delta)
         out.comparisons += (Hypothesis(float(p), True, f"tight: not ({level:g}, {delta:g})-DP on the "
                                                        f"audit's event (p = {p:.2g})"),)

@@ -52,17 +52,9 @@ from verify.inference import MANN_WHITNEY, WELCH
 from ..bound_checks import late_log_fit
 from ..markdown import fmt, fmt_t
 from ..runs import horizons_of, panel_sweep
-from . import (
-    Check,
-    Claim,
+from .comparisons import Check, Exact, Hypothesis, Outcome, Unobservable
+from .evidence import (
     Evidence,
-    Exact,
-    Hypothesis,
-    NotChecked,
-    Outcome,
-    Unobservable,
-    Verdict,
-    claim_test,
     common_checkpoint,
     fixed_schedule,
     learning_horizon,
@@ -71,6 +63,8 @@ from . import (
     run_name,
     saturated,
 )
+from .model import Claim, NotChecked, Verdict
+from .registry import claim_test
 
 #: named theory factors f(x) whose local log-log slope a claim may predict ("factor:NAME")
 FACTORS: dict[str, Callable[[float], float]] = {}
@@ -207,9 +201,29 @@ def ratio(claim: Claim, ev: Evidence) -> Outcome:
              for h in horizons_of(num) if h < t and h in set(int(c) for c in den.checkpoints)]
     statistic = f"rho = {est}" + (f"; earlier {'; '.join(trail)}" if trail else "")
     stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])], ev)
-    low = -math.inf if claim.get("side") == "upper_bound" else value - tol
-    check = Check(est, low, value + tol, "rho", stuck)
+    two_sided = claim.get("side") != "upper_bound"
+    low = value - tol if two_sided else -math.inf
+    reference_se, source = 0.0, claim.margin
+    if two_sided and "expected" in claim.params:
+        # the paper's number is itself a mean over its repetitions: its Monte Carlo error (at the spread
+        # observed here) joins the estimate's, besides the band of its rounding
+        reference_se, mc = paper_error(est, ev.paper_reps([num, den]))
+        source = ", ".join(s for s in (claim.margin or ("+- the paper's rounding" if "tolerance" not in claim.params
+                                                        else ""), mc) if s)
+    check = Check(est, low, value + tol, "rho", stuck, reference_se=reference_se, band_source=source)
     return Outcome(statistic, comparisons=(check,), horizon=t, **provenance_of([num, den]))
+
+
+def paper_error(est, paper_reps: int | None) -> tuple[float, str]:
+    """The standard error of the paper's own estimate of the quantity ``est`` estimates here, from
+    its repetitions (``paper_reps``; unknown: as many as here) at the spread observed here, and the
+    words for it."""
+    if est.exact or not est.reps or not math.isfinite(est.se) or est.se <= 0:
+        return 0.0, ""
+    reps = paper_reps or int(est.reps)
+    se = float(est.se) * math.sqrt(int(est.reps) / reps)
+    said = f"its {reps} repetitions" if paper_reps else f"repetitions not stated, taken as this run's {reps}"
+    return se, f"widened by the paper's Monte Carlo error (s.e. {se:.2g} from {said})"
 
 
 # ------------------------------------------------------------------ exponent
@@ -249,7 +263,7 @@ def _factor(claim: Claim) -> tuple[str, Callable[[float], float]] | None:
                                 else f"{c.params['predicted']} +- {c.get('tolerance', 0.1):g}"),
             method=lambda c: "WLS of log means on log values (statsmodels) with its lack-of-fit test")
 def exponent(claim: Claim, ev: Evidence) -> Outcome:
-    from verify.inference import power_law, slope_estimate
+    from verify.inference import Estimate, power_law, slope_estimate
     xs, results = _sweep_results(claim, ev)
     _need_reps(results, 3)
     tol = float(claim.get("tolerance", 0.1))
@@ -310,7 +324,17 @@ def exponent(claim: Claim, ev: Evidence) -> Outcome:
                  + (f"; left out: {', '.join(excluded)}" if excluded else "")
                  + (f"; outside the limit's range: {', '.join(f'{x:g}' for x in outside)}" if outside else "")
                  + f"; predicted {pred:.3g} ({source})")
-    check = Check(slope_estimate(fit), pred - tol, pred + tol, what, degenerate=d["degenerate"])
+    est, rejected = slope_estimate(fit), ""
+    if d["degenerate"] and math.isfinite(d.get("lack_of_fit_p", math.nan)) and not d["zero_variance"]:
+        # the claimed form fails its lack-of-fit test: the slope's interval carries the misfit (the
+        # standard error scaled by the Birge ratio, t on the fit's residual degrees of freedom); outside
+        # the band, the claimed form is rejected
+        est = Estimate(est.value, est.se * math.sqrt(max(1.0, d["birge_ratio"])), float(d["df"]), est.reps,
+                       method="slope with its standard error widened by the misfit", scales_with_reps=False)
+        rejected = (f"power law lack of fit chi2 = {d['lack_of_fit_chi2']:.3g} on {d['df']} df, "
+                    f"p = {d['lack_of_fit_p']:.2g}")
+    check = Check(est, pred - tol, pred + tol, what, degenerate="" if rejected else d["degenerate"],
+                  form_rejected=rejected, band_source=claim.margin)
     return Outcome(statistic, comparisons=(check,), **size)
 
 

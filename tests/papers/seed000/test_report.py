@@ -33,7 +33,7 @@ def test_every_claim_row_has_a_computed_verdict(small_report):
     # the run that exists is tested (a smoke build decides nothing from it); the experiments left
     # out of the plan make their claims 'not checked'
     assert by_id["fig1a.order"]["verdict"] in (Verdict.INCONCLUSIVE.value, Verdict.UNOBSERVABLE.value)
-    assert by_id["fig1a.order"]["comparisons"] and by_id["fig1a.order"]["family"] > 0
+    assert by_id["fig1a.order"]["readings"][0]["comparisons"] and by_id["fig1a.order"]["family_size"] > 0
     assert by_id["fig1c.order"]["verdict"] == Verdict.NOT_CHECKED.value
     assert "not available" in by_id["fig1c.order"]["detail"]
     # exact constants are decided whatever the horizon
