@@ -160,20 +160,26 @@ def import_on_worker(plugins, host: str) -> None:
 
 
 # ------------------------------------------------------------------ papers
-#: entry-point group of the papers: ``name = "package"``, one package per paper (its claims
-#: table, experiment files, checks, bounds and report hooks; see :mod:`dpbench.papers`)
+#: entry-point group of papers outside the package: ``name = "package"``, one package per paper
+#: (its claims table, experiment files, checks, bounds and report hooks; see :mod:`dpbench.papers`)
 PAPERS_GROUP = "dpbench.papers"
+#: the file that makes a folder of ``dpbench/papers/`` a paper
+PAPER_MARK = "claims.toml"
 _papers_loaded = False
 
 
 def paper_packages() -> dict[str, str]:
-    """``{name: package}`` of every paper installed in the entry-point group ``dpbench.papers``,
-    sorted by name (``{"seed000": "dpbench.papers.seed000", ...}``).  Reads install metadata
-    only; imports nothing."""
-    found = {e.name: e.module for e in importlib.metadata.entry_points(group=PAPERS_GROUP)}
-    if not found:
-        raise InputError(f"no papers in the entry-point group {PAPERS_GROUP}: the install metadata of dpbench "
-                         "is older than its source; reinstall it (pip install -e .)")
+    """``{name: package}`` of every paper, sorted by name (``{"seed000": "dpbench.papers.seed000",
+    ...}``): each folder of ``dpbench/papers/`` that holds a ``claims.toml`` (found by its folder:
+    adding a paper edits no metadata), then the entry points of group ``dpbench.papers`` (papers in
+    packages of their own).  Imports no paper."""
+    import importlib.util
+    spec = importlib.util.find_spec("dpbench.papers")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    found = {p.name: f"dpbench.papers.{p.name}" for p in sorted(root.iterdir())
+             if p.is_dir() and (p / "__init__.py").is_file() and (p / PAPER_MARK).is_file()}
+    for e in importlib.metadata.entry_points(group=PAPERS_GROUP):
+        found.setdefault(e.name, e.module)
     return dict(sorted(found.items()))
 
 
@@ -185,14 +191,14 @@ def paper_folder(name: str) -> Path:
         raise InputError(f"unknown paper {name!r}; installed papers: {', '.join(packages)}")
     spec = importlib.util.find_spec(packages[name])
     if spec is None or not spec.submodule_search_locations:
-        raise InputError(f"paper {name!r}: package {packages[name]!r} (entry point of {PAPERS_GROUP}) "
-                         "is not an importable package")
+        raise InputError(f"paper {name!r}: package {packages[name]!r} is not an importable package")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
 def load_papers() -> None:
-    """Import every paper package once (each registers its bounds with
-    :func:`verify.bounds.register` when imported)."""
+    """Import every paper package once: each registers its bounds with :func:`verify.bounds.register`
+    when imported.  The application does this (the command line, a report's build,
+    :func:`dpbench.papers.load` from Python); verify never loads a paper."""
     global _papers_loaded
     if _papers_loaded:
         return
@@ -202,5 +208,5 @@ def load_papers() -> None:
             importlib.import_module(package)
         except Exception as err:                  # noqa: BLE001  (any failure: one clear line)
             _papers_loaded = False
-            raise InputError(f"paper {name!r} ({package}, entry point of {PAPERS_GROUP}) failed to import: "
+            raise InputError(f"paper {name!r} ({package}) failed to import: "
                              f"{_located(err)}") from None

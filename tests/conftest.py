@@ -6,6 +6,10 @@ Benchmarks: ``python -m pytest -m benchmark --benchmark-only``.
 """
 import pytest
 
+from dpbench import papers
+
+papers.load()          # every paper's bounds registered, as the command line and the reports do
+
 
 def pytest_collection_modifyitems(config, items):
     # any test using the pytest-benchmark fixture is a benchmark, marked or not

@@ -67,9 +67,12 @@ def test_bad_context_is_refused():
         bounds.get("seed000.thm6").evaluate(gaps=[0.1, float("nan")], eps=1.0, T=10)
 
 
-def test_papers_are_found_through_their_entry_points(monkeypatch):
-    """verify names no paper: the registry holds a paper's bounds because the paper is an entry point
-    of dpbench.papers; its experiments are the files of its folder; stale install metadata is named."""
+def test_papers_are_found_by_their_folders_and_entry_points(monkeypatch):
+    """verify names no paper: the registry holds a paper's bounds once the paper is loaded; its
+    experiments are the files of its folder; a paper in a package of its own is an entry point of
+    dpbench.papers."""
+    from types import SimpleNamespace
+
     from dpbench import plugins
     from dpbench.experiments.runner import experiment_files
     papers = plugins.paper_packages()
@@ -79,6 +82,35 @@ def test_papers_are_found_through_their_entry_points(monkeypatch):
     for exp, path in experiment_files().items():
         paper = exp.split("_", 1)[0]
         assert path.parent == plugins.paper_folder(paper) / "experiments", exp
-    monkeypatch.setattr(plugins.importlib.metadata, "entry_points", lambda group: [])
-    with pytest.raises(dpbench.InputError, match="no papers in the entry-point group dpbench.papers.*pip install"):
-        plugins.paper_packages()
+    outside = SimpleNamespace(name="zz_outside", module="somewhere.zz_outside")
+    monkeypatch.setattr(plugins.importlib.metadata, "entry_points", lambda group: [outside])
+    assert plugins.paper_packages()["zz_outside"] == "somewhere.zz_outside"
+
+
+def test_verify_loads_no_paper_and_names_what_to_load():
+    """verify's registry imports no paper (issue 42): in a fresh process, importing verify.bounds and
+    asking for a bound loads nothing and the error names how to load the papers; after
+    dpbench.papers.load() the bound is there."""
+    import subprocess
+    import sys
+    code = ("import sys, verify.bounds as b\n"
+            "assert not [m for m in sys.modules if m.startswith('dpbench.papers.')], 'a paper was imported'\n"
+            "assert b.bounds_for() == []\n"
+            "try:\n    b.get('seed000.thm6')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
+            "from dpbench import papers\npapers.load()\nprint(b.get('seed000.thm6').key)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "InputError unknown bound 'seed000.thm6': no loaded paper registers it" in out
+    assert "dpbench.papers.load()" in out and out.strip().endswith("seed000.thm6")
+
+
+def test_a_paper_is_found_by_its_folder():
+    """Every folder of dpbench/papers/ with a claims.toml is a paper, with no entry in pyproject.toml."""
+    from pathlib import Path
+
+    import dpbench.papers
+    from dpbench import plugins
+    root = Path(dpbench.papers.__file__).parent
+    folders = sorted(p.name for p in root.iterdir() if (p / "claims.toml").is_file())
+    assert list(plugins.paper_packages()) == folders and len(folders) >= 5
+    pyproject = (root.parents[1] / "pyproject.toml").read_text()
+    assert not [name for name in folders if name in pyproject]

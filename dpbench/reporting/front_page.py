@@ -165,9 +165,10 @@ def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=
     by = {v: [r for r in paper if r.verdict is v] for v in Verdict}
     empirical = [r for r in by[Verdict.REPRODUCED] if not r.exact]
     exact = [r for r in by[Verdict.REPRODUCED] if r.exact]
-    lines = [f"- **Held:** {len(empirical)} of the paper's {len(paper)} claims reproduced from runs under every "
-             f"plausible reading" + (f" ({_ids(empirical, 3)})" if empirical else "")
-             + (f"; {len(exact)} more hold as exact arithmetic" if exact else "")
+    from_runs = sum(1 for r in paper if not r.exact)
+    lines = [f"- **Held:** {len(empirical)} of the paper's {from_runs} claims decided from runs reproduced under "
+             f"every plausible reading" + (f" ({_ids(empirical, 3)})" if empirical else "")
+             + (f"; {len(exact)} of {len(paper) - from_runs} exact-arithmetic claims hold" if exact else "")
              + (f"; {len(by[Verdict.CONSISTENT])} consistent only (the check cannot fail)"
                 if by[Verdict.CONSISTENT] else "") + "."]
     failed = _groups(by[Verdict.CONTRADICTED])

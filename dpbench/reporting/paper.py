@@ -60,7 +60,7 @@ from .references import run_references
 
 CLAIMS_FILE = "claims.toml"
 PAPER_FILE = "paper.toml"
-_PAPER_KEYS = {"title", "citation", "intro", "figures", "choice"}
+_PAPER_KEYS = {"title", "citation", "intro", "figures", "choice", "builds_on"}
 _FIGURE_KEYS = {"title", "paper_figure", "x", "skip"}
 
 
@@ -395,11 +395,12 @@ def build(ctx: ReportContext, paper: Paper) -> Path:
 
 
 def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
+    from ..plugins import load_papers
     from . import front_page, paper_figures
     from .claims import DEFAULT_ALPHA, Evidence, evaluate, write_json
     from .markdown import Report, quick_banner, setup_lines
     from .provenance import finish
-
+    load_papers()                                 # every paper's bounds: a run may be covered by another's theorem
     display = _display(paper)
     claims = load_claims_of(paper, display)
     plan = plan_of(paper, ctx, claims)

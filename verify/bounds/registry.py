@@ -22,10 +22,10 @@ need: ``gaps`` (every arm, 0 for optimal ones), ``K``, ``T``, ``eps``,
 ``environment`` ...  :func:`context` builds it from a ``SimulationResult``.
 
 Each paper registers its bounds with :func:`register` when its package is imported
-(``dpbench/papers/seed<NNN>/bounds.py``; a user's module does the same).  This module
-imports no paper: :func:`get` and :func:`bounds_for` first import every paper of the
-entry-point group ``dpbench.papers`` (:func:`dpbench.plugins.load_papers`), the way plugins
-are discovered, so a user's installed paper is found by the same path as the five built in.
+(``dpbench/papers/seed<NNN>/bounds.py``; a user's module does the same).  verify loads no
+paper: the application does (the command line and every report's build load all papers,
+:func:`dpbench.papers.load` from Python), and :func:`get` names what to load when a key is
+unknown.
 """
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpbench.plugins import load_papers
 from dpbench.validation import InputError
 
 UPPER, LOWER = "upper", "lower"
@@ -228,17 +227,18 @@ def register(bound: Bound) -> Bound:
 
 def get(key: str) -> Bound:
     """The bound registered under ``key`` (e.g. ``"seed000.thm6"``)."""
-    load_papers()
     try:
         return BOUNDS[key]
     except KeyError:
-        raise InputError(f"unknown bound {key!r}; known bounds: {', '.join(sorted(BOUNDS))}") from None
+        raise InputError(f"unknown bound {key!r}: no loaded paper registers it (a paper registers its bounds "
+                         "when it is loaded: dpbench.papers.load() in Python; the command line and reports load "
+                         f"every paper); registered: {', '.join(sorted(BOUNDS)) or 'none'}") from None
 
 
 def bounds_for(policy: str | None = None, *, seed: str | None = None, side: str | None = None,
                form: str | None = None) -> list[Bound]:
-    """Registered bounds, filtered by policy (name or paper label), seed, side and form."""
-    load_papers()
+    """Registered bounds (of the papers loaded), filtered by policy (name or paper label), seed, side
+    and form."""
     label = None
     if policy is not None:
         from dpbench.engine.catalog import ALGORITHMS
