@@ -129,15 +129,19 @@ def decide(claim: Claim, outcome: Outcome, level: float, *, at_horizon: bool = F
 
     if outcome.verdict is Verdict.NOT_CHECKED:
         return result(Verdict.NOT_CHECKED, outcome.reason, outcome.reason)
+    if at_horizon and outcome.verdict is None:        # the marks stay, said beside the evidence they do not hide
+        outcome = replace(outcome, unobservable=_waived(outcome.unobservable),
+                          comparisons=tuple(replace(c, unobservable=_waived(c.unobservable))
+                                            for c in outcome.comparisons))
     row_mark = outcome.unobservable
-    if outcome.verdict is Verdict.UNOBSERVABLE or (row_mark is not None and not (row_mark.waived or at_horizon)):
+    if outcome.verdict is Verdict.UNOBSERVABLE or (row_mark is not None and not row_mark.waived):
         why = row_mark or outcome.reason
         return result(Verdict.UNOBSERVABLE, str(why), horizon_cause(row_mark) or str(why))
     if not outcome.comparisons:
         return result(Verdict.NOT_CHECKED, "the test made no comparison", "no comparison")
 
     def blind(c) -> bool:
-        return c.unobservable is not None and not (c.unobservable.waived or at_horizon)
+        return c.unobservable is not None and not c.unobservable.waived
 
     decisions = [decide_comparison(c, level) for c in outcome.comparisons]
     detail = "; ".join(d.text for d in decisions)
@@ -161,6 +165,10 @@ def decide(claim: Claim, outcome: Outcome, level: float, *, at_horizon: bool = F
                               None if any(h is None for h in horizons) else max(horizons))
         return result(Verdict.UNOBSERVABLE, f"{merged}; {detail}", horizon_cause(merged), decisions)
     return result(Verdict.INCONCLUSIVE, detail, inconclusive_cause(decisions), decisions)
+
+
+def _waived(mark: Unobservable | None) -> Unobservable | None:
+    return None if mark is None else replace(mark, waived=True)
 
 
 def decide_comparison(c, level: float) -> Decision:
