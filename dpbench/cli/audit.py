@@ -5,10 +5,14 @@
     dpbench audit mymech:laplace --eps 0.1 --x 0 --x-prime 1 --json
     dpbench audit mymech:noisy_count --eps 1 --x '[0]' --x-prime '[0, 1]' --param scale=1
     dpbench audit sniper:NoisyHist2 --eps 0.1 --alpha 0.1  # a DP-Sniper benchmark mechanism
+    dpbench audit mylib:laplace --x 0 --x-prime 1          # a DP library's object: its own claim
 
 ``module:function`` (or ``path/to/file.py:function``) is imported from the working
 directory; the function is called as ``function(x, n, seed, **params)`` with the
-``--param`` values (JSON literals, comma-separated numbers, or text).  ``--x`` and
+``--param`` values (JSON literals, comma-separated numbers, or text).  ``module:object`` may
+also name a mechanism object of a DP library (an OpenDP Measurement, a diffprivlib mechanism,
+...: :mod:`verify.audit.libraries`); ``--eps`` may then be left out: the object's own claim is
+audited and printed with its source.  ``--x`` and
 ``--x-prime`` are JSON literals (``0``, ``[0, 1]``, ``{"a": 1}``, ``"text"``) or
 comma-separated numbers, so datasets of different sizes (add/remove one record) are
 written as lists.
@@ -51,9 +55,12 @@ def register(sub):
     p.add_argument("mechanism", metavar="NAME|module:function",
                    help="a catalog mechanism (see `dpbench list mechanisms`), sniper:NAME (DP-Sniper "
                         "benchmark), or module:function (or file.py:function) from the working directory, "
-                        "called as function(x, n, seed, **params) and returning n outputs")
-    p.add_argument("--eps", type=float, required=True, help="claimed epsilon")
-    p.add_argument("--delta", type=float, default=0.0, help="claimed delta (default: %(default)s)")
+                        "called as function(x, n, seed, **params) and returning n outputs, or module:object, "
+                        "a DP library's mechanism object (OpenDP, diffprivlib, python-dp, PipelineDP, Tumult)")
+    p.add_argument("--eps", type=float, help="claimed epsilon (required, except for a DP library's object: "
+                                             "default its own claim)")
+    p.add_argument("--delta", type=float, help="claimed delta (default 0, or a library object's own; for a "
+                                               "zCDP object the delta its claim is read at)")
     p.add_argument("--x", help="input x: a JSON literal (0, [0, 1], {\"a\": 1}, \"text\") or comma-separated "
                                "numbers; default: search the standard patterns over the mechanism's input range")
     p.add_argument("--x-prime", dest="x_prime", help="neighbouring input x' (same syntax; e.g. --x '[0]' "
@@ -141,9 +148,9 @@ def parse_input(flag: str, text: str | None):
 
 
 # ------------------------------------------------------------------ mechanisms
-def import_callable(spec: str):
-    """``module:function`` (or ``file.py:function``, attribute paths allowed) imported with the
-    working directory on ``sys.path``."""
+def import_object(spec: str):
+    """``module:name`` (or ``file.py:name``, attribute paths allowed) imported with the working
+    directory on ``sys.path``."""
     module_name, attr = spec.rsplit(":", 1)
     cwd = os.getcwd()
     if cwd not in sys.path:
@@ -165,8 +172,16 @@ def import_callable(spec: str):
     obj = module
     for part in attr.split("."):
         obj = getattr(obj, part, None)
-    if obj is None or not callable(obj):
-        raise InputError(f"{spec!r}: module {module_name!r} has no callable {attr!r}")
+    if obj is None:
+        raise InputError(f"{spec!r}: module {module_name!r} has no {attr!r}")
+    return obj
+
+
+def import_callable(spec: str):
+    """``module:function`` (:func:`import_object`), which must be callable."""
+    obj = import_object(spec)
+    if not callable(obj):
+        raise InputError(f"{spec!r}: {spec.rsplit(':', 1)[1]!r} is not callable (nor a DP library's mechanism object)")
     return obj
 
 
@@ -206,14 +221,22 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         case = found[name]
         return case.mechanism(), {"domain": case.domain}
     if ":" in spec:
+        from verify.audit import libraries
+        lib = libraries.as_library(import_object(spec))     # a DP library's object: its sampler and claim
+        if lib is not None:
+            if params:
+                raise InputError(f"--param is not used with {lib.name}: set its parameters where the object is built")
+            return lib, {}
         return with_params(import_callable(spec), spec, params), {}
+    if eps is None:
+        raise InputError(f"--eps: the claim to audit is required for {spec} (e.g. --eps 1)")
     from .. import MECHANISMS, sampler
     mspec = MECHANISMS.get_spec(spec)
     names = {p.name for p in mspec.params}
     if "eps" in names and "eps" not in params:
         params["eps"] = eps
     if "delta" in names and "delta" not in params:
-        params["delta"] = delta
+        params["delta"] = 0.0 if delta is None else delta
     try:
         return sampler(spec, **params), {}
     except InputError as err:       # a parameter of the mechanism, not the claim: say which
@@ -230,7 +253,8 @@ def _run(args) -> int:
     params = parse_assignments(args.param, flag="--param", coerce=parse_value)
     x, x_prime = parse_input("--x", args.x), parse_input("--x-prime", args.x_prime)
     mech, extra = load_mechanism(args.mechanism, params, args.eps, args.delta)
-    if x is None and x_prime is None and "domain" not in extra and getattr(mech, "input_range", None) is None:
+    if (x is None and x_prime is None and "domain" not in extra and getattr(mech, "input_range", None) is None
+            and getattr(mech, "default_pair", None) is None):
         raise InputError(f"{args.mechanism} has no input range: give a neighbouring pair with --x and --x-prime "
                          f"(in Python, verify.audit(..., domain=verify.audit.Domain(...)) also searches patterns)")
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())

@@ -6,6 +6,7 @@ samples the sequential audit needed to catch it).
     dpbench audit-suite                               # the report's settings (about 10 minutes on 2 cores)
     dpbench audit-suite --scale 0.01 --only LaplaceMechanism --out /tmp/suite.md
     dpbench audit-suite --planted-only                # only the planted bugs, into reports/audit_planted.md
+    dpbench audit-suite --libraries                   # DP libraries' own objects, into reports/audit_libraries.md
 """
 from __future__ import annotations
 
@@ -31,12 +32,28 @@ def register(sub):
                    help="only the planted-bug tables (every bug of verify.audit.suites.planted and its fix; "
                         "the samples the sequential audit needed to catch each bug), into "
                         "reports/audit_planted.md unless --out is given")
+    p.add_argument("--libraries", action="store_true",
+                   help="audit the mechanism objects of the DP libraries installed here (OpenDP, diffprivlib, "
+                        "python-dp, PipelineDP, Tumult Core) at their own claims, with the rows recorded in other "
+                        "environments (reports/audit_libraries/*.json), into reports/audit_libraries.md unless --out is given")
+    p.add_argument("--library", action="append", metavar="NAME",
+                   help="with --libraries: run only this library's cases (repeatable; e.g. opendp)")
+    p.add_argument("--rows-out", dest="rows_out", metavar="FILE.json",
+                   help="with --libraries: also record the rows run here, with this environment, for another "
+                        "environment's report (python -m verify.audit.suites.library_envs writes them)")
+    p.add_argument("--env-name", dest="env_name", default="this environment",
+                   help="with --libraries: the name of this environment in the report (default: %(default)s)")
     p.add_argument("--out", help="report file (default: reports/audit_benchmark.md, or "
                                  "reports/audit_planted.md with --planted-only)")
     p.set_defaults(func=_run)
 
 
 def _run(args) -> int:
+    if args.libraries:
+        return _run_libraries(args)
+    for flag, given in (("--library", args.library), ("--rows-out", args.rows_out)):
+        if given:
+            raise InputError(f"{flag} goes with --libraries")
     from verify.audit.suites import report as suite
     if args.planted_only:                 # first: the other options do not apply to the planted bugs
         extra = [flag for flag, given in (("--only", args.only), ("--scale", args.scale != 1.0),
@@ -61,4 +78,38 @@ def _run(args) -> int:
           + ("" if args.no_controls or args.only else
              f", controls {seconds[2]:.0f} / {seconds[3]:.0f}, planted {seconds[4]:.0f} / {seconds[5]:.0f}")
           + f" ({EXCLUDED})")
+    return 0
+
+
+def _run_libraries(args) -> int:
+    """``--libraries``: the DP libraries' own objects (:mod:`verify.audit.suites.libraries`)."""
+    import time
+
+    from verify.audit.suites import libraries as suite
+    from verify.audit.suites.report import provenance_line
+    extra = [flag for flag, given in (("--only", args.only), ("--scale", args.scale != 1.0),
+                                      ("--no-controls", args.no_controls), ("--planted-only", args.planted_only))
+             if given]
+    if extra:
+        raise InputError(f"--libraries takes no {' or '.join(extra)} (every row runs at n = {suite.SUITE_N:,}; "
+                         f"--library, --seed, --rows-out, --env-name and --out apply)")
+    check_int("--seed", args.seed, low=0)
+    names = [a.name for a in suite.libraries.ADAPTERS]
+    for name in args.library or ():
+        check_choice("library (--library)", name, names)
+    out = Path(args.out or "reports/audit_libraries.md")
+    make_output_dir("--out", out.parent)
+    if args.rows_out:
+        make_output_dir("--rows-out", Path(args.rows_out).parent)
+    recorded = suite.read_recorded()                    # checked before anything runs
+    command = "dpbench audit-suite --libraries" + "".join(f" --library {n}" for n in args.library or ())
+    t0 = time.perf_counter()
+    rows, skipped = suite.run_live(args.library, seed=args.seed)
+    wall = time.perf_counter() - t0
+    if args.rows_out:
+        suite.write_rows(args.rows_out, rows, suite.environment(args.env_name, command))
+        print(f"recorded {len(rows)} rows in {args.rows_out}")
+    out.write_text(suite.report(rows, skipped, recorded, command, args.env_name, wall)
+                   + "\n" + provenance_line(command) + "\n")
+    print(f"wrote {out}: {len(rows)} rows run here in {wall:.0f} s wall")
     return 0

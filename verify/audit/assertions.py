@@ -4,6 +4,7 @@ from __future__ import annotations
 from dpbench.validation import check_real
 from verify.inference import p_text
 
+from . import libraries
 from . import statistics as st
 from .engine import audit
 from .features import of_layer
@@ -12,7 +13,7 @@ from .layers import LAW
 from .result import AuditResult, bound_text
 
 
-def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0, law_only=False,
+def assert_dp(mechanism, eps=None, delta=None, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0, law_only=False,
               **kwargs) -> AuditResult:
     """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP.
 
@@ -22,10 +23,10 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
 
     Parameters
     ----------
-    mechanism : callable
-        ``mechanism(x, n, seed)``, as for :func:`verify.audit.audit`.
+    mechanism : callable or library object
+        ``mechanism(x, n, seed)``, or a DP library's mechanism object, as for :func:`verify.audit.audit`.
     eps, delta : float
-        The claim.
+        The claim (``delta`` default 0); for a library object, default its own claim.
     x, x_prime : object, optional
         The input pair, as for :func:`verify.audit.audit`.
     alpha : float
@@ -61,7 +62,8 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
     """
     __tracebackhide__ = True
     if n is None:
-        need = st.min_samples_to_certify(check_real("eps", eps, low=0.0) + 0.5,
+        claimed = eps if eps is not None else libraries.resolve(mechanism, x, x_prime, eps, delta).eps
+        need = st.min_samples_to_certify(check_real("eps", claimed, low=0.0) + 0.5,
                                          check_real("alpha", alpha, low=0.0, high=1.0,
                                                     low_open=True, high_open=True))
         n = max(200_000, 1 << max(0, need - 1).bit_length())
@@ -69,8 +71,11 @@ def assert_dp(mechanism, eps, delta=0.0, x=None, x_prime=None, *, alpha=1e-6, n=
         kwargs["features"] = of_layer(kwargs.get("features", ("auto",)), LAW)
     result = audit(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, **kwargs)
     if result.violated:
+        eps, delta = result.eps, result.delta
         lines = [f"{result.mechanism} is not ({eps:g}, {delta:g})-DP: {result.verdict()} (confidence "
                  f"{1 - alpha:g})"]
+        if result.info.get("claim"):                      # a library object's claim, its source and notes
+            lines += [f"  {result.info['claim']['text']}"] + [f"  note: {t}" for t in result.info["claim"]["notes"]]
         for layer in result.layers:
             if layer.violated:
                 w = layer.witness

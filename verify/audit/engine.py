@@ -45,6 +45,7 @@ import time
 
 from dpbench.engine import guard
 
+from . import libraries
 from .result import AuditResult
 from .source import SampleSource
 from .stages.assemble import assemble
@@ -75,15 +76,17 @@ def check_duration(ahead: int, drawn: int, seconds: float) -> None:
         'lower n or give a budget (budget="1h"; --budget 1h)')
 
 
-def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
+def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, n=1_000_000, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
           keep_pairs=None, n_refine=None, progress=False, budget=None, allow_long=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
 
     Parameters
     ----------
-    mechanism : callable
-        ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d).
+    mechanism : callable or library object
+        ``mechanism(x, n, seed) -> ndarray`` of shape (n,) or (n, d), or a mechanism object of a
+        DP library (an OpenDP Measurement, a diffprivlib mechanism, ...: :mod:`verify.audit.libraries`),
+        sampled by one call of the library per output, which carries its claim.
     x, x_prime : object, optional
         A neighbouring input pair: numbers or numeric arrays of one shape (passed as a float
         or a flat float array), or any objects the mechanism accepts, passed as given
@@ -91,7 +94,10 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         ``domain`` (a :class:`Domain`) to search the standard patterns, or neither for a
         mechanism with ``input_range``.
     eps, delta : float
-        The claim, keyword-only (``delta`` default 0).
+        The claim, keyword-only (``delta`` default 0).  ``eps`` may be left out for a library object:
+        its own claim is audited, printed with its source; given, it is audited and the object's
+        claim is shown beside it.  For an object whose claim is a curve (zCDP, a privacy profile),
+        ``delta`` picks its point (default ``libraries.DEFAULT_DELTA``).
     alpha : float
         1 - confidence of every certified statement (default 0.05).
     n : int
@@ -165,6 +171,8 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     >>> res.violated, res.law.eps_lower_bound <= 1.0                      # doctest: +SKIP
     (False, True)
     """
+    run = libraries.resolve(mechanism, x, x_prime, eps, delta)     # a library object: its sampler and claim
+    mechanism, x, x_prime, eps, delta = run.mechanism, run.x, run.x_prime, run.eps, run.delta
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,
                     domain=domain, log_density=log_density, features=features, delta_grid=delta_grid,
                     keep_pairs=keep_pairs, n_refine=n_refine, progress=progress, budget=budget)
@@ -185,4 +193,5 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
         t_select = time.perf_counter() - t0
         certification = (certify(plan, source, refined, bar) if plan.budget is None
                          else certify_sequential(plan, source, refined, t0, bar))
-    return assemble(plan, source, certification, seconds=time.perf_counter() - t0, select_seconds=t_select)
+    return libraries.annotate(assemble(plan, source, certification, seconds=time.perf_counter() - t0,
+                                       select_seconds=t_select), run)

@@ -238,7 +238,9 @@ class AuditResult:
             shares = (", ".join(f"{lay.title} {self.alpha * split[lay.layer]:.3g}" for lay in tested)
                       + f"; spent over rounds, the last judged at {', '.join(f'{lay.alpha:.3g}' for lay in tested)}")
             seq = f"\n  {self.sequential.line()}"
+        claim = self.info.get("claim", {}).get("text")        # a library object's (verify.audit.libraries)
         return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
+                + (f"  {claim}\n" if claim else "") +
                 f"  {self.law.line(self.n, self.eps)}\n"
                 f"  {self.floating_point.line(self.n, self.eps)}\n"
                 f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
