@@ -35,7 +35,8 @@ def register(sub):
     p.add_argument("--libraries", action="store_true",
                    help="audit the mechanism objects of the DP libraries installed here (OpenDP, diffprivlib, "
                         "python-dp, PipelineDP, Tumult Core) at their own claims, with the rows recorded in other "
-                        "environments (reports/audit_libraries/*.json), into reports/audit_libraries.md unless --out is given")
+                        "environments (reports/audit_libraries/*.json), into reports/audit_libraries.md unless "
+                        "--out is given")
     p.add_argument("--library", action="append", metavar="NAME",
                    help="with --libraries: run only this library's cases (repeatable; e.g. opendp)")
     p.add_argument("--rows-out", dest="rows_out", metavar="FILE.json",
