@@ -150,11 +150,40 @@ class OpenDP(Adapter):
         d_value = int(math.ceil(d)) if dist_type in _INTS else float(d)
         if dist_type in _INTS and d != d_value:
             where += f", rounded up to {d_value} for its integer metric"
+        if not hasattr(obj, "map"):         # OpenDP 0.4: a privacy relation, no map
+            return self._relation(obj, d_value, where, delta)
         try:
             d_out = obj.map(d_value)
         except Exception as err:            # noqa: BLE001 - the library's refusal, in one line
             raise ClaimError(f"its privacy map refused d_in = {d_value}: {' '.join(str(err).split())}") from None
         return self._read(self._measure(obj, d_out, measure), obj, d_out, d_value, where, delta)
+
+    @staticmethod
+    def _relation(obj, d_in, where: str, delta) -> Claim:
+        """OpenDP 0.4's claim: the smallest eps its privacy relation ``check(d_in, d_out)`` accepts (bisection).
+
+        d_out is eps, or (eps, delta) when the output distance is a pair (delta: the audit's, default
+        DEFAULT_DELTA).  The bound returned is accepted by the relation (the bracket's upper end).
+        """
+        pair = str(obj.output_distance_type).startswith("(")
+        target = (DEFAULT_DELTA if delta is None else float(delta)) if pair else 0.0
+        if not pair and delta is not None and float(delta) > 0:
+            target = float(delta)
+
+        def accepts(eps: float) -> bool:
+            return bool(obj.check(d_in, (eps, target) if pair else eps))
+        low, high = 0.0, 1e4
+        if not accepts(high):
+            raise ClaimError(f"its privacy relation accepts no eps up to {high:g} at d_in = {d_in}"
+                             + (f" and delta = {target:g}" if pair else ""))
+        for _ in range(200):
+            if high - low <= 1e-9 * max(1.0, high):
+                break
+            mid = 0.5 * (low + high)
+            low, high = (low, mid) if accepts(mid) else (mid, high)
+        at = (f"from the measurement's privacy relation at {where} (the smallest eps it accepts"
+              + (f" at delta = {target:g}" if pair else "") + ", by bisection to 1e-9)")
+        return Claim(high, target, f"eps = {number_text(high)} {at}")
 
     def _metric(self, obj) -> str | None:
         """The input metric's name; before OpenDP 0.6 (not exposed) inferred for one scalar input."""

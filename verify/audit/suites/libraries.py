@@ -82,19 +82,27 @@ def opendp_laplace_float():
     return libraries.wrap(old[0].make_base_laplace(scale=1.0), measure="MaxDivergence")
 
 
+def _old_discrete_laplace(meas):
+    """0.5 - 0.7: make_base_discrete_laplace; 0.4: make_base_geometric (the same two-sided geometric law)."""
+    make = getattr(meas, "make_base_discrete_laplace", None) or meas.make_base_geometric
+    return make(scale=1.0)
+
+
 def opendp_laplace_int():
     dp, old = _opendp()
     if dp is not None:
         return dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=1.0)
-    return libraries.wrap(old[0].make_base_discrete_laplace(scale=1.0), measure="MaxDivergence")
+    return libraries.wrap(_old_discrete_laplace(old[0]), measure="MaxDivergence")
 
 
 def opendp_gaussian_float():
     dp, old = _opendp()
     if dp is not None:
         return dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
-    return libraries.wrap(old[0].make_base_gaussian(scale=1.0, MO="ZeroConcentratedDivergence<f64>"),
-                          measure="ZeroConcentratedDivergence")
+    if not hasattr(old[0], "make_base_analytic_gaussian"):        # 0.5 - 0.7: zCDP
+        return libraries.wrap(old[0].make_base_gaussian(scale=1.0, MO="ZeroConcentratedDivergence<f64>"),
+                              measure="ZeroConcentratedDivergence")
+    return old[0].make_base_analytic_gaussian(scale=1.0)         # 0.4: (eps, delta) by its privacy relation
 
 
 def opendp_randomized_response():
@@ -117,8 +125,7 @@ def opendp_count_laplace():
         return (dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
                 >> dp.m.then_laplace(scale=1.0))
     meas, trans = old
-    return libraries.wrap(trans.make_count(TIA=int) >> meas.make_base_discrete_laplace(scale=1.0),
-                          measure="MaxDivergence")
+    return libraries.wrap(trans.make_count(TIA=int) >> _old_discrete_laplace(meas), measure="MaxDivergence")
 
 
 def opendp_laplace_vector():
@@ -267,7 +274,10 @@ def adapter_named(name: str):
 
 
 def run_live(only=None, n: int = SUITE_N, seed: int = 0, log=print) -> tuple[list, dict]:
-    """Run every case whose library imports here (``only``: these libraries): (rows, {library: why skipped})."""
+    """Run every case whose library imports here (``only``: these libraries): (rows, {library: why skipped}).
+
+    A case whose object the audit refuses (no (eps, delta) claim, ...) is a row with its one-line reason.
+    """
     rows, skipped = [], {}
     for case in cases():
         if only and case.library not in only:
@@ -277,6 +287,12 @@ def run_live(only=None, n: int = SUITE_N, seed: int = 0, log=print) -> tuple[lis
         except ImportError as err:
             skipped.setdefault(case.library, f"{type(err).__name__}: {err}")
             log(f"{case.library:12s} {case.name:40s} skipped ({err})")
+            continue
+        except InputError as err:
+            adapter = adapter_named(case.library)
+            rows.append({"library": case.library, "version": adapter.version(), "case": case.name, "why": case.why,
+                         "refused": " ".join(str(err).split())})
+            log(f"{case.library:12s} {case.name:40s} refused: {err}")
             continue
         rows.append(row)
         log(f"{row['library']:12s} {row['case']:40s} law {_cell(row['law'])}; floating point "
@@ -336,6 +352,10 @@ def table(rows: list[tuple[str, dict]]) -> list[str]:
              "floating point | as expected | witness (headline) | samples | seconds | seeded | run in |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for env, r in rows:
+        if "refused" in r:
+            lines.append(f"| {r['library']} {r['version']} | {r['case']} | **refused**: {_short(r['refused'], 300)} "
+                         f"| | | | **NO** | | | | | {env} |")
+            continue
         w = r["witness"]
         witness = (f"x={_pair([w['pair'][0]])}, x'={_pair([w['pair'][1]])}: {_short(w['event'], 90)} "
                    f"({w['count_x']:,} of {w['n_x']:,} vs {w['count_x_prime']:,} of {w['n_x_prime']:,})")
@@ -393,7 +413,7 @@ def report(live: list, skipped: dict, recorded: list, command: str, env_name: st
             libs_env = ", ".join(f"{k} {v}" for k, v in env["libraries"].items() if v != "not installed")
             lines.append(f"| {name} | {libs_env} | {env['python']}, numpy {env['numpy']} | `{env['command']}` | "
                          f"{_short(env['code'], 80)} | {env['date']} |")
-    unexpected = [(e, r) for e, r in [(env_name, r) for r in live] + kept if not r["as_expected"]]
+    unexpected = [(e, r) for e, r in [(env_name, r) for r in live] + kept if not r.get("as_expected", False)]
     lines += ["", f"Rows as expected: {n_rows - len(unexpected)} of {n_rows}."
               + ("" if not unexpected else " Not as expected: " + "; ".join(
                   f"{r['library']} {r['version']} {r['case']}" for _, r in unexpected) + ".")]
