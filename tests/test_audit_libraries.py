@@ -81,7 +81,8 @@ def test_given_eps_is_audited_and_the_objects_claim_shown_beside_it():
 
 
 def test_an_object_without_a_claim_is_a_one_line_error_unless_eps_is_given():
-    with pytest.raises(InputError, match=r"^NumpyLaplace \(numpy-laplace 1.0\): it was built from a noise scale alone$") as err:
+    why = r"^NumpyLaplace \(numpy-laplace 1.0\): it was built from a noise scale alone$"
+    with pytest.raises(InputError, match=why) as err:
         verify.audit(numpy_mechanism(None), n=N)
     assert "\n" not in str(err.value)
     res = verify.audit(numpy_mechanism(None), 0.0, 1.0, eps=1.0, n=N, alpha=ALPHA, features=("law",))
@@ -120,9 +121,13 @@ def test_claim_helpers():
 
 
 # ------------------------------------------------------------------ the report, from recorded rows
+def _layer(violated):
+    return {"status": "violated" if violated else "not rejected", "violated": violated,
+            "eps_lower_bound": 1.5 if violated else 0.9, "unbounded": False, "p_value": 0.5}
+
+
 def _row(library="opendp", version="0.5.0", law=False, fp=True):
-    layer = lambda v: {"status": "violated" if v else "not rejected", "violated": v, "eps_lower_bound": 1.5 if v else
-                       0.9, "unbounded": False, "p_value": 0.5}
+    layer = _layer
     return {"library": library, "version": version, "case": "Laplace on floats", "why": "", "object": "Measurement",
             "x": 0.0, "x_prime": 1.0, "claim": "eps = 1 from the measurement's privacy map at d_in = 1", "eps": 1.0,
             "delta": 0.0, "law": layer(law), "floating_point": layer(fp), "expect": {"law": "holds",
@@ -139,6 +144,7 @@ def test_report_merges_recorded_rows_and_lists_skipped_libraries_with_install_li
     text = suite.report([_row("diffprivlib", "0.6.6")], {"tmlt.core": "No module named 'tmlt'"}, recorded,
                         "dpbench audit-suite --libraries", "here", 3.0)
     assert "| opendp 0.5.0 | Laplace on floats" in text and "| opendp-0.5 |" in text
+    assert "| opendp-0.5 |  | `` | (not recorded) |" in text          # no install record: said so
     assert "**tmlt.core**: No module named 'tmlt'. Install: `pip install \"dpbench[tumult]\"" in text
     assert "Rows as expected: 2 of 2." in text
     (tmp_path / "bad.json").write_text("{}")

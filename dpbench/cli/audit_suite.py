@@ -108,7 +108,7 @@ def _run_libraries(args) -> int:
     rows, skipped = suite.run_live(args.library, seed=args.seed)
     wall = time.perf_counter() - t0
     if args.rows_out:
-        suite.write_rows(args.rows_out, rows, suite.environment(args.env_name, command))
+        suite.write_rows(args.rows_out, rows, suite.environment(args.env_name, command), skipped)
         print(f"recorded {len(rows)} rows in {args.rows_out}")
     out.write_text(suite.report(rows, skipped, recorded, command, args.env_name, wall)
                    + "\n" + provenance_line(command) + "\n")

@@ -308,15 +308,16 @@ def environment(name: str, command: str) -> dict:
             "date": datetime.date.today().isoformat()}
 
 
-def write_rows(path, rows: list, env: dict) -> None:
-    """Record rows of a run (``--rows-out``) with its environment."""
+def write_rows(path, rows: list, env: dict, skipped: dict | None = None) -> None:
+    """Record rows of a run (``--rows-out``) with its environment and the libraries that did not import."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    env = {**env, "skipped": skipped or {}}
     Path(path).write_text(json.dumps({"environment": env, "rows": rows}, indent=1) + "\n")
 
 
-def read_recorded(folder=RECORDED) -> list[tuple[dict, dict]]:
-    """(environment, row) of every recorded row, from ``folder/*.json`` (sorted by file name)."""
-    out = []
+def read_recorded(folder=RECORDED) -> tuple[list[dict], list[tuple[dict, dict]]]:
+    """(environments, (environment, row) of every recorded row), from ``folder/*.json`` (by file name)."""
+    envs, out = [], []
     for path in sorted(Path(folder).glob("*.json")):
         try:
             data = json.loads(path.read_text())
@@ -324,8 +325,9 @@ def read_recorded(folder=RECORDED) -> list[tuple[dict, dict]]:
         except (OSError, ValueError, KeyError) as err:
             raise InputError(f"{path}: not a recorded-rows file of dpbench audit-suite --libraries ({err})") from None
         env.setdefault("file", str(path))
+        envs.append(env)
         out += [(env, row) for row in rows]
-    return out
+    return envs, out
 
 
 # ------------------------------------------------------------------ the report
@@ -368,13 +370,26 @@ def table(rows: list[tuple[str, dict]]) -> list[str]:
     return lines
 
 
-def report(live: list, skipped: dict, recorded: list, command: str, env_name: str, wall: float) -> str:
-    """The markdown report: the rows run here, the recorded rows of versions not importable here,
-    the libraries skipped (with their install lines), and the findings."""
+def _env_line(env: dict, rows: int) -> str:
+    """One environment of the install matrix."""
+    inst = env.get("install", {})
+    ok = inst.get("exit_status") == 0
+    versions = ", ".join(f"{k} {v}" for k, v in env.get("libraries", {}).items() if v != "not installed")
+    failed = "; ".join(f"{k}: {_short(v, 160)}" for k, v in env.get("skipped", {}).items())
+    imports = (f"no: {failed}" if failed else versions) if ok else ""
+    installs = "yes" if ok else f"**no**: {_short(inst.get('error', '?'), 200)}" if inst else "(not recorded)"
+    return (f"| {env['name']} | {inst.get('why', '')} | `{inst.get('command', '')}` | {installs} | "
+            f"{inst.get('seconds', '')} | {imports} | {env.get('python', '')}, numpy {env.get('numpy', '')} | {rows} | "
+            f"`{env.get('command', '')}` | {env.get('date', '')} |")
+
+
+def report(live: list, skipped: dict, recorded: tuple, command: str, env_name: str, wall: float) -> str:
+    """The markdown report: the rows run here, the recorded rows (``recorded``: :func:`read_recorded`) of
+    versions not importable here, the libraries skipped (with their install lines), the install matrix."""
+    environments, recorded = recorded
     here = {(r["library"], r["version"]) for r in live}
     kept = [(env["name"], r) for env, r in recorded if (r["library"], r["version"]) not in here]
     covered = {r["library"] for r in live} | {r["library"] for _, r in kept}
-    envs = {env["name"]: env for env, _ in recorded}
     n_rows = len(live) + len(kept)
     libs = sorted({r["library"] for r in live} | {r["library"] for _, r in kept})
     lines = ["# DP libraries audited from their own objects", "",
@@ -406,13 +421,16 @@ def report(live: list, skipped: dict, recorded: list, command: str, env_name: st
     if absent:
         lines += ["", "Not importable in this environment, shown from recorded runs: "
                   + "; ".join(f"{a.name} (install: `{a.install}`)" for a in absent) + "."]
-    if envs:
-        lines += ["", "## Environments of the recorded rows", "",
-                  "| environment | libraries | Python, numpy | command | code | date |", "|---|---|---|---|---|---|"]
-        for name, env in envs.items():
-            libs_env = ", ".join(f"{k} {v}" for k, v in env["libraries"].items() if v != "not installed")
-            lines.append(f"| {name} | {libs_env} | {env['python']}, numpy {env['numpy']} | `{env['command']}` | "
-                         f"{_short(env['code'], 80)} | {env['date']} |")
+    if environments:
+        lines += ["", "## Install matrix: the environments of the recorded rows", "",
+                  "Each made by `python -m verify.audit.suites.library_envs` (a fresh venv, Python of the running "
+                  "interpreter, this checkout and the requirements installed with pip; `seconds`: the install, "
+                  "measured under load on a 2-core machine shared with other jobs, wheels from the local cache), "
+                  "then the command shown run inside it.", "",
+                  "| environment | why its own | install | installs | seconds | imports (version) | Python, numpy "
+                  "| rows | command | date |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for env in environments:
+            lines.append(_env_line(env, sum(1 for e, _ in recorded if e is env)))
     unexpected = [(e, r) for e, r in [(env_name, r) for r in live] + kept if not r.get("as_expected", False)]
     lines += ["", f"Rows as expected: {n_rows - len(unexpected)} of {n_rows}."
               + ("" if not unexpected else " Not as expected: " + "; ".join(
