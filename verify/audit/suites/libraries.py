@@ -375,7 +375,8 @@ def _env_line(env: dict, rows: int) -> str:
     inst = env.get("install", {})
     ok = inst.get("exit_status") == 0
     versions = ", ".join(f"{k} {v}" for k, v in env.get("libraries", {}).items() if v != "not installed")
-    failed = "; ".join(f"{k}: {_short(v, 160)}" for k, v in env.get("skipped", {}).items())
+    failed = "; ".join(f"{k}: {_short(v, 160)}" for k, v in env.get("skipped", {}).items()
+                       if k in inst.get("libraries", [k]))
     imports = (f"no: {failed}" if failed else versions) if ok else ""
     installs = "yes" if ok else f"**no**: {_short(inst.get('error', '?'), 200)}" if inst else "(not recorded)"
     return (f"| {env['name']} | {inst.get('why', '')} | `{inst.get('command', '')}` | {installs} | "

@@ -28,19 +28,22 @@ from .libraries import RECORDED
 
 @dataclass(frozen=True)
 class Environment:
-    """One environment: its name, what is installed beside dpbench, the libraries audited, and why it is separate."""
+    """One environment: its name, what is installed beside dpbench, the libraries audited, and why it is separate.
+
+    ``report``: the environment of the extras, run last: its audit-suite run audits every library it can
+    import and writes reports/audit_libraries.md, merging the rows the others recorded.
+    """
 
     name: str
     requirements: tuple
     libraries: tuple
     why: str
+    report: bool = False
 
 
-#: the library versions that need their own environment (the current releases install together:
-#: ``pip install "dpbench[libraries]"``, the first row)
+#: the library versions that need their own environment, and last the extras (``pip install
+#: "dpbench[libraries]"``: the current releases install together), whose run writes the report
 ENVIRONMENTS = (
-    Environment("libraries", (".[libraries]",), ("opendp", "diffprivlib", "python-dp", "pipeline-dp"),
-                "the extras: the current releases, which install together on numpy 2"),
     Environment("tumult-0.20", (".[tumult]",), ("tmlt.core",), "Tumult Core pins numpy < 2"),
     Environment("opendp-0.5", ("opendp==0.5.0", "numpy<2"), ("opendp",),
                 "an older OpenDP (measurements without input metric or output measure; np.bool8, gone in numpy 2)"),
@@ -52,6 +55,8 @@ ENVIRONMENTS = (
                 "diffprivlib 0.4.1 needs scikit-learn < 1.1, which has no wheel for Python 3.11"),
     Environment("python-dp-1.1.4", ("python-dp==1.1.4",), ("python-dp",), "the previous python-dp release"),
     Environment("pipeline-dp-0.2.1", ("pipeline-dp==0.2.1",), ("pipeline-dp",), "an older PipelineDP"),
+    Environment("libraries", (".[libraries]",), ("opendp", "diffprivlib", "python-dp", "pipeline-dp"),
+                "the extras: the current releases, which install together on numpy 2", report=True),
 )
 
 
@@ -74,7 +79,7 @@ def run_environment(env: Environment, root: Path, repo: Path, out_dir: Path, log
     install = subprocess.run([str(python), "-m", "pip", "install", *reqs], capture_output=True, text=True)
     seconds = time.perf_counter() - t0
     record = {"command": command, "exit_status": install.returncode, "seconds": round(seconds, 1),
-              "why": env.why}
+              "why": env.why, "libraries": list(env.libraries)}
     out = out_dir / f"{env.name}.json"
     log(f"{env.name}: install exit {install.returncode} in {seconds:.0f} s")
     if install.returncode != 0:
@@ -83,9 +88,11 @@ def run_environment(env: Environment, root: Path, repo: Path, out_dir: Path, log
                                 "code": "", "date": time.strftime("%Y-%m-%d")}, "rows": []}
     else:
         argv = [str(python), "-m", "dpbench", "audit-suite", "--libraries", "--env-name", env.name,
-                "--rows-out", str(out), "--out", str(root / f"{env.name}.md")]
-        for lib in env.libraries:
-            argv += ["--library", lib]
+                "--rows-out", str(out)]
+        if env.report:                  # every library it imports, and the report with the others' rows
+            argv += ["--out", "reports/audit_libraries.md"]
+        else:
+            argv += ["--out", str(root / f"{env.name}.md")] + [a for lib in env.libraries for a in ("--library", lib)]
         run = subprocess.run(argv, capture_output=True, text=True, cwd=repo)
         log(run.stdout.strip())
         if run.returncode != 0:
