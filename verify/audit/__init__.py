@@ -14,7 +14,8 @@ refine, certify, assemble), ``features`` (the statistic plug-ins, each declaring
 Gaussian-DP mu), ``fast`` (compiled mechanisms counted without storing outputs), ``inputs``
 (neighbouring pairs: the standard patterns, add/remove one record), ``policy_audit`` (bandit
 policies as mechanisms), ``controls`` (dpbench's catalog settings and negative controls),
-``suites`` (the DP-Sniper known-answer suite, planted bugs, reports).
+``suites`` (the DP-Sniper known-answer suite, planted bugs, DP libraries, reports), ``libraries``
+(the mechanism objects of DP libraries, audited with the claim they carry).
 """
 from .assertions import assert_dp
 from .engine import audit
