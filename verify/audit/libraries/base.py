@@ -53,6 +53,8 @@ class Adapter:
     name = ""
     module = ""
     install = ""
+    #: (submodule, class names): the library's objects are instances of these classes
+    objects: tuple = ("", ())
     #: whether :meth:`claim` takes ``measure`` (the output measure of an object that does not expose it)
     takes_measure = False
 
@@ -68,8 +70,11 @@ class Adapter:
             return "not installed"
 
     def recognises(self, obj) -> bool:
-        """Whether ``obj`` is one of the library's mechanism objects."""
-        raise NotImplementedError
+        """Whether ``obj`` is one of the library's mechanism objects (an instance of ``objects``)."""
+        submodule, names = self.objects
+        mod = self.loaded(submodule)
+        classes = tuple(getattr(mod, name) for name in names if hasattr(mod, name)) if mod is not None else ()
+        return bool(classes) and isinstance(obj, classes)
 
     def unsupported(self, obj) -> str:
         """Why ``obj`` cannot be audited as a mechanism ("" if it can)."""

@@ -40,9 +40,7 @@ class Diffprivlib(Adapter):
     module = "diffprivlib"
     install = 'pip install "dpbench[libraries]"  (or pip install diffprivlib "scikit-learn<1.9")'
 
-    def recognises(self, obj) -> bool:
-        base = self.loaded("mechanisms.base")
-        return base is not None and isinstance(obj, base.DPMechanism)
+    objects = ("mechanisms.base", ("DPMechanism",))
 
     def unsupported(self, obj) -> str:
         for klass in type(obj).__mro__:

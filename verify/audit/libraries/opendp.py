@@ -98,9 +98,7 @@ class OpenDP(Adapter):
     install = 'pip install "dpbench[libraries]"  (or pip install opendp)'
     takes_measure = True
 
-    def recognises(self, obj) -> bool:
-        mod = self.loaded("mod")
-        return mod is not None and isinstance(obj, (mod.Measurement, mod.Transformation))
+    objects = ("mod", ("Measurement", "Transformation"))
 
     def unsupported(self, obj) -> str:
         if isinstance(obj, self.loaded("mod").Transformation):

@@ -22,9 +22,7 @@ class PipelineDP(Adapter):
     module = "pipeline_dp"
     install = 'pip install "dpbench[libraries]"  (or pip install pipeline-dp)'
 
-    def recognises(self, obj) -> bool:
-        mod = self.loaded("dp_computations")
-        return mod is not None and isinstance(obj, getattr(mod, "AdditiveMechanism", ()))
+    objects = ("dp_computations", ("AdditiveMechanism",))
 
     def describe(self, obj) -> str:
         return " ".join(obj.describe().split())

@@ -39,9 +39,7 @@ class PythonDP(Adapter):
     module = "pydp"
     install = 'pip install "dpbench[libraries]"  (or pip install python-dp)'
 
-    def recognises(self, obj) -> bool:
-        mod = self.loaded("algorithms.numerical_mechanisms")
-        return mod is not None and isinstance(obj, mod.NumericalMechanism)
+    objects = ("algorithms.numerical_mechanisms", ("NumericalMechanism",))
 
     def describe(self, obj) -> str:
         if hasattr(obj, "l2_sensitivity"):

@@ -43,9 +43,7 @@ class Tumult(Adapter):
     module = "tmlt"
     install = 'pip install "dpbench[tumult]"  (numpy < 2: in its own environment)'
 
-    def recognises(self, obj) -> bool:
-        mod = self.loaded("core.measurements.base")
-        return mod is not None and isinstance(obj, mod.Measurement)
+    objects = ("core.measurements.base", ("Measurement",))
 
     def unsupported(self, obj) -> str:
         return "an interactive measurement (a queryable) is not one mechanism" if obj.is_interactive else ""
