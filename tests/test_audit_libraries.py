@@ -5,6 +5,7 @@ law catches and a float-safe mechanism that passes.  The hook and the report are
 library, through a small adapter of a numpy mechanism."""
 import json
 import math
+import re
 import sys
 
 import numpy as np
@@ -276,3 +277,14 @@ def test_cli_audits_a_library_object_without_eps(tmp_path, monkeypatch, capsys):
 def test_cli_needs_eps_for_anything_but_a_library_object(capsys):
     assert main(["audit", "ctb", "--no-progress"]) == 2
     assert "--eps: the claim to audit is required for ctb" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--libraries", "--scale", "2"], r"--libraries takes no --scale"),
+    (["--libraries", "--library", "opendpp"], r"library \(--library\).*opendp"),
+    (["--rows-out", "x.json"], r"--rows-out goes with --libraries"),
+])
+def test_audit_suite_libraries_options(capsys, argv, match):
+    assert main(["audit-suite", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and re.search(match, err), err
