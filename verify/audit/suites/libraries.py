@@ -32,8 +32,8 @@ from ..engine import audit
 from ..layers import FLOATING_POINT, LAW
 
 #: certification outputs per input of every row: one call of the library per output, and OpenDP or
-#: Tumult take 0.1 - 1 ms a call, so a row draws about 2.3e5 outputs (2 inputs, every stage)
-SUITE_N = 50_000
+#: Tumult take 0.1 - 1 ms a call, so a row draws about 9e4 outputs (2 inputs, every stage)
+SUITE_N = 20_000
 SUITE_ALPHA = 1e-3
 #: where the rows recorded in other environments are kept
 RECORDED = Path("reports/audit_libraries")
