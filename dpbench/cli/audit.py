@@ -173,7 +173,7 @@ def import_object(spec: str):
     for part in attr.split("."):
         obj = getattr(obj, part, None)
     if obj is None:
-        raise InputError(f"{spec!r}: module {module_name!r} has no {attr!r}")
+        raise InputError(f"{spec!r}: module {module_name!r} has no callable {attr!r} (nor a DP library's object)")
     return obj
 
 
