@@ -399,17 +399,20 @@ def table(rows: list[tuple[str, dict]]) -> list[str]:
 
 
 def _env_line(env: dict, rows: int) -> str:
-    """One environment of the install matrix."""
+    """One environment of the recorded rows: its libraries, the cases it could not run, how it was made."""
     inst = env.get("install", {})
-    ok = inst.get("exit_status") == 0
     versions = ", ".join(f"{k} {v}" for k, v in env.get("libraries", {}).items() if v != "not installed")
-    failed = "; ".join(f"{k}: {_short(v, 160)}" for k, v in env.get("skipped", {}).items()
-                       if k in inst.get("libraries", [k]))
-    imports = (f"no: {failed}" if failed else versions) if ok else ""
-    installs = "yes" if ok else f"**no**: {_short(inst.get('error', '?'), 200)}" if inst else "(not recorded)"
-    return (f"| {env['name']} | {inst.get('why', '')} | `{inst.get('command', '')}` | {installs} | "
-            f"{inst.get('seconds', '')} | {imports} | {env.get('python', '')}, numpy {env.get('numpy', '')} | {rows} | "
-            f"`{env.get('command', '')}` | {env.get('date', '')} |")
+    skipped = "; ".join(f"{k}: {_short(v, 160)}" for k, v in env.get("skipped", {}).items()
+                        if k in inst.get("libraries", [k]))
+    if not inst:
+        made = "by hand (see the guide's install matrix)"
+    elif inst.get("exit_status") == 0:
+        made = f"`{inst['command']}`: installs, {inst['seconds']} s (measured under load)"
+    else:
+        made = f"`{inst.get('command', '')}`: **fails**: {_short(inst.get('error', '?'), 200)}"
+    return (f"| {env['name']} | {versions} | {env.get('python', '')}, numpy {env.get('numpy', '')} | {made} | "
+            f"{rows} | {skipped} | `{env.get('command', '')}` | {_short(env.get('code', ''), 90)} | "
+            f"{env.get('date', '')} |")
 
 
 def report(live: list, skipped: dict, recorded: tuple, command: str, env_name: str, wall: float) -> str:
@@ -452,13 +455,14 @@ def report(live: list, skipped: dict, recorded: tuple, command: str, env_name: s
         lines += ["", "Not importable in this environment, shown from recorded runs: "
                   + "; ".join(f"{a.name} (install: `{a.install}`)" for a in absent) + "."]
     if environments:
-        lines += ["", "## Install matrix: the environments of the recorded rows", "",
-                  "Each made by `python -m verify.audit.suites.library_envs` (a fresh venv, Python of the running "
-                  "interpreter, this checkout and the requirements installed with pip; `seconds`: the install, "
-                  "measured under load on a 2-core machine shared with other jobs, wheels from the local cache), "
-                  "then the command shown run inside it.", "",
-                  "| environment | why its own | install | installs | seconds | imports (version) | Python, numpy "
-                  "| rows | command | date |", "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += ["", "## The environments of the recorded rows", "",
+                  "Each row was recorded by the command shown, run inside the environment (`--rows-out`); "
+                  "`python -m verify.audit.suites.library_envs` makes these environments from scratch and "
+                  "times their installs. What installs with what: the install matrix of "
+                  "[dpbench/guides/auditing.md](../dpbench/guides/auditing.md). `cases skipped`: cases written "
+                  "for other versions of the library.", "",
+                  "| environment | libraries | Python, numpy | made | rows | cases skipped | command | code | date |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for env in environments:
             lines.append(_env_line(env, sum(1 for e, _ in recorded if e is env)))
     lines += ["", "## Findings", "",
