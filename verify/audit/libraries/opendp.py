@@ -170,17 +170,17 @@ class OpenDP(Adapter):
 
         def accepts(eps: float) -> bool:
             return bool(obj.check(d_in, (eps, target) if pair else eps))
-        low, high = 0.0, 1e4
-        if not accepts(high):
-            raise ClaimError(f"its privacy relation accepts no eps up to {high:g} at d_in = {d_in}"
-                             + (f" and delta = {target:g}" if pair else ""))
-        for _ in range(200):
-            if high - low <= 1e-9 * max(1.0, high):
-                break
+        low, high = 0.0, 1.0                # bracket upwards: a relation's check is slow at a huge eps
+        while not accepts(high):
+            low, high = high, 2.0 * high
+            if high > 1024:
+                raise ClaimError(f"its privacy relation accepts no eps up to 1024 at d_in = {d_in}"
+                                 + (f" and delta = {target:g}" if pair else ""))
+        while high - low > 1e-6 * high:
             mid = 0.5 * (low + high)
             low, high = (low, mid) if accepts(mid) else (mid, high)
         at = (f"from the measurement's privacy relation at {where} (the smallest eps it accepts"
-              + (f" at delta = {target:g}" if pair else "") + ", by bisection to 1e-9)")
+              + (f" at delta = {target:g}" if pair else "") + ", by bisection to 1e-6)")
         return Claim(high, target, f"eps = {number_text(high)} {at}")
 
     def _metric(self, obj) -> str | None:
