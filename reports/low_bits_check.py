@@ -60,9 +60,24 @@ def opendp_laplace():
     return m, (1.0, 0.0), f"OpenDP {version} Laplace on floats, scale 1 (eps = 1 at d_in = 1)".replace("  ", " ")
 
 
+def opendp_gaussian():
+    try:                                   # OpenDP 0.8 and later: zCDP, rho = 0.5 -> eps at delta = 1e-5
+        import opendp.prelude as dp
+        dp.enable_features("contrib")
+        m = dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+        eps = dp.c.make_zCDP_to_approxDP(m).map(1.0).epsilon(1e-5)
+    except ImportError:                    # 0.4: the analytic Gaussian, (eps, delta) by its privacy relation
+        from opendp.meas import make_base_analytic_gaussian
+        from opendp.mod import enable_features
+        enable_features("contrib", "floating-point")
+        m = make_base_analytic_gaussian(scale=1.0)
+        eps = next(e / 100 for e in range(1, 100_000) if m.check(1.0, (e / 100, 1e-5)))
+    return m, (eps, 1e-5), f"OpenDP Gaussian on floats, scale 1 (eps = {eps:.4g} at delta = 1e-5, d_in = 1)"
+
+
 CASES = {"pydp-gaussian": pydp_gaussian, "pipelinedp-gaussian": pipelinedp_gaussian,
          "diffprivlib-laplace": diffprivlib_laplace, "diffprivlib-gaussian-analytic": diffprivlib_gaussian_analytic,
-         "opendp-laplace": opendp_laplace}
+         "opendp-laplace": opendp_laplace, "opendp-gaussian": opendp_gaussian}
 
 
 def in_a(v: float) -> bool:
