@@ -137,9 +137,9 @@ class OpenDP(Adapter):
         if d_in is None:
             d = None if metric is None else input_distance(metric, x, x_prime)
             if d is None:
-                known = "its input metric is not exposed" if metric is None else f"its input metric {metric}"
-                raise ClaimError(f"the distance of x and x' under {known} is not known here: give it, "
-                                 f"verify.audit.libraries.wrap(measurement, d_in=...)")
+                why = ("this OpenDP version does not expose the measurement's input metric" if metric is None
+                       else f"the distance of x and x' under its input metric {metric} is not known here")
+                raise ClaimError(f"{why}: give it, verify.audit.libraries.wrap(measurement, d_in=...)")
             where = f"d_in = {number_text(d)} ({metric} of x and x')"
         else:
             d = exact(d_in)

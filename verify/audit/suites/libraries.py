@@ -139,8 +139,8 @@ def opendp_count_laplace():
     if dp is not None:
         return (dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
                 >> dp.m.then_laplace(scale=1.0))
-    meas, trans = old
-    return libraries.wrap(trans.make_count(TIA=int) >> _old_discrete_laplace(meas), measure="MaxDivergence")
+    meas, trans = old                   # before 0.6 the input metric is not exposed: the pair is 1 record apart
+    return libraries.wrap(trans.make_count(TIA=int) >> _old_discrete_laplace(meas), d_in=1, measure="MaxDivergence")
 
 
 def opendp_laplace_vector():
