@@ -475,7 +475,9 @@ def report(live: list, skipped: dict, recorded: tuple, command: str, env_name: s
               "PipelineDP, written up for upstream in [pydp_gaussian_float_leak.md](pydp_gaussian_float_leak.md); "
               "the others (diffprivlib's float Laplace and Gaussian, OpenDP 0.4's float Laplace) in "
               "[audit_libraries_findings.md](audit_libraries_findings.md). The law violations are the wrong claims "
-              "the suite plants (an understated sensitivity, a privacy map that halves eps)."]
+              "the suite plants (an understated sensitivity, a privacy map that halves eps), except one: OpenDP "
+              "0.4.0's randomised response, whose lie is a Bernoulli(prob) bit (eps ln 13, not ln 3; fixed by "
+              "0.5.0), confirmed by [opendp_rr_bool_check.py](opendp_rr_bool_check.py) in the same file."]
     unexpected = [(e, r) for e, r in [(env_name, r) for r in live] + kept if not r.get("as_expected", False)]
     lines += ["", f"Rows as expected: {n_rows - len(unexpected)} of {n_rows}."
               + ("" if not unexpected else " Not as expected: " + "; ".join(
