@@ -13,7 +13,7 @@ import sys
 from scipy.stats import beta
 
 try:
-    import opendp.prelude as dp                     # OpenDP 0.8 and later
+    import opendp.prelude as dp  # OpenDP 0.8 and later
     dp.enable_features("contrib")
     mech = dp.m.make_randomized_response_bool(prob=0.75)
 except ImportError:                                 # 0.4 - 0.7
