@@ -25,7 +25,9 @@ def _trace(policy, horizon, means=MEANS, **params):
 @pytest.mark.parametrize("policy,params,horizon", [
     ("dp_ucb_bound", {"eps": 1.0}, 3000),
     ("dp_ucb", {"eps": 0.5}, 3000),
+    ("dp_ucb", {"eps": 0.5, "streams": "pulled"}, 3000),
     ("dp_ucb_int", {"eps": 0.3}, 3000),
+    ("dp_ucb_int", {"eps": 0.3, "noise": "sd"}, 3000),
     ("dp_se", {"eps": 1.0}, 30_000),
 ])
 def test_baselines_match_reference(policy, params, horizon):

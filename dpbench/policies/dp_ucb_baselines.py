@@ -12,12 +12,15 @@ spec (seed_002.md §5.5, [EXT]), after the public re-implementations it names.
 * DP-UCB (Alg. 2; eps-DP) [reconstruction, L/M]: the same counters, but every arm's
   counter receives an item at every step (0 when the arm is not pulled), so each
   stream has length t; index S_hat_a/N_a + sqrt(2 ln t/N_a) (no nu term).
+  ``streams = "pulled"`` feeds only the pulled arm's counter (DP-UCB-BOUND without
+  its nu term): the other reading of a baseline the paper does not spell out.
 * DP-UCB-INT (Alg. 3) [reconstruction, L]: f = ceil(1/eps); the first N f steps are
   round robin; afterwards, at every step, each arm with N_a a multiple of f gets a
   fresh index mean_a + Lap(1/N_a^(1 - v/2)) + sqrt(2 ln t/N_a) (others keep their
   stale index), with privacy rate v = 1.1 (a MATLAB re-implementation; its
   ``laprnd`` reads the last argument as a standard deviation, i.e. scale/sqrt 2 --
-  we use it as the scale, as the spec does).  The map from a target (eps, delta) to
+  we use it as the scale, as the spec does; ``noise = "sd"`` reads it as laprnd does).
+  The map from a target (eps, delta) to
   (f, v) is unresolved in the spec, so no (eps, delta) claim is made for it.
 
 t is the number of completed pulls (the engine's convention).  Rewards in [0, 1]
@@ -31,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import randomness as rng
-from ..engine.catalog import AlgorithmSpec, Built, Param, real, register_algorithm
+from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct
 from ..mechanisms.tree_counter import hybrid_add, hybrid_new
@@ -98,7 +101,8 @@ def _hybrid_update(policy, state, arm, m, value, level, t):
 # ================================================================ DP-UCB-INT
 class IntervalUCB(NamedTuple):
     interval: int        # f = ceil(1/eps)
-    rate: float          # v: the index noise is Lap(1/N_a^(1 - v/2))
+    rate: float          # v: the index noise is Lap(noise/N_a^(1 - v/2))
+    noise: float         # 1 (the scale, as the spec reads it) or 1/sqrt 2 (MATLAB laprnd's sd)
 
 
 class IntervalState(NamedTuple):
@@ -125,7 +129,8 @@ def _int_select(policy, state, t):
     for a in range(k):
         n = state.pulls[a]
         if n % f == 0.0:
-            state.indices[a] = state.ones[a] / n + rng.laplace(n ** -exponent) + math.sqrt(2.0 * log_t / n)
+            state.indices[a] = (state.ones[a] / n + rng.laplace(policy.noise * n ** -exponent)
+                                + math.sqrt(2.0 * log_t / n))
         if state.indices[a] > best:
             best = state.indices[a]
             arm = a
@@ -154,20 +159,28 @@ register_algorithm(AlgorithmSpec(
     name="dp_ucb", label="DP-UCB", family="dp_ucb",
     summary="UCB on hybrid-counter reward sums, every arm's stream fed each step (eps-DP)",
     source="Tossou & Dimitrakakis 2016 Alg. 2; seed 002 Fig. 5 baseline (spec §5.5 [EXT-L/M])",
-    params=_EPS, rewards="unit", privacy="central",
-    build=lambda instance, horizon, eps: Built(HybridUCB(eps, False, True), Direct(False), [],
-                                               {"privacy_notion": _HYBRID_DP})))
+    params=_EPS + (Param("streams", "whose counter gets an item each step: 'all' (0 for the arms not pulled; "
+                         "the spec's reconstruction) or 'pulled' (DP-UCB-BOUND without nu)",
+                         choice("all", "pulled"), "all"),),
+    rewards="unit", privacy="central",
+    build=lambda instance, horizon, eps, streams="all": Built(HybridUCB(eps, False, streams == "all"), Direct(False),
+                                                              [], {"privacy_notion": _HYBRID_DP,
+                                                                   "streams": streams})))
+
+#: DP-UCB-INT's noise readings: the Laplace scale 1/N^(1 - v/2) (spec 5.5), or that number read as
+#: a standard deviation, as MATLAB's laprnd does (scale / sqrt 2)
+INT_NOISE = {"scale": 1.0, "sd": 1.0 / math.sqrt(2.0)}
 
 
-def _build_int(instance, horizon, eps, v=1.1):
+def _build_int(instance, horizon, eps, v=1.1, noise="scale"):
     interval = int(math.ceil(1.0 / eps))
-    info = {"interval_f": interval, "privacy_rate_v": v,
+    info = {"interval_f": interval, "privacy_rate_v": v, "noise": noise,
             "privacy_claim": "unresolved: the (eps, delta) -> (f, v) map is not reconstructed (spec §5.5)"}
     warnings = []
     if instance.k * interval >= horizon:
         warnings.append(f"DP-UCB-INT: the round-robin phase ({instance.k} arms x f = {interval}) does not "
                         f"end within the horizon T = {horizon}")
-    return Built(IntervalUCB(interval, float(v)), Direct(False), warnings, info)
+    return Built(IntervalUCB(interval, float(v), INT_NOISE[noise]), Direct(False), warnings, info)
 
 
 register_algorithm(AlgorithmSpec(
@@ -175,5 +188,7 @@ register_algorithm(AlgorithmSpec(
     summary="UCB whose noisy index is refreshed every f = ceil(1/eps) pulls of an arm",
     source="Tossou & Dimitrakakis 2016 Alg. 3; seed 002 Fig. 4 baseline (spec §5.5 [EXT-L])",
     params=_EPS + (Param("v", "privacy rate v: index noise Lap(1/N^(1 - v/2)) (reconstruction)",
-                         real(0.0, 2.0, low_open=True, high_open=True), 1.1),),
+                         real(0.0, 2.0, low_open=True, high_open=True), 1.1),
+                   Param("noise", "1/N^(1 - v/2) read as the Laplace scale ('scale', the spec) or as its "
+                         "standard deviation ('sd', MATLAB laprnd: scale / sqrt 2)", choice(*INT_NOISE), "scale")),
     build=_build_int, rewards="unit", privacy="central"))

@@ -238,13 +238,15 @@ def dp_ucb_bound(seed, means, horizon, eps, all_streams=False, bound=True):
     return run.arms
 
 
-def dp_ucb(seed, means, horizon, eps):
-    return dp_ucb_bound(seed, means, horizon, eps, all_streams=True, bound=False)
+def dp_ucb(seed, means, horizon, eps, streams="all"):
+    return dp_ucb_bound(seed, means, horizon, eps, all_streams=streams == "all", bound=False)
 
 
-def dp_ucb_int(seed, means, horizon, eps, v=1.1):
+def dp_ucb_int(seed, means, horizon, eps, v=1.1, noise="scale"):
     """DP-UCB-INT: f = ceil(1/eps) round-robin rounds, then each step refresh the index of every
-    arm with N_a % f == 0: mean + Lap(1/N_a^(1-v/2)) + sqrt(2 ln t/N_a); pull the argmax."""
+    arm with N_a % f == 0: mean + Lap(c/N_a^(1-v/2)) + sqrt(2 ln t/N_a), c = 1 or (noise = "sd",
+    MATLAB laprnd's reading) 1/sqrt 2; pull the argmax."""
+    c = 1.0 if noise == "scale" else 1.0 / math.sqrt(2.0)
     run = _Run(seed, means, horizon)
     k = len(means)
     f = math.ceil(1 / eps)
@@ -256,7 +258,7 @@ def dp_ucb_int(seed, means, horizon, eps, v=1.1):
         else:
             for i in range(k):
                 if n[i] % f == 0:
-                    idx[i] = s[i] / n[i] + rng.laplace(1 / n[i] ** (1 - v / 2)) + math.sqrt(2 * math.log(t) / n[i])
+                    idx[i] = s[i] / n[i] + rng.laplace(c / n[i] ** (1 - v / 2)) + math.sqrt(2 * math.log(t) / n[i])
             a = int(np.argmax(idx))
         x, _ = run.pull(a)
         s[a] += x
