@@ -440,6 +440,30 @@ def test_the_loader_reads_choices_and_refuses_incomplete_readings(tmp_path):
         load_claims(table)
 
 
+def test_replace_readings_of_two_choices_compose(tmp_path):
+    """Two choices that each change part of the same run names (a panel's delta, a baseline's
+    label) compose by substitution, where overrides of one key would not: the product of their
+    readings names every combination's runs."""
+    (tmp_path / "paper.toml").write_text(
+        '[[choice]]\nid = "delta"\nquestion = "q"\nsource = "s"\n'
+        '[[choice.reading]]\nid = "e10"\nwhy = "w"\n[[choice.reading]]\nid = "e19"\nwhy = "w"\n'
+        '[[choice]]\nid = "baseline"\nquestion = "q"\nsource = "s"\n'
+        '[[choice.reading]]\nid = "scale"\nwhy = "w"\n[[choice.reading]]\nid = "sd"\nwhy = "w"\n')
+    table = tmp_path / "claims.toml"
+    table.write_text('[[claim]]\nid = "r"\nwhere = "w"\nstatement = "s"\ntest = "argmin"\nexperiment = "x"\n'
+                     'runs = ["(b) e^-10 / New", "(b) e^-10 / INT"]\nbest = "(b) e^-10 / New"\n'
+                     '[claim.readings.delta]\ne10 = {}\ne19 = { replace = { "e^-10" = "e^-19" } }\n'
+                     '[claim.readings.baseline]\nscale = {}\nsd = { replace = { "/ INT" = "/ INT (sd)" } }\n')
+    (c,) = load_claims(table)
+    got = {v.reading_key: (v.params["runs"], v.params["best"]) for v in c.under(
+        __import__("dpbench").reporting.claims.load_choices(tmp_path / "paper.toml"))}
+    assert got["delta=e19, baseline=sd"] == (["(b) e^-19 / New", "(b) e^-19 / INT (sd)"], "(b) e^-19 / New")
+    assert got["delta=e10, baseline=scale"] == (["(b) e^-10 / New", "(b) e^-10 / INT"], "(b) e^-10 / New")
+    table.write_text(table.read_text().replace('{ "/ INT" = "/ INT (sd)" }', '{ "/ INT" = 3 }'))
+    with pytest.raises(dpbench.InputError, match="must be a table of text -> text"):
+        load_claims(table)
+
+
 # ------------------------------------------------------------------ checks that cannot fail
 def test_a_check_that_cannot_fail_is_consistent_never_reproduced():
     lower = one(Outcome("", comparisons=(Check(Estimate(300.0, 10.0, 49, 50), low=2.0, can_contradict=False),)))

@@ -134,7 +134,8 @@ class Claim:
     def under(self, choices: Mapping[str, Choice]) -> list[Claim]:
         """This claim once per combination of the plausible readings of the choices it depends
         on (itself, as stated, when it depends on none), each with that reading's keys applied:
-        top-level keys replaced, ``args`` merged key by key, ``horizon`` the claim's horizon."""
+        top-level keys replaced, ``args`` merged key by key, ``horizon`` the claim's horizon,
+        ``replace`` substituted in every string of the claim (:func:`substitute`)."""
         if not self.readings:
             return [self]
         out = []
@@ -144,12 +145,34 @@ class Claim:
                 for key, value in dict(self.readings[r.choice][r.id]).items():
                     if key == "horizon":
                         horizon = None if value is None else float(value)
+                    elif key == REPLACE:
+                        params = substitute(params, value)
                     elif key == "args" and isinstance(params.get("args"), Mapping):
                         params["args"] = {**params["args"], **value}
                     else:
                         params[key] = value
             out.append(replace(self, params=params, horizon=horizon, reading=tuple(combo)))
         return out
+
+
+#: the key of a reading's entry that substitutes text in every string of the claim (run labels,
+#: panels, experiment names): ``replace = { "e^-10" = "e^-19" }``.  Substitutions of different
+#: choices compose (each applied in turn), where key overrides of one key would not
+REPLACE = "replace"
+
+
+def substitute(value, subs: Mapping[str, str]):
+    """``value`` (a claim's keys: strings, tables and lists of them) with every occurrence of each
+    key of ``subs`` replaced by its value, in order."""
+    if isinstance(value, str):
+        for old, new in subs.items():
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, Mapping):
+        return {k: substitute(v, subs) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(substitute(v, subs) for v in value)
+    return value
 
 
 # ------------------------------------------------------------------ where in the paper

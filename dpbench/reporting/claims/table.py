@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...validation import InputError, closest_names
-from .model import CATEGORIES, Choice, Claim, Reading
+from .model import CATEGORIES, REPLACE, Choice, Claim, Reading
 from .registry import TESTS, ClaimTest
 
 #: keys every claim may have, whatever its test
@@ -152,11 +152,12 @@ def load_claims(seed_or_path, choices: Mapping[str, Choice] | None = None) -> li
 
 def _readings(name: str, cid: str, test: ClaimTest, raw, choices: Mapping[str, Choice]) -> dict:
     """``[claim.readings.CHOICE]``: for every plausible reading of each named choice, the keys it
-    overrides (keys the claim's test knows, or ``horizon``)."""
+    overrides (keys the claim's test knows, or ``horizon``) or the text it substitutes
+    (``replace``)."""
     if not isinstance(raw, Mapping):
         raise InputError(f"{name} claim {cid!r}: 'readings' must be a table ([claim.readings.CHOICE] entries)")
     out = {}
-    allowed = set(test.keys) | set(test.optional) | {"horizon"}
+    allowed = set(test.keys) | set(test.optional) | {"horizon", REPLACE}
     for choice_id, entries in raw.items():
         choice = choices.get(choice_id)
         if choice is None:
@@ -183,6 +184,11 @@ def _readings(name: str, cid: str, test: ClaimTest, raw, choices: Mapping[str, C
                                  f"not keys of a {test.name} claim; allowed: {', '.join(sorted(allowed))}")
             if "horizon" in keys:
                 _horizon(name, cid, keys["horizon"])
+            subs = keys.get(REPLACE, {})
+            if not isinstance(subs, Mapping) or not all(isinstance(k, str) and k and isinstance(v, str)
+                                                        for k, v in subs.items()):
+                raise InputError(f"{name} claim {cid!r}: readings.{choice_id}.{rid}.{REPLACE} must be a table of "
+                                 f"text -> text (substituted in every string of the claim; got {subs!r})")
         absent = [r.id for r in choice.plausible if r.id not in entries]
         if absent:
             raise InputError(f"{name} claim {cid!r}: readings.{choice_id} gives no entry for the plausible "
