@@ -430,7 +430,7 @@ def test_cli(capsys):
 
 
 def test_figure_smoke(tmp_path):
-    from dpbench.reporting import feasibility_figures as FF
+    from dpbench.papers.seed002 import feasibility_figures as FF
     path = tmp_path / "fig3.png"
     results = FF.figure3_lemma15(path, settings=((1.0, 0.01),), ns=(10,))
     assert path.stat().st_size < 200_000

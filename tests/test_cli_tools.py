@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dpbench.cli import main
-from dpbench.reporting import feasibility_figures
+from dpbench.papers.seed002 import feasibility_figures
 from verify import regret_baseline
 from verify.audit.suites import report as audit_report
 

@@ -9,6 +9,11 @@ and exits with status 2, without a traceback.
 Every subcommand takes ``--plugin MODULE`` (repeatable): user modules that
 register policies or environments, imported before the command runs, with
 ``DPBENCH_PLUGINS`` and installed entry points (:mod:`dpbench.plugins`).
+
+A paper adds commands of its own the same way: a module ``cli.py`` in its package
+(``dpbench/papers/seed002/cli.py`` adds ``dpbench feasibility``) with
+``register(subparsers)``; :func:`paper_commands` finds it in every installed paper
+(:func:`dpbench.plugins.paper_packages`) and lists its commands after dpbench's own.
 """
 from __future__ import annotations
 
@@ -22,7 +27,9 @@ import warnings
 from ..validation import InputError, closest_names
 
 #: subcommand modules, in the order ``dpbench --help`` lists them
-COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "feasibility", "audit", "audit_suite", "baseline"]
+COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "audit", "audit_suite", "baseline"]
+#: the module of a paper's package that adds commands of its own (``register(subparsers)``)
+PAPER_COMMANDS = "cli"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,12 +67,27 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")
         module.register(sub)
+    paper_commands(sub)
     for command in sub.choices.values():
         command.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                              help="import a module (name or .py file) that registers policies or "
                                   "environments; repeatable; also DPBENCH_PLUGINS=a,b (the working "
                                   "directory is importable)")
     return parser
+
+
+def paper_commands(sub) -> list[str]:
+    """Add the commands of every installed paper whose package has a ``cli`` module (its
+    ``register(subparsers)``), found without importing the papers that have none; returns the
+    modules used."""
+    from ..plugins import paper_folder, paper_packages
+    used = []
+    for name, package in paper_packages().items():
+        if (paper_folder(name) / f"{PAPER_COMMANDS}.py").is_file():
+            module = importlib.import_module(f"{package}.{PAPER_COMMANDS}")
+            module.register(sub)
+            used.append(module.__name__)
+    return used
 
 
 def main(argv=None) -> int:

@@ -12,6 +12,9 @@
                         :func:`verify.bounds.register`
         report.py       its measurements and report hooks (``MEASUREMENTS``, ``measure``, ``plan``,
                         ``figures``, ``sections``: :mod:`dpbench.reporting.paper`)
+        cli.py          optional: commands of its own, ``register(subparsers)`` as every
+                        ``dpbench.cli`` module (seed002's ``dpbench feasibility``); the command
+                        line finds it in every installed paper (:func:`dpbench.cli.paper_commands`)
 
 A folder of this package holding a ``claims.toml`` is a paper: :mod:`dpbench.plugins` finds it
 by its folder (``paper_packages``, ``paper_folder``), with nothing to declare in ``pyproject.toml``;

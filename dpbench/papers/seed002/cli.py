@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 
-from ..validation import InputError, make_output_dir
+from dpbench.validation import InputError, make_output_dir
 
 
 def register(sub):
@@ -109,7 +109,7 @@ def _figures(args) -> int:
     """Figs. 1-3 of seed 002 and the minimal-start-phase report, into ``args.out``."""
     if args.family is not None:
         raise InputError("--figures takes no perturbation family (it draws all three)")
-    from ..reporting.feasibility_figures import write_report
+    from .feasibility_figures import write_report
     for path in write_report(make_output_dir("--out", args.out)):
         print(path)
     return 0

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..mechanisms import perturbations as P
+from dpbench.mechanisms import perturbations as P
 
 DPI = 72
 
