@@ -73,9 +73,17 @@ def test_privacy_exponent_over_the_own_level(privacy_sweep):
 
 def test_negative_control_a_foreign_level_bends_the_exponent(privacy_sweep):
     """Subtracting another algorithm's (lower) regret, as the old report did, flattens and bends
-    the slope: the points are no power law, and the row decides nothing."""
+    the slope: the points are no power law, its lack-of-fit test rejects the claimed form and the
+    slope's interval is widened by the misfit."""
     out = M.measure_level_exponent(exponent_claim("thompson"), privacy_sweep)
-    assert alone(out) is Verdict.INCONCLUSIVE and "lack-of-fit" in out.comparisons[0].degenerate, out.statistic
+    c = out.comparisons[0]
+    assert "lack of fit" in c.form_rejected and "widened by the misfit" in c.estimate.method, out.statistic
+    # three points leave 1 df: the widened interval (t on 1 df) still reaches -1 +- 0.1
+    assert alone(out) is Verdict.INCONCLUSIVE, out.statistic
+    # the same points read as an average slope over the range (power_law = false): not rejected as
+    # a form, the plain bootstrap interval decides
+    avg = M.measure_level_exponent(exponent_claim("thompson", power_law=False), privacy_sweep)
+    assert not avg.comparisons[0].form_rejected and "not a power law" in avg.statistic
 
 
 def test_crossing_time_is_interpolated_in_log_t():
