@@ -11,7 +11,9 @@ marked where they are tested:
   with their 95% intervals at the tested horizon, on a dotted line labelled with the claims;
 * a crossing (``crossing``): the measured crossing time with its interval, and the claimed band;
 * an exponent on a sweep panel (``exponent``, ``level_exponent``): the fitted slope and its
-  interval (at the report's family level) drawn as a fan through the fitted points' centre.
+  interval (at the report's family level) drawn as a fan through the fitted points' centre;
+* any other claim of a panel (a dominance over a sweep, a flattening, a ratio of its runs):
+  listed with its verdict in the panel's corner.
 
 Each figure is linked from its claims and lists them, with their verdicts, in its caption.
 :func:`ratio_figure` draws every ``ratio`` claim over T against its expected band.
@@ -33,8 +35,9 @@ from .front_page import anchor
 
 #: marks of a verdict inside a figure (the caption spells them out)
 SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.INCONCLUSIVE: "?",
-          Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–"}
-LEGEND = "✓ reproduced, ✗ contradicted, ? inconclusive, … unobservable at this horizon, – not checked"
+          Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–", Verdict.DEPENDS: "±", Verdict.CONSISTENT: "○"}
+LEGEND = ("✓ reproduced, ✗ contradicted, ± depends on the reading, ○ consistent (cannot fail), ? inconclusive, "
+          "… unobservable at this horizon, – not checked")
 ORDERING = {"ordering", "argmin", "pairs", "sweep_dominance"}
 SLOPES = {"exponent", "level_exponent"}
 PANEL_SIZE = (3.9, 3.2)                      # inches per panel (at the report's 100 dpi: 390 x 320 px)
@@ -128,8 +131,11 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
                 if any(_in_panel(ref, m.key, panel, run) for ref in _refs(r))]
         if x != "t" and any(s.sweep_group and x in s.params for s in specs):
             _sweep_panel(ax, exp, run, specs, x, colours, mine, ev)
+            drawn = SLOPES
         else:
             _curve_panel(ax, exp, run, specs, colours, mine)
+            drawn = ORDERING | {"crossing"}
+        _listed(ax, [r for r in mine if _kind(r.claim) not in drawn])
         ax.set_title("\n".join(textwrap.wrap(title, 62)[:2]), fontsize=7.5)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
@@ -272,6 +278,15 @@ def _finish(ax):
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         ax.legend(fontsize=5.5, loc="best", framealpha=0.7, handlelength=1.5)
+
+
+def _listed(ax, claims):
+    """The panel's claims no mark of its kind draws (a dominance over a sweep, a flattening, a
+    ratio of two of its runs), listed with their verdicts in the panel's upper left corner."""
+    if claims:
+        ax.text(0.02, 0.98, "\n".join(f"{SYMBOL.get(r.verdict, '?')} {r.claim.id}" for r in claims),
+                transform=ax.transAxes, fontsize=5.5, ha="left", va="top", color="0.15",
+                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
 
 
 def _orderings(ax, run, specs, claims, colours):
