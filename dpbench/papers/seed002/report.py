@@ -22,7 +22,7 @@ import numpy as np
 
 from dpbench.reporting import measures as M
 from dpbench.reporting.bound_checks import bound_checks_section
-from dpbench.reporting.claims import Check, Evidence, NotChecked, Outcome, provenance_of
+from dpbench.reporting.claims import Check, Evidence, Exact, NotChecked, Outcome, Unobservable, Verdict, provenance_of
 from dpbench.reporting.context import ReportContext
 from dpbench.reporting.markdown import Report, fmt
 
@@ -34,8 +34,8 @@ PLAN = [
     ("seed002_fig7", "seed002_fig7", None, None),
     ("seed002_fig6_1e6", "seed002_fig6", 10 ** 6, 100),
     ("seed002_fig7_1e6", "seed002_fig7", 10 ** 6, 100),
-    ("levels", "seed002_check_levels", 10 ** 5, 100),
-    ("levels_1e6", "seed002_check_levels", 10 ** 6, 100),
+    ("levels_T1e5", "seed002_check_levels", 10 ** 5, 100),
+    ("levels_T1e6", "seed002_check_levels", 10 ** 6, 100),
     ("gdp_elim", "seed002_check_gdp_elim", None, None),
     ("elim_order", "seed002_check_elim_order", None, None),
 ]
@@ -242,6 +242,134 @@ def extra_per_arm(claim, ev: Evidence) -> Outcome:
                    **provenance_of([r, lv]))
 
 
+# ------------------------------------------------------------------ exact computations of the remarks
+def _lower_bound_term(eps, delta, horizon):
+    """(1/eps) ln(((e^eps - 1) T + delta T)/((e^eps - 1) + delta T)): the per-arm term of the GDP
+    lower bound (Theorem 4, Remarks 5-6), with its eps -> 0 limit."""
+    from .bounds import privacy_term
+    return privacy_term(eps, delta, horizon, horizon, 1.0)
+
+
+def _new_term(eps, delta, horizon):
+    """Theorem 16's per-arm privacy term (4/eps) ln((T(e^eps - 1) + 2T delta)/(2(e^eps - 1) + 2T delta))."""
+    from .bounds import privacy_term
+    return 4.0 * privacy_term(eps, delta, horizon, 2.0 * horizon, 2.0)
+
+
+GRID_EPS = (0.0, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0)
+GRID_DELTA = (0.0, 1e-10, 1e-6, 1e-3, 0.01, 0.1)
+GRID_T = (1e3, 1e4, 1e5, 1e6, 1e7, 1e9)
+
+
+def new_matches_lower_bound(claim, ev: Evidence) -> Outcome:
+    """Remark 7 with Sec. 6.3: DP-FTPL-New's privacy term per arm (Theorem 16) is within a constant
+    factor of the GDP lower bound's (1/eps) ln(...) (Remark 6, an upper bound on the unknown DP lower
+    bound): the ratio lies in [1, 4] (Theorem 16's 4/eps against 1/eps, the logarithms' arguments a
+    factor 2 apart in delta) on a grid of eps (0 included), delta (0 included) and T."""
+    ratios = [(_new_term(e, d, t) / _lower_bound_term(e, d, t), e, d, t)
+              for e in GRID_EPS for d in GRID_DELTA for t in GRID_T if e > 0 or d > 0]
+    lo, hi = min(ratios), max(ratios)
+    text = (f"ratio over {len(ratios)} (eps, delta, T): min {lo[0]:.4g} at {lo[1:]}, max {hi[0]:.4g} at {hi[1:]}")
+    return Outcome(text, comparisons=(Exact(1.0 <= lo[0] and hi[0] <= 4.0, "ratio in [1, 4] on the grid"),))
+
+
+def gauss_excess(claim, ev: Evidence) -> Outcome:
+    """Sec. 6.3 with Remark 7: DP-FTPL-Gauss's extra term N_G* = min{ln(e/(4 pi delta^2))/eps^2,
+    1/(4 pi delta^2)} (DP-FTPL-Beta's is larger still) over the lower bound's term grows without
+    bound as delta -> 0 (eps = 1, T = 1e6: increasing over delta = 1e-2 ... 1e-150), and as eps -> 0
+    tends to (1/(4 pi delta^2)) / ((T - 1)/(T delta)) ~ 1/(4 pi delta): 1/delta^2 against 1/delta."""
+    from .bounds import start_phase_gauss
+    t = 1e6
+    deltas = [10.0 ** -k for k in (2, 4, 6, 10, 20, 50, 100, 150)]
+    by_delta = [start_phase_gauss(1.0, d) / _lower_bound_term(1.0, d, t) for d in deltas]
+    grows = all(b > a for a, b in zip(by_delta, by_delta[1:]))
+    limit = [(d, start_phase_gauss(0.0, d) / _lower_bound_term(0.0, d, t), (t / (t - 1)) / (4 * math.pi * d))
+             for d in (0.01, 1e-3, 1e-4)]
+    close = all(abs(r - want) <= 1e-9 * want for _, r, want in limit)
+    text = ("delta -> 0 (eps = 1, T = 1e6): ratio " + ", ".join(f"{r:.3g}" for r in by_delta)
+            + " at delta = 1e-2 ... 1e-150; eps -> 0: " + ", ".join(f"{r:.4g} at delta = {d:g}" for d, r, _ in limit))
+    return Outcome(text, comparisons=(Exact(grows and by_delta[-1] > 10 * by_delta[0], "grows without bound as delta -> 0"),
+                                      Exact(close, "eps -> 0: the ratio is T/(T - 1) / (4 pi delta)")))
+
+
+def int_excess(claim, ev: Evidence) -> Outcome:
+    """Remark 12: DP-UCB-INT's additive term ln(1/delta)/eps^2 against DP-FTPL-New's (4/eps)
+    ln(1 + (e^eps - 1)/(2 delta)) (Theorem 16's term as T -> infinity): larger wherever eps <= delta
+    (delta in {0.1, 0.01, 0.001}, eps = delta x 10^-j), and growing without bound as eps/delta -> 0."""
+    rows = []
+    for d in (0.1, 0.01, 1e-3):
+        seq = [(math.log(1 / d) / e ** 2) / (4 / e * math.log1p(math.expm1(e) / (2 * d)))
+               for e in (d, d / 10, d / 100, d / 1000)]
+        rows.append((d, seq))
+    larger = all(r > 1 for _, seq in rows for r in seq)
+    grows = all(b > a for _, seq in rows for a, b in zip(seq, seq[1:]))
+    text = "; ".join(f"delta = {d:g}: " + ", ".join(f"{r:.3g}" for r in seq) + " at eps = delta x 1, 1e-1, 1e-2, 1e-3"
+                     for d, seq in rows)
+    return Outcome(text, comparisons=(Exact(larger, "larger at every eps <= delta"),
+                                      Exact(grows, "growing as eps/delta -> 0")))
+
+
+def beta_start_constant(claim, ev: Evidence) -> Outcome:
+    """Remark 14: DP-FTPL-Beta's start phase N_B* has a much larger constant than DP-FTPL-Gauss's N_G*
+    at the paper's (eps, delta): N_B*/N_G* at (1, 0.01), (1, e^-10), (1, e^-19)."""
+    from .bounds import start_phase_beta, start_phase_gauss
+    pts = [(1.0, 0.01), (1.0, math.exp(-10)), (1.0, math.exp(-19))]
+    r = [start_phase_beta(e, d) / start_phase_gauss(e, d) for e, d in pts]
+    text = "N_B*/N_G* = " + ", ".join(f"{x:.4g}" for x in r) + " at (1, 0.01), (1, e^-10), (1, e^-19)"
+    return Outcome(text, comparisons=(Exact(min(r) >= 10.0, "at least an order of magnitude"),))
+
+
+def new_limits(claim, ev: Evidence) -> Outcome:
+    """Remark 17: Theorem 16 holds at delta = 0 and at eps = 0, its privacy term taking the limits
+    (4/eps) ln(T/2) (delta -> 0) and 4 (T - 2)/(2 T delta) (eps -> 0): the term at delta = 1e-300
+    and at eps = 1e-12 agrees with the limits to 1e-6 (relative), and the limits are what
+    DP-FTPL-New computes at delta = 0 and eps = 0 (its centre shift, policies.dp_ftpl)."""
+    from dpbench.mechanisms.perturbations import lemma15_tail_radius
+    errs = []
+    for t in (1e4, 1e5, 1e6):
+        for e in (0.1, 1.0):
+            want = 4.0 / e * math.log(t / 2)
+            errs.append(abs(_new_term(e, 1e-300, t) - want) / want)
+            errs.append(abs(4.0 * float(lemma15_tail_radius(1.0, 1.0 / t, e, 0.0)) - want) / want)
+        for d in (0.01, 1e-3):
+            want = 4.0 * (t - 2) / (2 * t * d)
+            errs.append(abs(_new_term(1e-12, d, t) - want) / want)
+            errs.append(abs(4.0 * float(lemma15_tail_radius(1.0, 1.0 / t, 0.0, d)) - want) / want)
+    worst = max(errs)
+    return Outcome(f"largest relative difference from the limits: {worst:.2g} over {len(errs)} (eps, delta, T)",
+                   comparisons=(Exact(worst <= 1e-6, "the limits (4/eps) ln(T/2) and 2(T - 2)/(T delta)"),))
+
+
+def start_plateau(claim, ev: Evidence) -> Outcome:
+    """Fig. 7(b)'s third part: below eps_c every DP-FTPL-Gauss run of the sweep has the start phase
+    ceil(1/(4 pi delta^2)) (the delta branch of N_G*, whatever eps) and, as the perturbation after it
+    N(R/N, 2/N) does not depend on (eps, delta), the same regret in every repetition (the runs share
+    their random numbers): its regret does not increase as eps decreases.  Unobservable while the
+    start phase fills T (the plateau is its O(N/delta^2) level only once it has ended)."""
+    a = M.args(claim)
+    delta, hi = float(a["delta"]), float(a["hi"])
+    below = {x: r for x, r in sorted(M.sweep_of(ev, a["sweep"], "eps").items()) if x < hi}
+    if len(below) < 2:
+        raise NotChecked(f"fewer than two values of eps below {hi:g}")
+    n_delta = math.ceil(1.0 / (4.0 * math.pi * delta ** 2))
+    results = list(below.values())
+    t, arms = int(results[0].checkpoints[-1]), len(results[0].means)
+    starts = {x: int(r.info["start_pulls_per_arm"]) for x, r in below.items()}
+    finals = [M.final(r) for r in results]
+    same = all(np.array_equal(finals[0], f) for f in finals[1:])
+    text = (f"eps = {', '.join(f'{x:g}' for x in below)}: start phase {sorted(set(starts.values()))} pulls per arm "
+            f"(ceil(1/(4 pi delta^2)) = {n_delta:,}); R(T) = {fmt(float(finals[0].mean()))} in every run"
+            if same else f"; final regrets differ: {', '.join(fmt(float(f.mean())) for f in finals)}")
+    size = dict(horizon=t, **provenance_of(results))
+    steps = arms * n_delta
+    if steps > t:
+        return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
+            f"the start phase ({arms} x {n_delta:,} = {steps:,} steps) fills T: the O(N/delta^2) plateau is its level "
+            "only once it has ended", steps), **size)
+    return Outcome(text, comparisons=(Exact(all(v == n_delta for v in starts.values()), "start phase 1/(4 pi delta^2)"),
+                                      Exact(same, "the same regret at every eps below eps_c")), **size)
+
+
 def level_exponent(claim, ev):
     return M.measure_level_exponent(claim, ev, PREDICTIONS)
 
@@ -261,6 +389,12 @@ MEASUREMENTS = {
     "mechanism_audit": M.measure_mechanism_audit,
     "policy_audit": policy_audit,
     "start_phase_beyond": start_phase_beyond,
+    "new_matches_lower_bound": new_matches_lower_bound,
+    "gauss_excess": gauss_excess,
+    "int_excess": int_excess,
+    "beta_start_constant": beta_start_constant,
+    "new_limits": new_limits,
+    "start_plateau": start_plateau,
 }
 
 
