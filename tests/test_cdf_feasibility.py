@@ -15,6 +15,13 @@ from dpbench.validation import InputError
 from verify import cdf_bands as B
 from verify import cdf_feasibility as C
 
+#: the laws by the names the parametrisations give them
+LAW = {law.NAME: law for law in P.FEASIBILITY_LAWS}
+
+
+def _profile(n, eps, extra_k=True):
+    return P.BetaLaw.history_deltas(n, eps, {"extra_k": extra_k})
+
 
 # ============================================================ spec §10.1: Lemma 15
 @pytest.mark.parametrize("eps,delta,n,width,half,over", [
@@ -25,7 +32,8 @@ from verify import cdf_feasibility as C
     (2.0, 0.2, 1, 1.4158, 0.053787, 0.251824)])
 def test_lemma15_reference_table(eps, delta, n, width, half, over):
     """A centre shift of 1/N costs exactly delta, 1/(2N) less, 1.05/N more (spec §10.1)."""
-    rows = {r["shift"]: r for r in C.lemma15_tightness(eps, delta, n, shifts=(0.5, 1.0, 1.05))}
+    rows = {r["shift"]: r for r in C.shift_tightness(P.Lemma15Law, eps, delta, n, shifts=(0.5, 1.0, 1.05),
+                                                             law_eps=eps, law_delta=delta)}
     assert P.Lemma15Law(0.0, n, eps, delta).width == pytest.approx(width, rel=2e-4)
     assert rows[1.0]["delta_required"] == pytest.approx(delta, rel=1e-12)
     assert rows[1.0]["bound"] == pytest.approx(delta, rel=1e-12)            # certified, all x
@@ -33,7 +41,7 @@ def test_lemma15_reference_table(eps, delta, n, width, half, over):
     assert rows[1.05]["delta_required"] == pytest.approx(over, rel=2e-3, abs=2e-5)
     assert rows[1.05]["delta_required"] > delta                             # any larger shift fails
     # Lemma 9's interval/complement supremum is the same number (monotone likelihood ratio)
-    nine = C.check("lemma15", eps, delta, n, lemma=9, law_delta=delta, shift=1.05)
+    nine = C.check(P.Lemma15Law, eps, delta, n, lemma=9, law_delta=delta, shift=1.05)
     assert nine.delta_required == pytest.approx(rows[1.05]["delta_required"], rel=1e-9)
 
 
@@ -43,21 +51,21 @@ def test_lemma15_tight_for_lemma8_and_lemma9(eps, delta, n):
     """Lemma 8 with the law at (eps, delta) and Lemma 9 with the law at (eps, delta/2)
     (Algorithm 4) both hold with zero slack; shifts above 1/N fail (spec C2, C5)."""
     for lemma, allowed in ((8, delta), (9, delta / 2)):
-        res = C.check("lemma15", eps, delta, n, lemma=lemma)
+        res = C.check(P.Lemma15Law, eps, delta, n, lemma=lemma)
         assert res.holds and res.certified
         assert res.delta_required == pytest.approx(allowed, abs=1e-14, rel=1e-11)
         if delta > 0:
-            assert not C.check("lemma15", eps, delta, n, lemma=lemma, shift=1.01).holds
+            assert not C.check(P.Lemma15Law, eps, delta, n, lemma=lemma, shift=1.01).holds
 
 
 def test_lemma15_negative_controls():
     """Spec C2: with the same law, eps * 0.95, delta * 0.95 or a 1.05/N shift must fail;
     Lemma 9 with the full-delta law fails too (it needs delta/2)."""
-    assert not C.check("lemma15", 0.95, 0.01, 10, law_eps=1.0, law_delta=0.01).holds
-    assert not C.check("lemma15", 1.0, 0.0095, 10, law_eps=1.0, law_delta=0.01).holds
-    res = C.check("lemma15", 1.0, 0.01, 10, shift=1.05)
+    assert not C.check(P.Lemma15Law, 0.95, 0.01, 10, law_eps=1.0, law_delta=0.01).holds
+    assert not C.check(P.Lemma15Law, 1.0, 0.0095, 10, law_eps=1.0, law_delta=0.01).holds
+    res = C.check(P.Lemma15Law, 1.0, 0.01, 10, shift=1.05)
     assert not res.holds and res.violation == pytest.approx(0.024977, abs=1e-5)
-    nine = C.check("lemma15", 1.0, 0.01, 10, lemma=9, law_delta=0.01)
+    nine = C.check(P.Lemma15Law, 1.0, 0.01, 10, lemma=9, law_delta=0.01)
     assert not nine.holds and nine.delta_required == pytest.approx(0.01, rel=1e-12)
 
 
@@ -65,12 +73,12 @@ def test_lemma15_locations_and_boundary():
     """F' sits on the band edge: F - e^eps F' = delta on [x0 - A + 1/N, x0] (attained first at
     x0 - A + 1/N), its mirror from x0 + 1/N (spec §3.3, C6)."""
     eps, delta, n = 1.0, 0.01, 10
-    res = C.check("lemma15", eps, delta, n)
+    res = C.check(P.Lemma15Law, eps, delta, n)
     a = P.Lemma15Law(0.0, n, eps, delta).width
     rows = {r.constraint: r for r in res.constraints}
     assert rows[C.LEMMA8_CONSTRAINTS[0]].x == pytest.approx(-a + 1 / n, abs=1e-12)
     assert rows[C.LEMMA8_CONSTRAINTS[3]].x == pytest.approx(1 / n, abs=1e-12)
-    pair = C.lemma15_pair(n, eps, delta)
+    pair = C.family_pair(P.Lemma15Law, eps, delta, n)
     for lo, hi in ((-a + 1 / n, 0.0), (1 / n, a)):
         x = np.linspace(lo, hi, 2001)
         low, _ = C.feasible_region(pair.law.cdf(x), pair.law.sf(x), eps, delta)
@@ -88,13 +96,13 @@ GAUSS_TABLE = [  # (eps, delta, v, delta_required at ceil(N_G*), smallest passin
 @pytest.mark.parametrize("eps,delta,v,at_start,smallest", GAUSS_TABLE)
 def test_gauss_reference_table(eps, delta, v, at_start, smallest):
     start = math.ceil(P.gauss_start_phase(eps, delta))
-    res = C.check("gauss", eps, delta, start, v=v)
+    res = C.check(P.GaussianLaw, eps, delta, start, v=v)
     assert res.delta_required == pytest.approx(at_start, rel=3e-3)
     assert res.certified == res.holds == (at_start <= delta)
-    sp = C.minimal_start_phase("gauss", eps, delta, v=v)
+    sp = C.minimal_start_phase(P.GaussianLaw, eps, delta, v=v)
     assert sp.n_min == sp.first_pass == smallest
-    assert C.check("gauss", eps, delta, smallest, v=v).holds
-    assert not C.check("gauss", eps, delta, smallest - 1, v=v).holds
+    assert C.check(P.GaussianLaw, eps, delta, smallest, v=v).holds
+    assert not C.check(P.GaussianLaw, eps, delta, smallest - 1, v=v).holds
 
 
 def test_gauss_broad_grid():
@@ -105,8 +113,8 @@ def test_gauss_broad_grid():
         for delta in (1e-10, 1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.1, 0.3):
             n = math.ceil(P.gauss_start_phase(eps, delta))
             tol = C.tolerance(delta)
-            assert C.gauss_delta_required(n, eps, 2.0) <= delta + tol, (eps, delta)
-            d1 = C.gauss_delta_required(n, eps, 1.0)
+            assert P.GaussianLaw.delta_required(n, eps, {"v": 2.0, "shift": 1.0}) <= delta + tol, (eps, delta)
+            d1 = P.GaussianLaw.delta_required(n, eps, {"v": 1.0, "shift": 1.0})
             if d1 > delta + tol:
                 fails[(eps, delta)] = (n, d1)
     listed = {(0.0, 0.001): (79578, 0.001414), (0.0, 0.01): (796, 0.01414), (0.0, 0.05): (32, 0.0704),
@@ -121,18 +129,18 @@ def test_gauss_broad_grid():
 
 def test_gauss_closed_form_matches_grid_check():
     for n, eps, v in ((1, 1.0, 2.0), (8, 0.3, 1.0), (1000, 0.0, 2.0), (3, 4.0, 2.0)):
-        assert C.check("gauss", eps, 0.01, n, v=v).delta_required == \
-            pytest.approx(C.gauss_delta_required(n, eps, v), rel=1e-10, abs=1e-16)
+        assert C.check(P.GaussianLaw, eps, 0.01, n, v=v).delta_required == \
+            pytest.approx(P.GaussianLaw.delta_required(n, eps, {"v": v, "shift": 1.0}), rel=1e-10, abs=1e-16)
 
 
 def test_tail_violation_is_found_beyond_a_naive_grid():
     """At eps = 5, N = 1 the only positive part of F - e^eps F' lies at x* = 1/2 - 2 eps = -9.5,
     6.7 standard deviations out: outside mu +- 4 sigma, found with its exact value."""
-    res = C.check("gauss", 5.0, 1e-13, 1)
+    res = C.check(P.GaussianLaw, 5.0, 1e-13, 1)
     assert not res.holds and res.certified is False
     d1 = res.constraints[0]
     assert d1.x == pytest.approx(-9.5, abs=1e-9)
-    assert d1.delta_required == pytest.approx(C.gauss_delta_required(1, 5.0), rel=1e-9)
+    assert d1.delta_required == pytest.approx(P.GaussianLaw.delta_required(1, 5.0, {"v": 2.0, "shift": 1.0}), rel=1e-9)
     naive = np.linspace(-4 * math.sqrt(2), 4 * math.sqrt(2), 100_001)
     law, nb = P.GaussianLaw(0.0, 1, 2.0), P.GaussianLaw(1.0, 1, 2.0)
     assert np.max(law.cdf(naive) - math.exp(5.0) * nb.cdf(naive)) < 0
@@ -142,18 +150,18 @@ def test_tail_violation_is_found_beyond_a_naive_grid():
 def test_gauss_variance_one_at_eps_zero_is_flagged():
     """v = 1 (the regret proof's reading) at eps = 0: N_G* = 796 needs sqrt(2) delta, reported
     as a violation at the ratio crossing x = 1/(2N) (spec §10.2, R7)."""
-    res = C.check("gauss", 0.0, 0.01, 796, v=1.0)
+    res = C.check(P.GaussianLaw, 0.0, 0.01, 796, v=1.0)
     assert not res.holds and not res.certified
     assert res.delta_required == pytest.approx(0.01414, rel=1e-3)
     assert res.worst.constraint in (C.LEMMA8_CONSTRAINTS[0], C.LEMMA8_CONSTRAINTS[3])
     assert res.constraints[0].x == pytest.approx(1 / (2 * 796), rel=1e-9)
-    assert C.check("gauss", 0.0, 0.01, 796, v=2.0).holds
+    assert C.check(P.GaussianLaw, 0.0, 0.01, 796, v=2.0).holds
 
 
 @pytest.mark.parametrize("family,n,x", [("gauss", 1, 0.5 - 2.0),          # x* = z/2 - v eps/(N z)
                                         ("beta", 20, 4 / (4 + math.e * 23))])  # a/(a + e^eps (b-1))
 def test_too_short_start_phase_is_flagged(family, n, x):
-    res = C.check(family, 1.0, 0.01, n)
+    res = C.check(LAW[family], 1.0, 0.01, n)
     assert not res.holds and res.slack < 0
     assert res.worst.constraint == C.LEMMA8_CONSTRAINTS[0]
     assert res.worst.x == pytest.approx(x, rel=1e-9)
@@ -163,9 +171,9 @@ def test_too_short_start_phase_is_flagged(family, n, x):
 
 def test_pure_dp_never_holds_for_gauss_and_beta():
     for family in ("gauss", "beta"):
-        assert not C.check(family, 2.0, 0.0, 50).holds
-        assert C.minimal_start_phase(family, 1.0, 0.0).n_min is None
-    assert C.check("lemma15", 1.0, 0.0, 7).holds                               # Laplace
+        assert not C.check(LAW[family], 2.0, 0.0, 50).holds
+        assert C.minimal_start_phase(LAW[family], 1.0, 0.0).n_min is None
+    assert C.check(P.Lemma15Law, 1.0, 0.0, 7).holds                               # Laplace
 
 
 # ============================================================ spec §10.3 / §11: Beta
@@ -174,19 +182,19 @@ def test_beta_reference_values():
     row is not reproduced). Without k: 0.1758 (10), 0.16333 (1e4), 0.16331 (1e7), the limit
     1 - e + e^(1 - 1/e). Worst over R at N = 1065: ~0 (below 1e-15)."""
     for n, d in ((1, 0.125), (8, 0.041), (20, 0.019)):
-        assert C.beta_history_profile(n, 1.0)[0][0] == pytest.approx(d, rel=0.02)
+        assert _profile(n, 1.0)[0][0] == pytest.approx(d, rel=0.02)
     for n, d in ((10, 0.1758), (10_000, 0.16333), (10_000_000, 0.16331)):
-        res = C.check_pair(C.beta_pair(n, 0, extra_k=False), 1.0, 0.01)
+        res = C.check_pair(C.family_pair(P.BetaLaw, 1.0, 0.01, n, extra_k=False), 1.0, 0.01)
         assert not res.holds and res.delta_required == pytest.approx(d, abs=1.5e-4)
     assert 1 - math.e + math.exp(1 - 1 / math.e) == pytest.approx(0.163314, abs=1e-6)
-    res = C.check("beta", 1.0, 0.01, 1065)
+    res = C.check(P.BetaLaw, 1.0, 0.01, 1065)
     assert res.holds and res.certified and res.delta_required < 1e-15 and res.histories_checked == 1065
     # the middle history passes from N ~ 10
-    assert C.beta_history_profile(12, 1.0)[0][6] < 0.01
+    assert _profile(12, 1.0)[0][6] < 0.01
 
 
 def test_beta_worst_history_is_an_edge_and_mirrors():
-    d, x, which = C.beta_history_profile(40, 1.0)
+    d, x, which = _profile(40, 1.0)
     assert int(np.argmax(d)) in (0, 39)
     np.testing.assert_allclose(d, d[::-1], rtol=1e-9, atol=1e-15)               # R <-> N-1-R
     np.testing.assert_allclose(x, 1 - x[::-1], atol=1e-12)
@@ -194,9 +202,9 @@ def test_beta_worst_history_is_an_edge_and_mirrors():
 
 def test_beta_closed_form_matches_grid_for_every_history():
     n = 24
-    d, x, which = C.beta_history_profile(n, 1.0)
+    d, x, which = _profile(n, 1.0)
     for r in range(n):
-        res = C.check_pair(C.beta_pair(n, r), 1.0, 0.01)
+        res = C.check_pair(C.family_pair(P.BetaLaw, 1.0, 0.01, n, history=r), 1.0, 0.01)
         assert res.delta_required == pytest.approx(d[r], rel=1e-9, abs=1e-15)
         assert res.certified == res.holds
 
@@ -223,16 +231,16 @@ def test_beta_minimal_start_phase():
     worst = np.array([_beta_worst_delta(n, 1.0) for n in range(1, 301)])
     failing = np.flatnonzero(worst > 0.01 * (1 + 1e-9))
     independent = int(failing[-1]) + 2
-    sp = C.minimal_start_phase("beta", 1.0, 0.01, n_max=300)
+    sp = C.minimal_start_phase(P.BetaLaw, 1.0, 0.01, n_max=300)
     assert sp.n_min == sp.first_pass == independent
     assert sp.delta_required_below_min > 0.01 >= sp.delta_required_at_min
     assert sp.paper_sufficient and sp.paper_delta_required < 1e-15              # N_B* = 1065
-    nok = C.minimal_start_phase("beta", 1.0, 0.01, extra_k=False, n_max=60)
+    nok = C.minimal_start_phase(P.BetaLaw, 1.0, 0.01, extra_k=False, n_max=60)
     assert nok.n_min is None and nok.first_pass is None
 
 
 def test_lemma15_needs_no_start_phase():
-    sp = C.minimal_start_phase("lemma15", 1.0, 0.01)
+    sp = C.minimal_start_phase(P.Lemma15Law, 1.0, 0.01)
     assert sp.n_min == 1 and sp.paper_start is None
 
 
@@ -245,8 +253,8 @@ def test_lemma15_needs_no_start_phase():
 def test_bound_is_never_beaten_on_a_dense_grid(family, eps, delta, n, opts, lemma):
     """The certified bound covers every x: brute force on 20k points (O(M^2) pairs for
     Lemma 9 on 1500 of them) never exceeds it, and the attained value is not below them."""
-    res = C.check(family, eps, delta, n, lemma=lemma, **opts)
-    pair = C.family_pair(family, eps, delta, n, lemma=lemma, r=res.history.get("R", 0), **opts)
+    res = C.check(LAW[family], eps, delta, n, lemma=lemma, **opts)
+    pair = C.family_pair(LAW[family], eps, delta, n, lemma=lemma, history=res.history.get("R", 0), **opts)
     lo, hi = C._tail_point((pair.law, pair.neighbour), "lower"), C._tail_point((pair.law, pair.neighbour), "upper")
     ee = math.exp(eps)
     m = 20_000 if lemma == 8 else 1500
@@ -265,8 +273,9 @@ def test_bound_is_never_beaten_on_a_dense_grid(family, eps, delta, n, opts, lemm
 
 
 @pytest.mark.parametrize("lemma", [8, 9])
-@pytest.mark.parametrize("pair,eps", [(C.gauss_pair(1), 1.0), (C.beta_pair(20, 0), 1.0),
-                                      (C.lemma15_pair(10, 1.0, 0.01, shift=1.05), 1.0)])
+@pytest.mark.parametrize("pair,eps", [(C.family_pair(P.GaussianLaw, 1.0, 0.01, 1), 1.0),
+                                      (C.family_pair(P.BetaLaw, 1.0, 0.01, 20), 1.0),
+                                      (C.family_pair(P.Lemma15Law, 1.0, 0.01, 10, shift=1.05), 1.0)])
 def test_cell_bounds_cover_what_a_coarse_grid_misses(pair, eps, lemma):
     """Without the closed-form crossings and without refinement, a 40-point grid misses the
     supremum; the cell bounds still lie above the exact value (and shrink to it when refined)."""
@@ -344,12 +353,12 @@ def test_non_mlr_pair_lemma9_exceeds_lemma8():
 def test_feasible_region_matches_the_check():
     """F' leaves the band exactly where the check reports a violation (Fig. 1(a) vs 1(b))."""
     for n, holds in ((1, False), (8, True)):
-        pair = C.gauss_pair(n)
+        pair = C.family_pair(P.GaussianLaw, 1.0, 0.01, n)
         x = np.linspace(-8, 8, 40_001)
         lo, up = C.feasible_region(pair.law.cdf(x), pair.law.sf(x), 1.0, 0.01)
         fn = pair.neighbour.cdf(x)
         inside = np.all(fn >= lo - 1e-15) and np.all(fn <= up + 1e-15)
-        assert inside == holds == C.check("gauss", 1.0, 0.01, n).holds
+        assert inside == holds == C.check(P.GaussianLaw, 1.0, 0.01, n).holds
     lo_lit, up_lit = C.feasible_region(0.3, 0.7, 1.0, 0.01, symmetric=False)
     assert lo_lit == pytest.approx((0.3 - 0.01) / math.e) and up_lit == pytest.approx(1 - (0.7 - 0.01) / math.e)
 
@@ -362,20 +371,20 @@ def test_feasible_region_matches_the_check():
 def test_band_check_agrees_with_exact(family, n, opts, verdict):
     """Same verdict as the exact check on clear cases, and the exact value inside the band
     interval (confidence 1 - 1e-6, fixed seed)."""
-    exact = C.check(family, 1.0, 0.01, n, **opts)
+    exact = C.check(LAW[family], 1.0, 0.01, n, **opts)
     # certifying a pass needs the band (about 2t in the tails) well below delta: 1e6 draws
     draws = 1_000_000 if verdict == "holds" else 200_000
-    band = B.band_check_family(family, 1.0, 0.01, n, draws=draws, seed=11, **opts)
+    band = B.band_check_family(LAW[family], 1.0, 0.01, n, draws=draws, seed=11, **opts)
     assert band.verdict == verdict == ("holds" if exact.holds else "violated")
     assert band.contains(exact.delta_required)
 
 
 def test_band_check_lemma9_contains_exact():
-    exact = C.check("gauss", 1.0, 0.01, 1, lemma=9)
-    band = B.band_check_family("gauss", 1.0, 0.01, 1, lemma=9, draws=400_000, seed=2)
+    exact = C.check(P.GaussianLaw, 1.0, 0.01, 1, lemma=9)
+    band = B.band_check_family(P.GaussianLaw, 1.0, 0.01, 1, lemma=9, draws=400_000, seed=2)
     assert band.contains(exact.delta_required) and band.verdict == "violated"
-    tight = C.check("lemma15", 1.0, 0.01, 10, lemma=9)
-    band = B.band_check_family("lemma15", 1.0, 0.01, 10, lemma=9, draws=400_000, seed=3)
+    tight = C.check(P.Lemma15Law, 1.0, 0.01, 10, lemma=9)
+    band = B.band_check_family(P.Lemma15Law, 1.0, 0.01, 10, lemma=9, draws=400_000, seed=3)
     assert band.contains(tight.delta_required) and band.verdict == "inconclusive"
 
 
@@ -401,17 +410,17 @@ def test_band_radius_and_input_checks():
 @pytest.mark.parametrize("kwargs,match", [
     (dict(eps=-0.1), "eps must be >= 0"), (dict(delta=1.0), r"delta must be in \[0, 1\)"),
     (dict(delta=-0.01), r"delta must be in \[0, 1\)"), (dict(n=0), "n must be an integer >= 1"),
-    (dict(n=2.5), "n must be an integer"), (dict(family="cauchy"), "unknown family"),
+    (dict(n=2.5), "n must be an integer"), (dict(family="cauchy"), "law must be a perturbation law class"),
     (dict(lemma=7), "lemma must be 8 or 9"), (dict(v=0.0), "v must be > 0")])
 def test_bad_input_is_refused(kwargs, match):
     args = dict(family="gauss", eps=1.0, delta=0.01, n=8)
     args.update(kwargs)
     with pytest.raises(InputError, match=match):
-        C.check(args.pop("family"), args.pop("eps"), args.pop("delta"), args.pop("n"), **args)
+        C.check(LAW.get(args.pop("family"), "cauchy"), args.pop("eps"), args.pop("delta"), args.pop("n"), **args)
     with pytest.raises(InputError):
-        C.minimal_start_phase("gauss", -1.0, 0.01)
+        C.minimal_start_phase(P.GaussianLaw, -1.0, 0.01)
     with pytest.raises(InputError, match="eps > 0 or delta > 0"):
-        C.check("lemma15", 0.0, 0.0, 3)
+        C.check(P.Lemma15Law, 0.0, 0.0, 3)
 
 
 def test_cli(capsys):

@@ -7,9 +7,9 @@ Black-box DP audits (:mod:`verify.audit`), the exact Lemma 8/9 CDF checks of see
 """
 from .audit import assert_dp, audit, audit_policy
 from .cdf_bands import band_check, band_check_family, band_check_mechanism
-from .cdf_feasibility import (check_lemma8, check_lemma9, check_pair, feasible_region, lemma15_tightness,
+from .cdf_feasibility import (check_lemma8, check_lemma9, check_pair, feasible_region, shift_tightness,
                               minimal_start_phase)
 
 __all__ = ["audit", "assert_dp", "audit_policy", "check_lemma8", "check_lemma9", "check_pair",
-           "feasible_region", "lemma15_tightness", "minimal_start_phase", "band_check", "band_check_family",
+           "feasible_region", "shift_tightness", "minimal_start_phase", "band_check", "band_check_family",
            "band_check_mechanism"]

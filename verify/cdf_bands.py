@@ -23,7 +23,8 @@ suprema over x < y use running minima (and, for the clipped upper bound, ``searc
 for the pairs whose neighbour mass is within the band).
 
 >>> from verify import cdf_bands
->>> r = cdf_bands.band_check_family("gauss", eps=1.0, delta=0.01, n=1, draws=200_000, seed=1)
+>>> from dpbench.mechanisms.perturbations import GaussianLaw
+>>> r = cdf_bands.band_check_family(GaussianLaw, eps=1.0, delta=0.01, n=1, draws=200_000, seed=1)
 >>> r.verdict, r.lower > 0.01      # N = 1 is inside DP-FTPL-Gauss's start phase
 ('violated', True)
 """
@@ -35,19 +36,10 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dpbench.engine.result import to_json
-from dpbench.mechanisms import perturbations as P
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError, check_delta, check_int, check_real
 
-from .cdf_feasibility import (
-    FAMILIES,
-    LEMMA8_CONSTRAINTS,
-    LEMMA9_CONSTRAINTS,
-    _check_lemma,
-    _law_privacy,
-    family_pair,
-    validate,
-)
+from .cdf_feasibility import LEMMA8_CONSTRAINTS, LEMMA9_CONSTRAINTS, _check_lemma, law_pair, validate
 
 
 def dkw_radius(n: int, alpha: float) -> float:
@@ -251,41 +243,38 @@ def band_check_mechanism(mechanism, x, x_prime, eps: float, delta: float, *, dra
     return res
 
 
-def band_check_family(family: str, eps: float, delta: float, n: int, *, lemma: int = 8,
+def band_check_family(law, eps: float, delta: float, n: int, *, lemma: int = 8,
                       draws: int = 1_000_000, seed: int = 0, alpha: float = 1e-6,
-                      histories=None, v: float = P.GAUSS_VARIANCE, extra_k: bool = True,
-                      shift: float = 1.0, law_eps=None, law_delta=None) -> BandResult:
-    """Check a perturbation family from samples (counterpart of ``cdf_feasibility.check``).
+                      histories=None, **options) -> BandResult:
+    """Check a perturbation law class from samples (counterpart of ``cdf_feasibility.check``).
 
     The same neighbouring pairs as the exact check, sampled through the laws' samplers.
 
     Parameters
     ----------
-    family, eps, delta, n, lemma, v, extra_k, shift, law_eps, law_delta
+    law, eps, delta, n, lemma, **options
         As for :func:`verify.cdf_feasibility.check`.
     draws : int
         Samples per law.
     seed : int
         Seed of the samples.
     alpha : float
-        As for :func:`band_check`; beta histories share it (Bonferroni).
+        As for :func:`band_check`; several histories share it (Bonferroni).
     histories : sequence of int, optional
-        beta: the histories R checked (default the edge R = 0 and the middle).
+        A law with several histories (not a location family): the histories R checked
+        (default the edge R = 0 and the middle).
 
     Returns
     -------
     BandResult
         The worst over the histories checked.
     """
-    family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
-    if family == "lemma15":
-        _law_privacy(lemma, eps, delta, law_eps, law_delta)
-    rs = [0] if family != "beta" else sorted({0, (n - 1) // 2} if histories is None else
-                                            {check_int("history", r, low=0, high=n - 1) for r in histories})
+    law, eps, delta, n, lemma, options = validate(law, eps, delta, n, lemma, **options)
+    rs = [0] if law.LOCATION else sorted({0, (n - 1) // 2} if histories is None else
+                                         {check_int("history", r, low=0, high=n - 1) for r in histories})
     results = []
     for i, r in enumerate(rs):
-        pair = family_pair(family, eps, delta, n, lemma=lemma, v=v, extra_k=extra_k, shift=shift,
-                           law_eps=law_eps, law_delta=law_delta, r=r)
+        pair = law_pair(law, n, options, r)
         res = band_check_sampler(pair.law.sample, pair.neighbour.sample, eps, delta, draws=draws,
                                  seed=stream_seed(seed, i) % (2 ** 31), lemma=lemma, alpha=alpha / len(rs))
         res.history = dict(pair.history)
@@ -303,4 +292,4 @@ def band_check_family(family: str, eps: float, delta: float, n: int, *, lemma: i
 
 
 __all__ = ["band_check", "band_check_sampler", "band_check_mechanism", "band_check_family",
-           "dkw_radius", "BandResult", "FAMILIES"]
+           "dkw_radius", "BandResult"]

@@ -39,23 +39,23 @@ Lemma 9's suprema over x < y use a running minimum / maximum, O(M) per grid (spe
     sup_{x<y} [g(y) - g(x)]        = max_y [g(y) - min_{x<=y} g(x)],     g = F - e^eps F'
     sup_{x<y} [g(x) + h(y)]        = max_y [max_{x<=y} g(x) + h(y)],     h = (1-F) - e^eps (1-F')
 
-Families and their worst-case neighbours (one observation changed, N fixed)
+The laws and their worst-case neighbours (one observation changed, N fixed)
 ---------------------------------------------------------------------------
-``gauss``    N(R/N, v/N) vs the mean moved by ``shift``/N (default 1: the largest change).
-             A location family: every history gives the same check (centre 0 is used,
-             so x is measured from R/N).  v = 2 by default (spec §5.1, R7).
-``beta``     Beta(R+1+k, N-R+1+k), k = floor(N/8) + 1 (Alg. 2), vs R -> R+1, for every
-             R = 0..N-1 (the four inequalities cover R+1 -> R); closed form over all R,
-             grid certificate on the worst R.  ``extra_k=False`` drops k (Fig. 2 d-f).
-``lemma15``  the truncated Laplace law (Lemma 15) vs its centre moved by ``shift``/N.
-             Lemma 8 uses the law built with (eps, delta), Lemma 9 the law Algorithm 4
-             uses, (eps, delta/2); ``law_eps``/``law_delta`` override (negative controls).
+The checker takes a perturbation law class (``check(GaussianLaw, eps, delta, n)``), which says
+what a neighbouring pair of it is, whether one pair covers every history, how the delta it needs
+depends on N and what the paper's start phase is
+(:class:`dpbench.mechanisms.perturbations.FeasibilityFamily`): N(R/N, v/N) against its mean moved
+by ``shift``/N (``GaussianLaw``), Algorithm 2's Beta law for every history R -> R+1
+(``BetaLaw``), Lemma 15's truncated Laplace law against its centre moved by ``shift``/N, built
+with (eps, delta) for Lemma 8 and (eps, delta/2) for Lemma 9 (``Lemma15Law``).  No family is
+known here by name.
 
 For a monotone-likelihood-ratio pair, F - e^eps F' only grows with the shift at every x,
 so the largest change (shift 1/N) is the worst history for both shift families.
 
 >>> from verify import cdf_feasibility
->>> r = cdf_feasibility.check_lemma8("gauss", eps=1.0, delta=0.01, n=8)
+>>> from dpbench.mechanisms.perturbations import GaussianLaw
+>>> r = cdf_feasibility.check_lemma8(GaussianLaw, eps=1.0, delta=0.01, n=8)
 >>> r.holds, round(r.delta_required, 8)
 (True, 2.92e-06)
 """
@@ -67,12 +67,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from dpbench.engine.caching import cached_njit
 from dpbench.engine.result import to_json
 from dpbench.mechanisms import perturbations as P
-from dpbench.validation import InputError, check_choice, check_delta, check_int, check_real
-
-FAMILIES = ("gauss", "beta", "lemma15")
+from dpbench.validation import InputError, check_delta, check_int, check_real
 
 #: a pass is declared when the supremum is at most the allowed delta plus ``tolerance``:
 #: TOL (spec §3.2) or, for tiny deltas, 1e-4 of it (never below the 1e-14 rounding floor)
@@ -120,51 +117,14 @@ class Pair:
         return np.unique(pts[np.isfinite(pts)])
 
 
-def gauss_pair(n: int, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> Pair:
-    """N(0, v/n) vs N(z, v/n), z = shift/n.  log r(x) = n z (z - 2x)/(2v)."""
-    z = shift / n
-    law = P.GaussianLaw(0.0, float(n), float(v))
+def law_pair(law, n: int, options: dict, history: int = 0) -> Pair:
+    """Return the neighbouring pair of ``law`` after ``n`` observations.
 
-    def crossings(c):
-        return [] if z == 0 else [z / 2.0 - v * math.log(c) / (n * z)]
-    return Pair(law, law.neighbour(z), {"mu_hat": "any (location family; x measured from R/N)",
-                                        "N": n, "shift": z}, mlr=True, crossings=crossings)
-
-
-def lemma15_pair(n: int, eps: float, delta: float, shift: float = 1.0) -> Pair:
-    """Lemma 15 law centred at 0 vs centred at z = shift/n.
-
-    The ratio is flat (e^{lam z}) left of 0, flat (e^{-lam z}) right of z, and exp(lam (z - 2x)) in
-    between (lam = n eps).
+    ``law`` is a perturbation law class; ``history`` picks one where the family has several
+    (:meth:`neighbour_pair` of the law).
     """
-    z = shift / n
-    law = P.Lemma15Law(0.0, float(n), float(eps), float(delta))
-    lam = n * eps
-
-    def crossings(c):
-        if lam == 0.0 or z == 0.0:
-            return []
-        return [min(max(z / 2.0 - math.log(c) / (2.0 * lam), 0.0), z)]
-    return Pair(law, law.neighbour(z), {"x0": "any (location family; x measured from x0)", "N": n,
-                                        "shift": z, "law_eps": eps, "law_delta": delta},
-                mlr=True, crossings=crossings)
-
-
-def beta_pair(n: int, r: int, extra_k: bool = True) -> Pair:
-    """Return Algorithm 2's Beta law for history (n, r) and its neighbour r + 1.
-
-    Algorithm 2's Beta(a, b) for R = r ones in n pulls vs R = r + 1: Beta(a+1, b-1);
-    r(x) = a (1 - x) / ((b - 1) x).
-    """
-    a, b = P.beta_shapes(float(r), float(n), bool(extra_k))
-    law = P.BetaLaw(a, b)
-
-    def crossings(c):
-        return [a / (a + c * (b - 1.0))]
-    k = a - r - 1.0
-    return Pair(law, law.neighbour(up=True), {"N": n, "R": r, "change": "R -> R+1 (0 -> 1)",
-                                              "k": int(k), "a": a, "b": b},
-                mlr=True, crossings=crossings)
+    first, second, where, crossings = law.neighbour_pair(n, options, history)
+    return Pair(first, second, where, mlr=True, crossings=crossings)
 
 
 # ============================================================ grid and cell bounds
@@ -460,85 +420,6 @@ def check_pair(pair: Pair, eps: float, delta: float, *, lemma: int = 8, grid: in
                + ("(CDF monotonicity and likelihood ratio)" if pair.mlr else "(CDF monotonicity)"))
 
 
-# ============================================================ Beta over all histories
-@cached_njit
-def _beta_pair_required(n, r, extra_k, ee):
-    """Return the exact Lemma 8 delta of Algorithm 2's Beta law for one history.
-
-    Exact Lemma 8 delta of Algorithm 2's Beta law for history (n, r) vs r -> r+1, with
-    its location and constraint index: by the monotone likelihood ratio
-    a (1 - x)/((b - 1) x), the only positive suprema are F - e^eps F' at
-    x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F) at x = a/(a + e^-eps (b-1)).
-    """
-    k = math.floor(n / 8.0) + 1.0 if extra_k else 0.0
-    a = r + 1.0 + k
-    b = n - r + 1.0 + k
-    x1 = a / (a + ee * (b - 1.0))
-    f1 = P.beta_cdf(x1, a, b) - ee * P.beta_cdf(x1, a + 1.0, b - 1.0)
-    x4 = a / (a + (b - 1.0) / ee)
-    f4 = P.beta_sf(x4, a + 1.0, b - 1.0) - ee * P.beta_sf(x4, a, b)
-    if f1 >= f4:
-        return f1, x1, 0
-    return f4, x4, 3
-
-
-@cached_njit
-def _beta_histories(n, extra_k, ee, out_d, out_x, out_which):
-    """``_beta_pair_required`` for r = 0..len(out_d)-1."""
-    for r in range(out_d.shape[0]):
-        out_d[r], out_x[r], out_which[r] = _beta_pair_required(n, r, extra_k, ee)
-
-
-@cached_njit
-def _beta_worst_by_n(n_lo, extra_k, ee, out):
-    """out[i] = max over histories of the delta required at N = n_lo + i.
-
-    By the reflection x -> 1 - x, history r mirrors n-1-r: half the histories suffice.
-    """
-    for i in range(out.shape[0]):
-        n = n_lo + i
-        worst = 0.0
-        for r in range((n + 1) // 2):
-            d = _beta_pair_required(float(n), float(r), extra_k, ee)[0]
-            if d > worst:
-                worst = d
-        out[i] = worst
-
-
-def beta_history_profile(n: int, eps: float, extra_k: bool = True):
-    """Return the Lemma 8 delta of every history R = 0..n-1 of Algorithm 2.
-
-    (delta_required[R], x[R], constraint index[R]) for every history R = 0..n-1 of
-    Algorithm 2's Beta law at N = n (0 -> 1 changes; constraint indices of
-    ``LEMMA8_CONSTRAINTS``).  History R mirrors n-1-R (x -> 1 - x), so half is computed.
-    """
-    n = check_int("n", n, low=1)
-    eps = check_real("eps", eps, low=0.0)
-    half = (n + 1) // 2
-    d, x, w = np.empty(half), np.empty(half), np.empty(half, dtype=np.int64)
-    _beta_histories(float(n), bool(extra_k), math.exp(eps), d, x, w)
-    mirror = n - half                                      # histories half..n-1
-    d_full = np.concatenate([d, d[:mirror][::-1]])
-    x_full = np.concatenate([x, 1.0 - x[:mirror][::-1]])
-    w_full = np.concatenate([w, 3 - w[:mirror][::-1]])     # the reflection swaps F and F'
-    return np.maximum(d_full, 0.0), x_full, w_full
-
-
-def beta_worst_by_n(n_lo: int, n_hi: int, eps: float, extra_k: bool = True) -> np.ndarray:
-    """Worst delta required over every history, for each N in [n_lo, n_hi]."""
-    n_lo = check_int("n_lo", n_lo, low=1)
-    n_hi = check_int("n_hi", n_hi, low=n_lo)
-    out = np.empty(n_hi - n_lo + 1)
-    _beta_worst_by_n(n_lo, bool(extra_k), math.exp(check_real("eps", eps, low=0.0)), out)
-    return np.maximum(out, 0.0)
-
-
-def _beta_worst(n, eps, extra_k):
-    d, _, _ = beta_history_profile(n, eps, extra_k)
-    r = int(np.argmax(d))
-    return float(d[r]), r
-
-
 # ============================================================ family checks
 def _check_lemma(lemma):
     lemma = check_int("lemma", lemma)
@@ -547,54 +428,49 @@ def _check_lemma(lemma):
     return lemma
 
 
-def _law_privacy(lemma, eps, delta, law_eps, law_delta):
-    le = eps if law_eps is None else check_real("law_eps", law_eps, low=0.0)
-    ld = (delta if lemma == 8 else delta / 2.0) if law_delta is None else check_delta(law_delta, "law_delta")
-    if le == 0.0 and ld == 0.0:
-        raise InputError("the Lemma 15 law needs eps > 0 or delta > 0 (got eps = delta = 0)")
-    return le, ld
+def _family(law):
+    """``law`` if it is a perturbation law class the checker knows how to ask (FeasibilityFamily)."""
+    if not (isinstance(law, type) and issubclass(law, P.FeasibilityFamily) and law.NAME):
+        raise InputError(f"law must be a perturbation law class ({', '.join(c.__name__ for c in P.FEASIBILITY_LAWS)}"
+                         f"; got {law!r})")
+    return law
 
 
-def validate(family, eps, delta, n, lemma=8, v=P.GAUSS_VARIANCE, shift=1.0):
-    """Validate the common inputs of a family check (before anything is compiled)."""
-    family = check_choice("family", family, FAMILIES)
+def validate(law, eps, delta, n, lemma=8, **options):
+    """Return the validated inputs of a check of ``law``, before anything is compiled.
+
+    (law, eps, delta, n, lemma, the law's options with their defaults).
+    """
+    law = _family(law)
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     n = check_int("n", n, low=1)
     lemma = _check_lemma(lemma)
-    v = check_real("v", v, low=0.0, low_open=True)
-    shift = check_real("shift", shift, low=0.0)
-    return family, eps, delta, n, lemma, v, shift
+    return law, eps, delta, n, lemma, law.options(lemma=lemma, eps=eps, delta=delta, **options)
 
 
-def family_pair(family, eps, delta, n, *, lemma=8, v=P.GAUSS_VARIANCE, extra_k=True, shift=1.0,
-                law_eps=None, law_delta=None, r=0) -> Pair:
-    """Return the neighbouring pair checked for ``family`` (Beta: history R = ``r``)."""
-    if family == "gauss":
-        return gauss_pair(n, v, shift)
-    if family == "lemma15":
-        return lemma15_pair(n, *_law_privacy(lemma, eps, delta, law_eps, law_delta), shift)
-    if family == "beta":
-        if not 0 <= r < n:
-            raise InputError(f"r must be an integer in [0, {n - 1}] (got {r})")
-        return beta_pair(n, r, extra_k)
-    raise InputError(f"unknown family {family!r}; allowed values: {', '.join(FAMILIES)}")
+def family_pair(law, eps, delta, n, *, lemma=8, history=0, **options) -> Pair:
+    """Return the neighbouring pair checked for ``law`` after ``n`` observations.
+
+    ``history`` picks one where the law has several.
+    """
+    law, eps, delta, n, lemma, options = validate(law, eps, delta, n, lemma, **options)
+    return law_pair(law, n, options, history)
 
 
-def check(family: str, eps: float, delta: float, n: int, *, lemma: int = 8,
-          v: float = P.GAUSS_VARIANCE, extra_k: bool = True, shift: float = 1.0,
-          law_eps: float | None = None, law_delta: float | None = None,
-          grid: int = 2049) -> FeasibilityResult:
-    """Check Lemma ``lemma`` (8 or 9) for ``family`` after ``n`` observations, every history.
+def check(law, eps: float, delta: float, n: int, *, lemma: int = 8, grid: int = 2049,
+          **options) -> FeasibilityResult:
+    """Check Lemma ``lemma`` (8 or 9) for the law ``law`` after ``n`` observations, every history.
 
     Exact: the inequalities are checked for every real x (unbounded tails bounded
     analytically, a certified bound on every grid cell).
 
     Parameters
     ----------
-    family : {"gauss", "beta", "lemma15"}
-        The perturbation law (seed 002): N(R/N, v/N), Algorithm 2's Beta, Lemma 15's
-        truncated Laplace.
+    law : a perturbation law class
+        ``GaussianLaw`` (N(R/N, v/N)), ``BetaLaw`` (Algorithm 2's Beta), ``Lemma15Law`` (Lemma 15's
+        truncated Laplace) of :mod:`dpbench.mechanisms.perturbations`, or any
+        :class:`~dpbench.mechanisms.perturbations.FeasibilityFamily`.
     eps : float
         Privacy level, >= 0.
     delta : float
@@ -603,17 +479,13 @@ def check(family: str, eps: float, delta: float, n: int, *, lemma: int = 8,
         The arm's pull count N, >= 1.
     lemma : {8, 9}
         8: DP (half-lines, slack delta); 9: GDP (intervals and complements, slack delta/2).
-    v : float
-        gauss: the variance factor (variance v/N).
-    extra_k : bool
-        beta: Algorithm 2's k (False: the negative control without it).
-    shift : float
-        gauss, lemma15: the change of the mean in units of 1/N (1 is the largest a [0, 1]
-        reward can make).
-    law_eps, law_delta : float, optional
-        lemma15: the law's own parameters (default: those of the check).
     grid : int
         Initial grid points of the certificate.
+    **options
+        The law's own: ``v`` (the Gaussian variance factor) and ``shift`` (the change of the
+        mean in units of 1/N, 1 the largest a [0, 1] reward can make); ``extra_k`` (Beta: False
+        drops Algorithm 2's k, the negative control); ``shift``, ``law_eps``, ``law_delta``
+        (Lemma 15: the law's own parameters, default those of the check).
 
     Returns
     -------
@@ -625,29 +497,26 @@ def check(family: str, eps: float, delta: float, n: int, *, lemma: int = 8,
     Examples
     --------
     >>> from verify.cdf_feasibility import check
-    >>> res = check("gauss", 1.0, 0.01, 8)            # doctest: +SKIP
-    >>> print(res.summary())                          # doctest: +SKIP
+    >>> from dpbench.mechanisms.perturbations import GaussianLaw
+    >>> res = check(GaussianLaw, 1.0, 0.01, 8)            # doctest: +SKIP
+    >>> print(res.summary())                              # doctest: +SKIP
     """
-    family, eps, delta, n, lemma, v, shift = validate(family, eps, delta, n, lemma, v, shift)
-    params = {"v": v} if family == "gauss" else {"extra_k": bool(extra_k)} if family == "beta" else {}
-    if family in ("gauss", "lemma15"):
-        params["shift"] = shift
-    if family == "lemma15":
-        params["law_eps"], params["law_delta"] = _law_privacy(lemma, eps, delta, law_eps, law_delta)
-    if family != "beta":
-        pair = family_pair(family, eps, delta, n, lemma=lemma, v=v, shift=shift,
-                           law_eps=law_eps, law_delta=law_delta)
-        res = check_pair(pair, eps, delta, lemma=lemma, grid=grid, family=family, n=n, params=params)
+    law, eps, delta, n, lemma, options = validate(law, eps, delta, n, lemma, **options)
+    params = dict(options)
+    if law.LOCATION:
+        res = check_pair(law_pair(law, n, options), eps, delta, lemma=lemma, grid=grid, family=law.NAME, n=n,
+                         params=params)
         res.method = "location family (one check covers every history); " + res.method
     else:
-        worst_d, worst_r = _beta_worst(n, eps, extra_k)
-        res = check_pair(beta_pair(n, worst_r, extra_k), eps, delta, lemma=lemma, grid=grid,
-                         family=family, n=n, params=params)
+        d, _, _ = law.history_deltas(n, eps, options)
+        worst_r = int(np.argmax(d))
+        res = check_pair(law_pair(law, n, options, worst_r), eps, delta, lemma=lemma, grid=grid,
+                         family=law.NAME, n=n, params=params)
         res.histories_checked = n
         res.method = (f"closed form at the ratio crossings for all {n} histories R -> R+1 "
-                      f"(worst R = {worst_r}: {worst_d:.6g}); grid certificate on the worst; "
+                      f"(worst R = {worst_r}: {float(d[worst_r]):.6g}); grid certificate on the worst; "
                       + res.method)
-    if res.allowed == 0.0 and family in ("gauss", "beta"):
+    if res.allowed == 0.0 and not law.ZERO_DELTA:
         res.holds = res.certified = False
         res.method = UNBOUNDED_RATIO + "; " + res.method
     return res
@@ -657,32 +526,19 @@ UNBOUNDED_RATIO = ("never holds with delta = 0: the likelihood ratio of the pair
                    "F - e^eps F' is positive somewhere for every N (the computed value may underflow)")
 
 
-def check_lemma8(family, eps, delta, n, **options) -> FeasibilityResult:
+def check_lemma8(law, eps, delta, n, **options) -> FeasibilityResult:
     """Lemma 8 (DP): the four half-line inequalities with slack delta.  See ``check``."""
-    return check(family, eps, delta, n, lemma=8, **options)
+    return check(law, eps, delta, n, lemma=8, **options)
 
 
-def check_lemma9(family, eps, delta, n, **options) -> FeasibilityResult:
+def check_lemma9(law, eps, delta, n, **options) -> FeasibilityResult:
     """Lemma 9 (GDP): intervals and complements with slack delta/2.  See ``check``."""
-    return check(family, eps, delta, n, lemma=9, **options)
-
-
-# ============================================================ closed forms for scans
-def gauss_delta_required(n: float, eps: float, v: float = P.GAUSS_VARIANCE, shift: float = 1.0) -> float:
-    """Return the exact Lemma 8 delta of the Gaussian law against a centre shift.
-
-    Exact Lemma 8 (= Lemma 9, = hockey-stick) delta of N(., v/n) vs a shift/n move: the
-    value of F - e^eps F' at the ratio crossing x = z/2 - v eps/(n z) (the analytic Gaussian
-    mechanism; the other three half-line suprema are equal or 0).
-    """
-    z = shift / n
-    x = z / 2.0 - v * eps / (n * z)
-    return max(0.0, P.gauss_cdf(x, 0.0, n, v) - math.exp(eps) * P.gauss_cdf(x, z, n, v))
+    return check(law, eps, delta, n, lemma=9, **options)
 
 
 # ============================================================ minimal start phase
-#: default largest N of the exhaustive Beta scan (N^2/4 histories in all: ~1 minute at 8000)
-BETA_SCAN_CAP = 8_000
+#: default largest N of an exhaustive scan over N and the histories (Beta: N^2/4 in all, ~1 minute at 8000)
+SCAN_CAP = 8_000
 
 @dataclass
 class StartPhaseResult:
@@ -708,29 +564,20 @@ class StartPhaseResult:
         return to_json(asdict(self))
 
 
-def _paper_start(family, eps, delta):
-    if family == "gauss":
-        return P.gauss_start_phase(eps, delta)
-    if family == "beta":
-        return P.beta_start_phase(eps, delta)
-    return None
-
-
-def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8,
-                        v: float = P.GAUSS_VARIANCE, extra_k: bool = True,
-                        n_max: int | None = None) -> StartPhaseResult:
+def minimal_start_phase(law, eps: float, delta: float, *, lemma: int = 8, n_max: int | None = None,
+                        **options) -> StartPhaseResult:
     """Find the smallest pull count N0 at which the lemma holds.
 
     N0 is the smallest pull count at which the lemma holds for every history (and every
-    larger N); it is reported beside the paper's start phase (N_G* for gauss, N_B* for
-    beta).
+    larger N); it is reported beside the paper's start phase (``law.start_phase``: N_G* for
+    the Gaussian law, N_B* for Beta).
 
     Parameters
     ----------
-    family, eps, delta, lemma, v, extra_k
+    law, eps, delta, lemma, **options
         As for :func:`check`.
     n_max : int, optional
-        beta: the largest N scanned (see below).
+        For a law scanned over N: the largest N scanned (see below).
 
     Returns
     -------
@@ -741,34 +588,36 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
 
     Notes
     -----
-    * gauss: delta_required depends on N only through the standardised shift 1/sqrt(vN)
-      and grows with it, so it decreases in N: bisection, valid for every N >= N0.
-    * lemma15: the law at N is the law at 1 scaled by 1/N (so is the shift), so
-      delta_required does not depend on N: N0 = 1 when it holds at all.
-    * beta: no such monotonicity (k jumps); every N in [1, n_max] and every history is
-      checked (default n_max = max(ceil(N_B*), 4 x first passing N), capped at
-      BETA_SCAN_CAP; 2000 without k, which never passes).  The cost grows as n_max^2.
+    The search follows how the delta a pair needs depends on N (``law.IN_N``):
+
+    * "decreasing" (the Gaussian law: its delta depends on N only through the standardised
+      shift 1/sqrt(vN)): bisection, valid for every N >= N0;
+    * "constant" (Lemma 15's law at N is its law at 1 scaled by 1/N, and so is the shift):
+      N0 = 1 when it holds at all;
+    * "scan" (Beta: k jumps, no monotonicity): every N in [1, n_max] and every history
+      (default n_max = max(ceil(N_B*), 4 x first passing N), capped at SCAN_CAP; 2000 without
+      a start phase of the paper's, which never passes).  The cost grows as n_max^2.
 
     Examples
     --------
     >>> from verify.cdf_feasibility import minimal_start_phase
-    >>> minimal_start_phase("gauss", 0.0, 0.01, v=1.0).n_min    # doctest: +SKIP
+    >>> from dpbench.mechanisms.perturbations import GaussianLaw
+    >>> minimal_start_phase(GaussianLaw, 0.0, 0.01, v=1.0).n_min    # doctest: +SKIP
     """
-    family, eps, delta, _, lemma, v, _ = validate(family, eps, delta, 1, lemma, v)
+    law, eps, delta, _, lemma, options = validate(law, eps, delta, 1, lemma, **options)
+    family = law.NAME
     allowed = delta if lemma == 8 else delta / 2.0
-    params = {"v": v} if family == "gauss" else {"extra_k": bool(extra_k)} if family == "beta" else {}
-    paper = _paper_start(family, eps, delta)
-    if family == "beta" and not extra_k:
-        paper = None
+    params = dict(options)
+    paper = law.start_phase(eps, delta, options)
     paper_n = math.ceil(paper) if paper is not None and math.isfinite(paper) else None
     ok_level = allowed + tolerance(allowed)
-    if allowed == 0.0 and family != "lemma15":
+    if allowed == 0.0 and not law.ZERO_DELTA:
         return StartPhaseResult(family, eps, delta, lemma, params, None, None, math.inf, paper,
                                 None, None, None, None, UNBOUNDED_RATIO)
 
-    if family == "gauss":
+    if law.IN_N == "decreasing":
         def req(n):
-            return gauss_delta_required(float(n), eps, v)
+            return law.delta_required(float(n), eps, options)
         hi = 1
         while req(hi) > ok_level:
             hi *= 2
@@ -790,29 +639,28 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
             req(n_min - 1) if n_min > 1 else None,
             "delta_required decreases in N (standardised shift 1/sqrt(vN)): holds for all N >= n_min")
 
-    if family == "lemma15":
-        le, ld = _law_privacy(lemma, eps, delta, None, None)
-        d = check_pair(lemma15_pair(1, le, ld), eps, delta, lemma=lemma).delta_required
+    if law.IN_N == "constant":
+        d = check_pair(law_pair(law, 1, options), eps, delta, lemma=lemma).delta_required
         ok = d <= ok_level
-        return StartPhaseResult(family, eps, delta, lemma, {"law_eps": le, "law_delta": ld},
-                                1 if ok else None, 1 if ok else None, math.inf, None, None, None,
+        return StartPhaseResult(family, eps, delta, lemma, params,
+                                1 if ok else None, 1 if ok else None, math.inf, paper, None, None,
                                 d if ok else None, None,
                                 f"delta_required = {d:.6g} for every N (scale family): "
                                 + ("no start phase needed" if ok else "never holds"))
 
-    # beta: every N in [1, n_max], every history
-    cap = check_int("n_max", n_max, low=1) if n_max is not None else BETA_SCAN_CAP if extra_k else 2_000
+    # every N in [1, n_max], every history
+    cap = check_int("n_max", n_max, low=1) if n_max is not None else SCAN_CAP if paper is not None else 2_000
     ok = ok_level
     values = np.empty(0)
     first = None
     while first is None and values.size < cap:
         lo = values.size + 1
-        values = np.concatenate([values, beta_worst_by_n(lo, min(cap, 2 * lo + 255), eps, extra_k)])
+        values = np.concatenate([values, law.worst_by_n(lo, min(cap, 2 * lo + 255), eps, options)])
         passing = np.nonzero(values <= ok)[0]
         first = int(passing[0]) + 1 if passing.size else None
     limit = cap if n_max is not None or first is None else min(cap, max(paper_n or 0, 4 * first))
     if limit > values.size:
-        values = np.concatenate([values, beta_worst_by_n(values.size + 1, limit, eps, extra_k)])
+        values = np.concatenate([values, law.worst_by_n(values.size + 1, limit, eps, options)])
     values = values[:limit]
     failing = np.nonzero(values > ok)[0]
     n_min = None if values[-1] > ok else int(failing[-1]) + 2 if failing.size else 1
@@ -820,10 +668,10 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
         at_paper = None
     else:
         at_paper = float(values[paper_n - 1]) if paper_n <= limit else \
-            float(beta_worst_by_n(paper_n, paper_n, eps, extra_k)[0])
+            float(law.worst_by_n(paper_n, paper_n, eps, options)[0])
     note = f"every N in [1, {limit}] and every history R checked"
-    if not extra_k:
-        note += f"; without k: delta_required = {values[-1]:.5g} at N = {limit} (never holds)"
+    if paper is None and values[-1] > ok:
+        note += f"; delta_required = {values[-1]:.5g} at N = {limit} (never holds)"
     return StartPhaseResult(
         family, eps, delta, lemma, params, n_min, first, float(limit), paper, at_paper,
         None if at_paper is None else at_paper <= ok,
@@ -831,12 +679,13 @@ def minimal_start_phase(family: str, eps: float, delta: float, *, lemma: int = 8
         float(values[n_min - 2]) if n_min and n_min > 1 else None, note)
 
 
-# ============================================================ Lemma 15 tightness
-def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05), *, lemma: int = 8):
-    """Return the delta the Lemma 15 law needs against centre shifts.
+# ============================================================ tightness in the shift
+def shift_tightness(law, eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05), *, lemma: int = 8,
+                    **options):
+    """Return the delta ``law`` needs against centre shifts of ``shift``/N, for each shift.
 
-    delta required by the Lemma 15 law (built with (eps, delta)) against centre shifts of
-    ``shift``/N: exactly delta at 1, less below, more above (spec §4.3, §10.1).
+    Lemma 15's law built with (eps, delta) (``law_eps = eps, law_delta = delta``) needs exactly
+    delta at 1, less below, more above (spec §4.3, §10.1).
     """
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
@@ -844,7 +693,7 @@ def lemma15_tightness(eps: float, delta: float, n: int, shifts=(0.5, 1.0, 1.05),
     out = []
     for s in shifts:
         s = check_real("shift", s, low=0.0)
-        res = check("lemma15", eps, delta, n, lemma=lemma, shift=s, law_eps=eps, law_delta=delta)
+        res = check(law, eps, delta, n, lemma=lemma, shift=s, **options)
         out.append({"shift": s, "delta_required": res.delta_required, "bound": res.bound,
                     "x": res.worst.x, "y": res.worst.y, "constraint": res.worst.constraint})
     return out

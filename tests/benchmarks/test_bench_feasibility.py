@@ -9,19 +9,26 @@ from dpbench.mechanisms import perturbations as P
 from verify import cdf_bands as B
 from verify import cdf_feasibility as C
 
+#: the laws by the names the parametrisations give them
+LAW = {law.NAME: law for law in P.FEASIBILITY_LAWS}
+
+
+def _profile(n, eps, extra_k=True):
+    return P.BetaLaw.history_deltas(n, eps, {"extra_k": extra_k})
+
 
 @pytest.mark.benchmark(group="feasibility: one exact check, every real x")
 @pytest.mark.parametrize("family,lemma,n", [("gauss", 8, 8), ("gauss", 9, 8), ("lemma15", 8, 10),
                                             ("lemma15", 9, 10), ("beta", 8, 1065)])
 def test_exact_check(benchmark, family, lemma, n):
-    res = benchmark.pedantic(C.check, (family, 1.0, 0.01, n), {"lemma": lemma}, rounds=10, warmup_rounds=1)
+    res = benchmark.pedantic(C.check, (LAW[family], 1.0, 0.01, n), {"lemma": lemma}, rounds=10, warmup_rounds=1)
     assert res.holds and res.certified
 
 
 @pytest.mark.benchmark(group="feasibility: Beta worst history, closed form over all R")
 @pytest.mark.parametrize("n", [1065, 38456])
 def test_beta_histories(benchmark, n):
-    d, _, _ = benchmark.pedantic(C.beta_history_profile, (n, 1.0), rounds=5, warmup_rounds=1)
+    d, _, _ = benchmark.pedantic(_profile, (n, 1.0), rounds=5, warmup_rounds=1)
     benchmark.extra_info["histories_per_second"] = n / benchmark.stats.stats.mean
     assert d.max() < 1e-15
 
@@ -29,7 +36,7 @@ def test_beta_histories(benchmark, n):
 @pytest.mark.benchmark(group="feasibility: minimal start phase")
 @pytest.mark.parametrize("family", ["gauss", "beta"])
 def test_minimal_start_phase(benchmark, family):
-    res = benchmark.pedantic(C.minimal_start_phase, (family, 1.0, 0.01), rounds=3, warmup_rounds=1)
+    res = benchmark.pedantic(C.minimal_start_phase, (LAW[family], 1.0, 0.01), rounds=3, warmup_rounds=1)
     assert res.n_min == {"gauss": 2, "beta": 32}[family]
 
 

@@ -25,6 +25,7 @@ neighbours in the sense of Definition 1; the component's ``privatize`` is the po
 so the audit checks what runs.  The special functions (incomplete beta, normal quantile) are
 in :mod:`dpbench.mechanisms.special`.  This package re-exports each module's public names.
 """
+from ._common import FeasibilityFamily
 from .gaussian import (
     GAUSS_START_RULES,
     GAUSS_VARIANCE,
@@ -79,3 +80,6 @@ from .lemma15 import (
     lemma15_width,
     open_uniform,
 )
+
+#: the laws the CDF checker of Lemmas 8/9 (verify.cdf_feasibility) is run on
+FEASIBILITY_LAWS = (GaussianLaw, BetaLaw, Lemma15Law)

@@ -1,5 +1,6 @@
 """What the three perturbation laws share: array evaluation and sampling of a compiled scalar
-kernel, the neighbouring history of one arm, and the catalog parameters."""
+kernel, the neighbouring history of one arm, what the CDF checker of Lemmas 8/9 asks of a law
+(:class:`FeasibilityFamily`), and the catalog parameters."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,6 +52,65 @@ class KernelLaw:
 
     def sample(self, size, seed):
         return draw(type(self).FILL, size, seed, *self._p())
+
+
+class FeasibilityFamily:
+    """What the exact CDF checker of Lemmas 8 and 9 (:mod:`verify.cdf_feasibility`) and its
+    sample-based counterpart (:mod:`verify.cdf_bands`) ask of a perturbation law class: the checker
+    takes the class itself (``check(GaussianLaw, eps, delta, n)``) and knows no family by name.
+
+    ``NAME``                how results name the family;
+    ``LOCATION``            True: one neighbouring pair covers every history (a location family);
+                            False: the histories are scanned (:meth:`history_deltas`);
+    ``ZERO_DELTA``          whether delta = 0 can hold (a bounded likelihood ratio);
+    ``IN_N``                how the delta a pair needs depends on the pull count N, for the
+                            minimal start phase: "decreasing" (bisection on :meth:`delta_required`),
+                            "constant" (a scale family: N = 1 decides) or "scan" (every N,
+                            :meth:`worst_by_n`);
+    ``OPTIONS``             the names of the law's own options;
+    :meth:`options`         those options, validated, with their defaults;
+    :meth:`neighbour_pair`  (law, neighbour, history, crossings) after one observation changes,
+                            ``crossings(c)`` the points where the likelihood ratio equals c;
+    :meth:`start_phase`     the paper's start phase (None if it has none).
+    """
+
+    NAME = ""
+    OPTIONS: tuple = ()
+    LOCATION = True
+    ZERO_DELTA = False
+    IN_N = "scan"
+
+    @classmethod
+    def options(cls, *, lemma: int, eps: float, delta: float, **given) -> dict:
+        raise NotImplementedError
+
+    @classmethod
+    def neighbour_pair(cls, n: int, options: dict, history: int = 0):
+        raise NotImplementedError
+
+    @classmethod
+    def start_phase(cls, eps: float, delta: float, options: dict):
+        return None
+
+    @classmethod
+    def delta_required(cls, n: float, eps: float, options: dict) -> float:
+        raise NotImplementedError
+
+    @classmethod
+    def history_deltas(cls, n: int, eps: float, options: dict):
+        raise NotImplementedError
+
+    @classmethod
+    def worst_by_n(cls, n_lo: int, n_hi: int, eps: float, options: dict):
+        raise NotImplementedError
+
+
+def known_options(name: str, given: dict, allowed) -> None:
+    """InputError naming the options a family takes when ``given`` has others."""
+    from ...validation import InputError
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise InputError(f"{name}: unknown option(s) {', '.join(unknown)}; allowed: {', '.join(allowed) or 'none'}")
 
 
 def history(pulls, others):

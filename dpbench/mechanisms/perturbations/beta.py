@@ -26,9 +26,9 @@ from ...engine.caching import cached_njit
 from ...engine.catalog import Param, flag, integer
 from ...engine.components import implements, privatize
 from ...engine.mechanism import CatalogMechanism
-from ...validation import InputError, check_real
+from ...validation import InputError, check_int, check_real
 from ..special import beta_cdf_sf, beta_front
-from ._common import DELTA_POS, EPS0, OTHERS, KernelLaw, history
+from ._common import DELTA_POS, EPS0, OTHERS, FeasibilityFamily, KernelLaw, history, known_options
 
 
 # ------------------------------------------------------------------ scalar kernels
@@ -112,10 +112,20 @@ def _fill(a, b, seed, out):
 
 # ------------------------------------------------------------------ the law
 @dataclass(frozen=True)
-class BetaLaw(KernelLaw):
-    """theta ~ Beta(a, b): DP-FTPL-Beta's perturbation (Alg. 2, spec §5.2)."""
+class BetaLaw(KernelLaw, FeasibilityFamily):
+    """theta ~ Beta(a, b): DP-FTPL-Beta's perturbation (Alg. 2, spec §5.2).
+
+    As a family of the CDF checker (:class:`._common.FeasibilityFamily`): Algorithm 2's law for
+    R ones in N pulls against R + 1 (the four inequalities cover R + 1 -> R), every R = 0..N-1
+    scanned in closed form (:meth:`history_deltas`); option ``extra_k`` (False: without k, the
+    law of Fig. 2(d-f)); the ratio a(1 - x)/((b - 1) x) equals c at a/(a + c(b - 1))."""
 
     EVAL, FILL = _eval, _fill
+    NAME = "beta"
+    LOCATION = False
+    ZERO_DELTA = False
+    IN_N = "scan"
+    OPTIONS = ("extra_k",)
     a: float
     b: float
 
@@ -142,6 +152,91 @@ class BetaLaw(KernelLaw):
     def neighbour(self, up=True):
         """One observation changed 0 -> 1 (``up``: (a+1, b-1)) or 1 -> 0 ((a-1, b+1))."""
         return BetaLaw(self.a + 1.0, self.b - 1.0) if up else BetaLaw(self.a - 1.0, self.b + 1.0)
+
+    # ---------------------------------------------------------- the CDF checker's family
+    @classmethod
+    def options(cls, *, lemma, eps, delta, **given):
+        known_options(cls.NAME, given, cls.OPTIONS)
+        return {"extra_k": bool(given.get("extra_k", True))}
+
+    @classmethod
+    def neighbour_pair(cls, n, options, history=0):
+        if not 0 <= history < n:
+            raise InputError(f"the history R must be an integer in [0, {n - 1}] (got {history})")
+        a, b = beta_shapes(float(history), float(n), bool(options["extra_k"]))
+        law = cls(a, b)
+
+        def crossings(c):
+            return [a / (a + c * (b - 1.0))]
+        return law, law.neighbour(up=True), {"N": n, "R": history, "change": "R -> R+1 (0 -> 1)",
+                                             "k": int(a - history - 1.0), "a": a, "b": b}, crossings
+
+    @classmethod
+    def start_phase(cls, eps, delta, options):
+        return beta_start_phase(eps, delta) if options["extra_k"] else None
+
+    @classmethod
+    def history_deltas(cls, n, eps, options):
+        """(delta_required[R], x[R], constraint index[R]) of every history R = 0..n-1 at N = n (0 -> 1
+        changes; the index into Lemma 8's four inequalities).  R mirrors n-1-R (x -> 1 - x), so
+        half is computed."""
+        n = check_int("n", n, low=1)
+        eps = check_real("eps", eps, low=0.0)
+        half = (n + 1) // 2
+        d, x, w = np.empty(half), np.empty(half), np.empty(half, dtype=np.int64)
+        _beta_histories(float(n), bool(options["extra_k"]), math.exp(eps), d, x, w)
+        mirror = n - half                                      # histories half..n-1
+        d_full = np.concatenate([d, d[:mirror][::-1]])
+        x_full = np.concatenate([x, 1.0 - x[:mirror][::-1]])
+        w_full = np.concatenate([w, 3 - w[:mirror][::-1]])     # the reflection swaps F and F'
+        return np.maximum(d_full, 0.0), x_full, w_full
+
+    @classmethod
+    def worst_by_n(cls, n_lo, n_hi, eps, options):
+        """The worst delta required over every history, for each N in [n_lo, n_hi]."""
+        n_lo = check_int("n_lo", n_lo, low=1)
+        n_hi = check_int("n_hi", n_hi, low=n_lo)
+        out = np.empty(n_hi - n_lo + 1)
+        _beta_worst_by_n(n_lo, bool(options["extra_k"]), math.exp(check_real("eps", eps, low=0.0)), out)
+        return np.maximum(out, 0.0)
+
+
+# ------------------------------------------------------------------ Lemma 8 over every history
+@cached_njit
+def _beta_pair_required(n, r, extra_k, ee):
+    """The exact Lemma 8 delta of Algorithm 2's law for history (n, r) against r -> r+1, with its
+    location and constraint index: by the monotone likelihood ratio a (1 - x)/((b - 1) x), the
+    only positive suprema are F - e^eps F' at x = a/(a + e^eps (b-1)) and (1 - F') - e^eps (1 - F)
+    at x = a/(a + e^-eps (b-1))."""
+    a, b = beta_shapes(r, n, extra_k)
+    x1 = a / (a + ee * (b - 1.0))
+    f1 = beta_cdf(x1, a, b) - ee * beta_cdf(x1, a + 1.0, b - 1.0)
+    x4 = a / (a + (b - 1.0) / ee)
+    f4 = beta_sf(x4, a + 1.0, b - 1.0) - ee * beta_sf(x4, a, b)
+    if f1 >= f4:
+        return f1, x1, 0
+    return f4, x4, 3
+
+
+@cached_njit
+def _beta_histories(n, extra_k, ee, out_d, out_x, out_which):
+    """``_beta_pair_required`` for r = 0..len(out_d)-1."""
+    for r in range(out_d.shape[0]):
+        out_d[r], out_x[r], out_which[r] = _beta_pair_required(n, float(r), extra_k, ee)
+
+
+@cached_njit
+def _beta_worst_by_n(n_lo, extra_k, ee, out):
+    """out[i] = max over histories of the delta required at N = n_lo + i (history r mirrors
+    n-1-r under x -> 1 - x: half the histories suffice)."""
+    for i in range(out.shape[0]):
+        n = n_lo + i
+        worst = 0.0
+        for r in range((n + 1) // 2):
+            d = _beta_pair_required(float(n), float(r), extra_k, ee)[0]
+            if d > worst:
+                worst = d
+        out[i] = worst
 
 
 # ------------------------------------------------------------------ component and mechanism

@@ -49,7 +49,7 @@ from ...engine.mechanism import CatalogMechanism
 from ...validation import InputError, check_real
 from ..lattice import ARITHMETIC_PARAM, lattice_spacing, sensitivity_steps, tail_uniform, to_steps
 from ..special import ndtri
-from ._common import DELTA_POS, EPS0, OTHERS, KernelLaw, history
+from ._common import DELTA_POS, EPS0, OTHERS, FeasibilityFamily, KernelLaw, history, known_options
 
 #: Default Gaussian variance factor v in N(R/N, v/N): the privacy proof of Theorem 11 needs
 #: v = 2 (density sqrt(N/(4 pi)) exp(-N (x - mu)^2 / 4)); its regret proof uses v = 1, with
@@ -210,10 +210,20 @@ def _fill(mean, n, v, seed, out):
 
 # ------------------------------------------------------------------ the law
 @dataclass(frozen=True)
-class GaussianLaw(KernelLaw):
-    """theta ~ N(mean, v/pulls): DP-FTPL-Gauss's perturbation (Alg. 1, spec §5.1)."""
+class GaussianLaw(KernelLaw, FeasibilityFamily):
+    """theta ~ N(mean, v/pulls): DP-FTPL-Gauss's perturbation (Alg. 1, spec §5.1).
+
+    As a family of the CDF checker (:class:`._common.FeasibilityFamily`): N(R/N, v/N) against
+    the mean moved by ``shift``/N (1: the largest change a reward in [0, 1] makes), a location
+    family (every history the same check, x measured from R/N); options ``v`` (default 2) and
+    ``shift``; log r(x) = n z (z - 2x)/(2v) crosses log c at z/2 - v log c/(n z)."""
 
     EVAL, FILL = _eval, _fill
+    NAME = "gauss"
+    LOCATION = True
+    ZERO_DELTA = False
+    IN_N = "decreasing"
+    OPTIONS = ("v", "shift")
     mean: float
     pulls: float
     v: float = GAUSS_VARIANCE
@@ -239,6 +249,36 @@ class GaussianLaw(KernelLaw):
     def neighbour(self, z):
         """The law after the mean moves by z (one reward changed: |z| <= 1/pulls)."""
         return replace(self, mean=self.mean + z)
+
+    # ---------------------------------------------------------- the CDF checker's family
+    @classmethod
+    def options(cls, *, lemma, eps, delta, **given):
+        known_options(cls.NAME, given, cls.OPTIONS)
+        return {"v": check_real("v", given.get("v", GAUSS_VARIANCE), low=0.0, low_open=True),
+                "shift": check_real("shift", given.get("shift", 1.0), low=0.0)}
+
+    @classmethod
+    def neighbour_pair(cls, n, options, history=0):
+        v, z = options["v"], options["shift"] / n
+        law = cls(0.0, float(n), float(v))
+
+        def crossings(c):
+            return [] if z == 0 else [z / 2.0 - v * math.log(c) / (n * z)]
+        return law, law.neighbour(z), {"mu_hat": "any (location family; x measured from R/N)", "N": n,
+                                       "shift": z}, crossings
+
+    @classmethod
+    def start_phase(cls, eps, delta, options):
+        return gauss_start_phase(eps, delta)
+
+    @classmethod
+    def delta_required(cls, n, eps, options):
+        """The exact Lemma 8 (= Lemma 9, = hockey-stick) delta against a shift/n move: F - e^eps F'
+        at the ratio crossing x = z/2 - v eps/(n z) (the other three half-line suprema are equal or
+        0); it decreases in n (the standardised shift 1/sqrt(vn))."""
+        v, z = options["v"], options["shift"] / n
+        x = z / 2.0 - v * eps / (n * z)
+        return max(0.0, gauss_cdf(x, 0.0, n, v) - math.exp(eps) * gauss_cdf(x, z, n, v))
 
 
 # ------------------------------------------------------------------ component and mechanism

@@ -63,7 +63,7 @@ from ..lattice import (
     tail_uniform,
     to_steps,
 )
-from ._common import DELTA, EPS0, OTHERS, KernelLaw, history
+from ._common import DELTA, EPS0, OTHERS, FeasibilityFamily, KernelLaw, history, known_options
 
 _BLOCK = 4.0
 _BLOCK_Q = -math.expm1(-_BLOCK)
@@ -356,15 +356,27 @@ def _fill(x0, n, eps, delta, seed, out):
 
 # ------------------------------------------------------------------ the law
 @dataclass(frozen=True)
-class Lemma15Law(KernelLaw):
+class Lemma15Law(KernelLaw, FeasibilityFamily):
     """The truncated-Laplace law of Lemma 15 (spec §4): centre x0, count ``pulls``, (eps, delta).
 
     Laplace(x0, 1/(pulls eps)) truncated to [x0 - A, x0 + A]; a shift of x0 by
     |z| <= 1/pulls costs exactly (eps, delta) (hockey-stick = delta at |z| = 1/pulls).
     ``sample`` draws the exact law in floating point.
+
+    As a family of the CDF checker (:class:`._common.FeasibilityFamily`): the law centred at 0
+    against its centre moved by ``shift``/N, a location family whose law at N is its law at 1
+    scaled by 1/N (so the delta it needs does not depend on N); built with (eps, delta) for
+    Lemma 8 and, as Algorithm 4 uses it, (eps, delta/2) for Lemma 9 (options ``law_eps``,
+    ``law_delta`` override: negative controls); the ratio is flat (e^{lam z}) left of 0, flat
+    (e^{-lam z}) right of z and exp(lam (z - 2x)) between (lam = N eps).
     """
 
     EVAL, FILL = _eval, _fill
+    NAME = "lemma15"
+    LOCATION = True
+    ZERO_DELTA = True
+    IN_N = "constant"
+    OPTIONS = ("shift", "law_eps", "law_delta")
     x0: float
     pulls: float
     eps: float
@@ -404,6 +416,30 @@ class Lemma15Law(KernelLaw):
     def neighbour(self, z):
         """The law after the centre moves by z (one reward changed: |z| <= 1/pulls)."""
         return replace(self, x0=self.x0 + z)
+
+    # ---------------------------------------------------------- the CDF checker's family
+    @classmethod
+    def options(cls, *, lemma, eps, delta, **given):
+        known_options(cls.NAME, given, cls.OPTIONS)
+        law_eps, law_delta = given.get("law_eps"), given.get("law_delta")
+        le = eps if law_eps is None else check_real("law_eps", law_eps, low=0.0)
+        ld = (delta if lemma == 8 else delta / 2.0) if law_delta is None else check_delta(law_delta, "law_delta")
+        if le == 0.0 and ld == 0.0:
+            raise InputError("the Lemma 15 law needs eps > 0 or delta > 0 (got eps = delta = 0)")
+        return {"shift": check_real("shift", given.get("shift", 1.0), low=0.0), "law_eps": le, "law_delta": ld}
+
+    @classmethod
+    def neighbour_pair(cls, n, options, history=0):
+        z, eps, delta = options["shift"] / n, options["law_eps"], options["law_delta"]
+        law = cls(0.0, float(n), float(eps), float(delta))
+        lam = n * eps
+
+        def crossings(c):
+            if lam == 0.0 or z == 0.0:
+                return []
+            return [min(max(z / 2.0 - math.log(c) / (2.0 * lam), 0.0), z)]
+        return law, law.neighbour(z), {"x0": "any (location family; x measured from x0)", "N": n, "shift": z,
+                                       "law_eps": eps, "law_delta": delta}, crossings
 
 
 # ------------------------------------------------------------------ component and mechanism

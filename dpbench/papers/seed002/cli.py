@@ -14,7 +14,11 @@ from __future__ import annotations
 import json
 import math
 
+from dpbench.mechanisms.perturbations import FEASIBILITY_LAWS
 from dpbench.validation import InputError, make_output_dir
+
+#: the perturbation laws the command checks, by the name the command line gives them
+LAWS = {law.NAME: law for law in FEASIBILITY_LAWS}
 
 
 def register(sub):
@@ -24,7 +28,7 @@ def register(sub):
                     "(GDP, intervals and complements, slack delta/2) for the worst neighbouring "
                     "histories of a perturbation family, for every real x. Exit status 0: holds, "
                     "1: violated, 2: bad input.")
-    p.add_argument("family", nargs="?", choices=["gauss", "beta", "lemma15"],
+    p.add_argument("family", nargs="?", choices=list(LAWS),
                    help="gauss: N(R/N, v/N); beta: Beta(R+1+k, N-R+1+k); lemma15: truncated Laplace "
                         "(required unless --figures)")
     p.add_argument("--figures", action="store_true",
@@ -61,14 +65,13 @@ def _run(args) -> int:
     from verify.cdf_bands import band_check_family
     from verify.cdf_feasibility import check, minimal_start_phase, validate
 
-    options = {"v": args.v}
-    if args.family == "beta":
-        options = {"extra_k": not args.no_k}
+    law = LAWS[args.family]
+    given = {"v": args.v, "shift": args.shift, "extra_k": not args.no_k}
+    options = {k: v for k, v in given.items() if k in law.OPTIONS}
     if args.start_phase:
-        validate(args.family, args.eps, args.delta, 1, args.lemma, args.v, args.shift)
-        res = minimal_start_phase(args.family, args.eps, args.delta, lemma=args.lemma,
-                                  **({"v": args.v} if args.family == "gauss" else
-                                     {"extra_k": not args.no_k} if args.family == "beta" else {}))
+        validate(law, args.eps, args.delta, 1, args.lemma, **options)
+        options.pop("shift", None)                      # the search is over N at the largest change
+        res = minimal_start_phase(law, args.eps, args.delta, lemma=args.lemma, **options)
         if args.json:
             print(json.dumps(res.to_dict(), indent=1))
         else:
@@ -84,14 +87,10 @@ def _run(args) -> int:
         return 0 if res.n_min else 1
     if args.n is None:
         raise InputError("--n is required (the arm's pull count N >= 1) unless --start-phase is given")
-    if args.family != "beta":
-        options["shift"] = args.shift
-    if args.family == "lemma15":
-        options.pop("v")
-    res = check(args.family, args.eps, args.delta, args.n, lemma=args.lemma, **options)
+    res = check(law, args.eps, args.delta, args.n, lemma=args.lemma, **options)
     band = None
     if args.samples is not None:
-        band = band_check_family(args.family, args.eps, args.delta, args.n, lemma=args.lemma,
+        band = band_check_family(law, args.eps, args.delta, args.n, lemma=args.lemma,
                                  draws=args.samples, seed=args.seed, alpha=args.alpha, **options)
     if args.json:
         out = res.to_dict()

@@ -90,11 +90,11 @@ def _figure(panels, path, suptitle, cols):
 def figure1_gauss(path, eps=1.0, delta=0.01, ns=(1, 8, 50), v=P.GAUSS_VARIANCE, mu=0.5):
     """Fig. 1: DP-FTPL-Gauss, F = N(mu, v/N) and F' = N(mu + 1/N, v/N), for N below, at
     and above N_G* (7.68 at (1, 0.01); mu = 0.5 and the x-range mu +- 4 sqrt(v/N): spec §3.3)."""
-    from verify.cdf_feasibility import gauss_pair
+    from verify.cdf_feasibility import family_pair
     start = P.gauss_start_phase(eps, delta)
     panels = []
     for n in ns:
-        pair = gauss_pair(n, v)
+        pair = family_pair(P.GaussianLaw, eps, delta, n, v=v)
         s = 4.0 * math.sqrt(v / n)
         rel = "<" if n < start else ">" if n > math.ceil(start) else "="
         panels.append((pair, eps, delta, _grid(-s, s, pair), f"(N={n} {rel} N_G*={start:.2f}, v={v:g})", mu))
@@ -115,16 +115,16 @@ def figure2_beta(path, eps=1.0, delta=0.01, ns_k=(20, 1065, 10_000), ns_no_k=(10
     """Fig. 2: DP-FTPL-Beta with a_i(t) = 1 (R = 0, all zeros), Beta(1+k, N+1+k) vs
     Beta(2+k, N+k): with k = floor(N/8) + 1 for N below, at and above N_B* (1064.7), and
     without k (always outside: delta needed -> 0.1633)."""
-    from verify.cdf_feasibility import beta_pair
+    from verify.cdf_feasibility import family_pair
     start = P.beta_start_phase(eps, delta)
     panels = []
     for n in ns_k:
-        pair = beta_pair(n, 0, True)
+        pair = family_pair(P.BetaLaw, eps, delta, n, extra_k=True)
         rel = "<" if n < start else ">" if n > math.ceil(start) else "="
         panels.append((pair, eps, delta, _grid(*_beta_range(pair), pair),
                        f"(N={n} {rel} N_B*={start:.1f}, with k)", 0.0))
     for n in ns_no_k:
-        pair = beta_pair(n, 0, False)
+        pair = family_pair(P.BetaLaw, eps, delta, n, extra_k=False)
         panels.append((pair, eps, delta, _grid(*_beta_range(pair), pair), f"(N={n:g}, without k)", 0.0))
     return _figure(panels, path, f"Fig. 2: DP-FTPL-Beta, a_i(t) = 1, feasible region under Lemma 8, "
                                  f"(eps, delta) = ({eps:g}, {delta:g})", 3)
@@ -133,11 +133,11 @@ def figure2_beta(path, eps=1.0, delta=0.01, ns_k=(20, 1065, 10_000), ns_no_k=(10
 def figure3_lemma15(path, settings=((0.1, 0.0), (1.0, 0.01)), ns=(10, 50), x0=0.5):
     """Fig. 3: DP-FTPL-New's Lemma 15 law vs its centre moved by 1/N, N = 10 and 50, at the
     caption's (0.1, 0) (Laplace) and the text's (1, 0.01): F' runs along the band's edge."""
-    from verify.cdf_feasibility import lemma15_pair
+    from verify.cdf_feasibility import family_pair
     panels = []
     for eps, delta in settings:
         for n in ns:
-            pair = lemma15_pair(n, eps, delta)
+            pair = family_pair(P.Lemma15Law, eps, delta, n)
             w = pair.law.width
             half = (w + 1.5 / n) if math.isfinite(w) else 7.0 / (n * eps)
             panels.append((pair, eps, delta, _grid(-half, half + 1.0 / n, pair),
@@ -154,13 +154,13 @@ TABLE_DELTA = (0.001, 0.01, 0.1)
 def start_phase_rows(eps_values=TABLE_EPS, delta_values=TABLE_DELTA, gauss_eps0=True, progress=None):
     """One row per (family variant, eps, delta): the minimal start phase and the paper's."""
     from verify.cdf_feasibility import minimal_start_phase
-    variants = [("gauss", "Gaussian, v = 2 (privacy proof)", {"v": 2.0}),
-                ("gauss", "Gaussian, v = 1 (regret proof)", {"v": 1.0}),
-                ("beta", "Beta with k = floor(N/8)+1 (Alg. 2)", {"extra_k": True}),
-                ("lemma15", "Lemma 15 (DP-FTPL-New)", {})]
+    variants = [(P.GaussianLaw, "Gaussian, v = 2 (privacy proof)", {"v": 2.0}),
+                (P.GaussianLaw, "Gaussian, v = 1 (regret proof)", {"v": 1.0}),
+                (P.BetaLaw, "Beta with k = floor(N/8)+1 (Alg. 2)", {"extra_k": True}),
+                (P.Lemma15Law, "Lemma 15 (DP-FTPL-New)", {})]
     rows = []
     for family, label, opts in variants:
-        eps_list = ((0.0,) if family == "gauss" and gauss_eps0 else ()) + tuple(eps_values)
+        eps_list = ((0.0,) if family is P.GaussianLaw and gauss_eps0 else ()) + tuple(eps_values)
         for eps in eps_list:
             for delta in delta_values:
                 t = time.time()
@@ -199,7 +199,7 @@ def start_phase_markdown(rows) -> str:
         paper = "none" if r.paper_start is None else f"{r.paper_start:,.2f}"
         suff = "–" if r.paper_sufficient is None else "yes" if r.paper_sufficient else "**NO**"
         scope = f"1 … {int(r.n_checked):,}" if math.isfinite(r.n_checked) else \
-            "all N (independent of N)" if r.family == "lemma15" else "all N (decreasing in N)"
+            "all N (independent of N)" if r.family == P.Lemma15Law.NAME else "all N (decreasing in N)"
         lines.append(f"| {row['variant']} | {row['eps']:g} | {row['delta']:g} | {_fmt_n(r.n_min)} | "
                      f"{paper} | {_fmt_d(r.paper_delta_required)} | {suff} | {scope} |")
     return "\n".join(lines)
@@ -207,7 +207,7 @@ def start_phase_markdown(rows) -> str:
 
 def write_report(out_dir="reports", progress=print) -> list[Path]:
     """Figures 1-3 and ``feasibility.md`` into ``out_dir``."""
-    from verify.cdf_feasibility import BETA_SCAN_CAP, lemma15_tightness, minimal_start_phase
+    from verify.cdf_feasibility import SCAN_CAP, minimal_start_phase, shift_tightness
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"fig1": out / "feasibility_fig1_gauss.png", "fig1v1": out / "feasibility_fig1_gauss_v1.png",
@@ -219,9 +219,10 @@ def write_report(out_dir="reports", progress=print) -> list[Path]:
     figure3_lemma15(paths["fig3"])
     progress(f"figures written ({time.time() - t0:.1f} s)")
     rows = start_phase_rows(progress=progress)
-    nok = minimal_start_phase("beta", 1.0, 0.01, extra_k=False, n_max=2000)
-    tight = lemma15_tightness(1.0, 0.01, 10, shifts=(0.5, 1.0, 1.05))
-    tight9 = lemma15_tightness(1.0, 0.01, 10, shifts=(0.5, 1.0, 1.05), lemma=9)
+    nok = minimal_start_phase(P.BetaLaw, 1.0, 0.01, extra_k=False, n_max=2000)
+    tight = shift_tightness(P.Lemma15Law, 1.0, 0.01, 10, shifts=(0.5, 1.0, 1.05), law_eps=1.0, law_delta=0.01)
+    tight9 = shift_tightness(P.Lemma15Law, 1.0, 0.01, 10, shifts=(0.5, 1.0, 1.05), lemma=9, law_eps=1.0,
+                             law_delta=0.01)
     md = [
         "# CDF feasibility of the DP-FTPL perturbations (seed 002: Lemma 8, Lemma 9, Lemma 15)",
         "",
@@ -241,7 +242,7 @@ def write_report(out_dir="reports", progress=print) -> list[Path]:
         "\"minimal N\" is the smallest N0 such that every N >= N0 (within the stated range) passes "
         "for every history. Gaussian: the required delta decreases in N, so the result holds for all N. "
         "Beta: every N in the range and every R = 0..N-1 were checked exhaustively (the cost grows as N^2, "
-        f"so the scan stops at min(max(ceil(N_B*), 4 N0), {BETA_SCAN_CAP:,})); the paper's ceil(N_B*) "
+        f"so the scan stops at min(max(ceil(N_B*), 4 N0), {SCAN_CAP:,})); the paper's ceil(N_B*) "
         "was checked separately over every R. Lemma 15: the required delta does "
         "not depend on N. The paper's N* is N_G* = min{1/(4 pi delta^2), (1/eps^2) ln(e/(4 pi delta^2))} "
         "or N_B* = max{min{40e/(9 pi delta^2), (8000/(81 eps^2)) ln(50e/(9 pi delta^2))}, 1000e/(9 pi)} "
