@@ -28,6 +28,7 @@ from scipy import stats
 from verify.inference import p_text
 
 from .claims import (
+    SATURATION_SHARE,
     Check,
     Evidence,
     Exact,
@@ -37,7 +38,6 @@ from .claims import (
     Unobservable,
     Verdict,
     fixed_schedule,
-    SATURATION_SHARE,
     provenance_of,
     round_robin,
     saturated,
@@ -695,7 +695,7 @@ def policy_audit_outcome(policy, table, params, options: dict, *, control: bool,
     where = f"step {res.info['step']}" if res.info.get("step") is not None else res.info["output"]
     text = (f"certified eps lower bound {res.eps_lower_bound:.4f} at claimed ({res.eps:g}, {res.delta:g}), "
             f"{where}, n = {res.n:,} per table; {'violated' if res.violated else 'no violation'}")
-    return audit_outcome(res, control, text)
+    return audit_outcome(res, control, text, eps=res.eps, delta=res.delta)
 
 
 #: an audit's power is stated against a mechanism this much above its claim (on the audit's event)

@@ -167,14 +167,17 @@ def cdf_reference(claim, ev: Evidence) -> Outcome:
     """Spec 10.1-10.3 / C3-C5 / addendum: delta_required of a perturbation pair (exact, every
     real x) against the spec's printed value (to its last digit) and its holds/violated."""
     from verify import cdf_feasibility as cf
+
+    from .cli import LAWS
     a = M.args(claim)
-    family, eps, delta, n = a["family"], float(a["eps"]), float(a["delta"]), int(a["n"])
+    law, eps, delta, n = LAWS[a["family"]], float(a["eps"]), float(a["delta"]), int(a["n"])
     options = dict(a.get("options", {}))
+    lemma = int(options.pop("lemma", 8))
     if "history" in a:                       # one history of the Beta law (R = a["history"] successes)
-        pair = cf.beta_pair(n, int(a["history"]), bool(options.get("extra_k", True)))
-        res = cf.check_pair(pair, eps, delta, lemma=int(options.get("lemma", 8)))
+        pair = cf.family_pair(law, eps, delta, n, lemma=lemma, history=int(a["history"]), **options)
+        res = cf.check_pair(pair, eps, delta, lemma=lemma)
     else:
-        res = cf.check(family, eps, delta, n, **options)
+        res = cf.check(law, eps, delta, n, lemma=lemma, **options)
     spec = a["spec"]
     tol = M.spec_tolerance(spec)
     close = (res.delta_required <= float(spec) if a.get("at_most") else
@@ -288,7 +291,8 @@ def gauss_excess(claim, ev: Evidence) -> Outcome:
     close = all(abs(r - want) <= 1e-9 * want for _, r, want in limit)
     text = ("delta -> 0 (eps = 1, T = 1e6): ratio " + ", ".join(f"{r:.3g}" for r in by_delta)
             + " at delta = 1e-2 ... 1e-150; eps -> 0: " + ", ".join(f"{r:.4g} at delta = {d:g}" for d, r, _ in limit))
-    return Outcome(text, comparisons=(Exact(grows and by_delta[-1] > 10 * by_delta[0], "grows without bound as delta -> 0"),
+    unbounded = grows and by_delta[-1] > 10 * by_delta[0]
+    return Outcome(text, comparisons=(Exact(unbounded, "grows without bound as delta -> 0"),
                                       Exact(close, "eps -> 0: the ratio is T/(T - 1) / (4 pi delta)")))
 
 
