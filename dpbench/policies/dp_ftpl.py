@@ -38,14 +38,16 @@ from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, flag, integer, real, register_algorithm
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.bernoulli_trick import bernoulli_observations
+from ..mechanisms.lattice import tail_uniform
 from ..mechanisms.perturbations import (
     BETA_START_RULES,
     GAUSS_START_RULES,
     GAUSS_VARIANCE,
     beta_perturbation,
     beta_start_phase,
+    gauss_lattice_bound,
     gauss_lattice_plan,
-    gauss_lattice_theta,
+    gauss_lattice_step,
     gauss_sd,
     gauss_start_phase,
     lemma15_lattice,
@@ -71,11 +73,12 @@ class GaussState(NamedTuple):
     mean: np.ndarray     # R_i / N_i
     lattice: np.ndarray  # the lattice of arm i's draw and its sd in lattice steps:
     steps: np.ndarray    # gauss_lattice_plan(sqrt(v / N_i), 1 / N_i)
+    draws: np.ndarray    # this step's signed tail uniform of arm i (lattice.tail_uniform)
 
 
 @implements(init_state, FTPLGauss)
 def _gauss_init(policy, k, horizon):
-    return GaussState(np.zeros(k), np.zeros(k), np.zeros(k), np.ones(k), np.zeros(k))
+    return GaussState(np.zeros(k), np.zeros(k), np.zeros(k), np.ones(k), np.zeros(k), np.zeros(k))
 
 
 @implements(select, FTPLGauss)
@@ -83,11 +86,22 @@ def _gauss_select(policy, state, t):
     k = state.pulls.shape[0]
     if t < k * policy.start:                       # start phase: arm by arm
         return t // policy.start, policy.start - t % policy.start
-    best = -math.inf
-    arm = 0
+    # theta_i is the lattice Gaussian draw of the randomness t_i drawn for every arm in arm order,
+    # as one draw after another would.  The argmax (ties to the lowest index) is found from the arm
+    # with the highest mean first, so that most other arms are ruled out by a bound of their theta
+    # (gauss_lattice_bound) without their quantile: the same arm as the plain loop, every time.
+    leader = 0
     for a in range(k):
-        theta = gauss_lattice_theta(state.mean[a], state.lattice[a], state.steps[a])
-        if theta > best:
+        state.draws[a] = tail_uniform()
+        if state.mean[a] > state.mean[leader]:
+            leader = a
+    arm = leader
+    best = gauss_lattice_step(state.draws[leader], state.mean[leader], state.lattice[leader], state.steps[leader])
+    for a in range(k):
+        if a == leader or gauss_lattice_bound(state.draws[a], state.mean[a], state.lattice[a], state.steps[a]) < best:
+            continue
+        theta = gauss_lattice_step(state.draws[a], state.mean[a], state.lattice[a], state.steps[a])
+        if theta > best or (theta == best and a < arm):
             best = theta
             arm = a
     return arm, 1

@@ -110,9 +110,34 @@ def gauss_lattice_plan(sd, sensitivity):
 @cached_njit
 def gauss_lattice_theta(mean, g, s):
     """(rint(mean/g) + K) g with K = rint(s Phi^-1(m)), m from ``tail_uniform``, signed by its side."""
-    t = tail_uniform()
+    return gauss_lattice_step(tail_uniform(), mean, g, s)
+
+
+@cached_njit
+def gauss_lattice_step(t, mean, g, s):
+    """``gauss_lattice_theta`` of the signed tail uniform t (``tail_uniform``) drawn beforehand."""
     k = np.rint(-s * ndtri(abs(t)))
     return (to_steps(mean, 1.0 / g) + (k if t > 0.0 else -k)) * g
+
+
+#: every m >= GAUSS_CENTRAL_M has |Phi^-1(m)| <= GAUSS_CENTRAL_Z (Phi^-1(0.075) = -1.43953; AS 241's
+#: central branch): an upper-side draw there moves theta up by at most rint(s GAUSS_CENTRAL_Z) steps
+GAUSS_CENTRAL_M = 0.075
+GAUSS_CENTRAL_Z = 1.44
+
+
+@cached_njit
+def gauss_lattice_bound(t, mean, g, s):
+    """An upper bound of ``gauss_lattice_step(t, mean, g, s)`` without its quantile (inf where none
+    is that cheap): a lower-side draw (t < 0) gives at most the rounded mean, an upper-side draw
+    with m >= GAUSS_CENTRAL_M at most rint(s GAUSS_CENTRAL_Z) steps above it (rint is monotone and
+    (n + K) g is exact on the lattice, so the bound holds in floating point)."""
+    base = to_steps(mean, 1.0 / g)
+    if t < 0.0:
+        return base * g
+    if t >= GAUSS_CENTRAL_M:
+        return (base + np.rint(s * GAUSS_CENTRAL_Z)) * g
+    return np.inf
 
 
 @cached_njit
