@@ -403,8 +403,9 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     load_papers()                                 # every paper's bounds: a run may be covered by another's theorem
     display = _display(paper)
     claims = load_claims_of(paper, display)
-    plan = plan_of(paper, ctx, claims)
-    check_references(claims, plan, display, ctx.resolve)
+    variants = [v for c in claims for v in c.under(paper.choices)]   # each reading may name runs of its own
+    plan = plan_of(paper, ctx, variants)
+    check_references(variants, plan, display, ctx.resolve)
     for key in paper.figures:
         if key not in plan:
             close = difflib.get_close_matches(key, list(plan), n=1)
