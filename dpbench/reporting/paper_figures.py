@@ -75,8 +75,8 @@ def draw_all(report, paper, plan: dict, runs: dict, results: Sequence[ClaimResul
         groups.setdefault(group, []).append(Member(key, exp, run, letter, fig, settings))
     by_key: dict[str, dict] = {}
     for r in results:
-        for ref in run_references(r.claim):
-            by_key.setdefault(ref.experiment, {})[r.claim.id] = r
+        for key in dict.fromkeys(ref.experiment for x in r.readings for ref in run_references(x.claim)):
+            by_key.setdefault(key, {})[r.claim.id] = _on(r, key)
     for group, members in groups.items():
         linked: dict[str, ClaimResult] = {}
         for m in members:
@@ -188,7 +188,21 @@ def _family(label: str) -> str:
 
 def _refs(r: ClaimResult):
     from .references import run_references
-    return list(run_references(r.claim))
+    return [ref for x in r.readings for ref in run_references(x.claim)] or list(run_references(r.claim))
+
+
+def _on(r: ClaimResult, key: str) -> ClaimResult:
+    """The row as a figure of experiment ``key`` shows it: the readings decided on its runs (a
+    reading may name other runs: another horizon, another instance), with their verdict where they
+    agree."""
+    from dataclasses import replace
+
+    from .references import run_references
+    mine = tuple(x for x in r.readings if any(ref.experiment == key for ref in run_references(x.claim)))
+    if not mine or len(mine) == len(r.readings):
+        return r
+    verdicts = {x.verdict for x in mine}
+    return replace(r, readings=mine, verdict=verdicts.pop() if len(verdicts) == 1 else r.verdict)
 
 
 def _in_panel(ref, key: str, panel: str, run) -> bool:
