@@ -13,7 +13,7 @@ marked where they are tested:
 * an exponent on a sweep panel (``exponent``, ``level_exponent``): the fitted slope and its
   interval (at the report's family level) drawn as a fan through the fitted points' centre;
 * any other claim of a panel (a dominance over a sweep, a flattening, a ratio of its runs):
-  listed with its verdict in the panel's corner.
+  listed with its verdict in the panel's legend.
 
 Each figure is linked from its claims and lists them, with their verdicts, in its caption.
 :func:`ratio_figure` draws every ``ratio`` claim over T against its expected band.
@@ -296,11 +296,12 @@ def _finish(ax):
 
 def _listed(ax, claims):
     """The panel's claims no mark of its kind draws (a dominance over a sweep, a flattening, a
-    ratio of two of its runs), listed with their verdicts in the panel's upper left corner."""
+    ratio of two of its runs), listed with their verdicts in the panel's legend (where the legend
+    is placed, it keeps clear of the curves)."""
     if claims:
-        ax.text(0.02, 0.98, "\n".join(f"{SYMBOL.get(r.verdict, '?')} {r.claim.id}" for r in claims),
-                transform=ax.transAxes, fontsize=5.5, ha="left", va="top", color="0.15",
-                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
+        for r in claims:
+            ax.plot([], [], ls="none", label=f"{SYMBOL.get(r.verdict, '?')} {r.claim.id}")
+        _finish(ax)
 
 
 def _orderings(ax, run, specs, claims, colours):
