@@ -86,6 +86,25 @@ def test_negative_control_a_foreign_level_bends_the_exponent(privacy_sweep):
     assert not avg.comparisons[0].form_rejected and "not a power law" in avg.statistic
 
 
+def test_saturated_values_are_given_the_horizon_a_registered_bound_gives():
+    """Every value of a sweep saturated at T (regret above half of uniform play's): the row is
+    unobservable with the horizon at which Theorem 16 forces DP-FTPL-New below that share, not
+    'no registered bound says which'."""
+    from dpbench.reporting.claims import learning_horizon
+    uniform = T * float(np.mean(max(MEANS) - np.asarray(MEANS)))
+    runs = [("sweep", f"New, eps={e}", {"eps": e, "delta": 0.001},
+             result(f"e{e}", 0.8 * uniform, params={"eps": e, "delta": 0.001}, seed=20 + i))
+            for i, e in enumerate((1e-5, 3e-5, 1e-4))]
+    ev = Evidence({"sweep": experiment(*runs)})
+    c = claim("level_exponent", variable="eps", sweep={"experiment": "sweep", "panel": "sweep",
+                                                       "policy": "dp_ftpl_new"}, subtract=False, predicted=0.0,
+              tolerance=0.1)
+    out = M.measure_level_exponent(c, ev)
+    want = max(learning_horizon(r, share=0.5) for *_, r in runs)
+    assert out.verdict is Verdict.UNOBSERVABLE and out.unobservable.horizon == pytest.approx(want)
+    assert want > T
+
+
 def test_crossing_time_is_interpolated_in_log_t():
     cps = np.array([1.0, 10.0, 100.0, 1000.0])
     early = np.array([1.0, 2.0, 3.0, 4.0])

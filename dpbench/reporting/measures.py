@@ -38,6 +38,7 @@ from .claims import (
     Unobservable,
     Verdict,
     fixed_schedule,
+    learning_horizon,
     provenance_of,
     round_robin,
     saturated,
@@ -228,6 +229,8 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             waiting.append(len(r.means) * start / room)
         elif why or (learns is not None and (why := learns(r))):
             dropped.append(f"{x:g} ({why})")
+            if why.startswith("saturated") and (h := learning_horizon(r, share=max_share)) is not None:
+                waiting.append(h)              # a registered bound says when it is unsaturated
         elif final(r).mean() >= 0.95 * no_learning:
             dropped.append(f"{x:g} (at the no-learning level)")
         elif a.get("leading") and final(r).mean() <= 2 * level_mean:
@@ -244,7 +247,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
         if len(kept) + len(waiting) >= 3:
             need = sorted(waiting)[3 - len(kept) - 1]
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
-                "too few values past their start phase at this horizon", need), **size)
+                "too few values past their start phase and unsaturated at this horizon", need), **size)
         if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never", "schedule")):
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few unsaturated values at this horizon", None), **size)

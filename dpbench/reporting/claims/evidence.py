@@ -127,10 +127,11 @@ def learning_p_value(result, t: int) -> float:
     return float(stats.t.sf((uniform - float(x.mean())) / se, x.size - 1))
 
 
-def learning_horizon(result) -> float | None:
+def learning_horizon(result, share: float = 1.0) -> float | None:
     """The smallest T at which an explicit registered upper bound on the policy's regret falls
-    below uniform play's regret T x mean gap: from then on theory forces the policy off
-    round-robin.  None if no explicit bound applies to the run."""
+    below ``share`` of uniform play's regret T x mean gap: from then on theory forces the policy off
+    round-robin (share 1) or below a saturation share.  None if no explicit bound applies to the
+    run."""
     from verify import bounds
     ctx = bounds.context(result)
     gaps = np.asarray(ctx["gaps"])
@@ -139,7 +140,7 @@ def learning_horizon(result) -> float | None:
     for b in bounds.bounds_for(result.policy, side=bounds.UPPER, form=bounds.EXPLICIT):
         def below(log_t, b=b):
             ev = b.evaluate(ctx, T=float(10 ** log_t))
-            return ev.applicable and ev.value < 10 ** log_t * uniform
+            return ev.applicable and ev.value < share * 10 ** log_t * uniform
         lo, hi = math.log10(max(2, gaps.size)), 15.0
         if not below(hi):
             continue
