@@ -155,9 +155,11 @@ def _groups(rows) -> dict[str, list[ClaimResult]]:
     return out
 
 
-def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=None) -> list[str]:
+def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=None,
+             extra: Sequence[str] = ()) -> list[str]:
     """At most :data:`MAX_FINDINGS` lines: what held, what failed and under which reading, what the
-    readings decide, what is open and which way it leans, the horizons and repetitions against the
+    readings decide, the paper's own findings (``extra``: its report's ``findings`` hook, computed
+    from the runs), what is open and which way it leans, the horizons and repetitions against the
     paper's, and the caveats."""
     paper = [r for r in results if r.category == "paper"]
     if not paper:
@@ -183,6 +185,7 @@ def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=
         shown = [f"{r.claim.id} ({short(r.cause, 90)})" for r in by[Verdict.DEPENDS][:2]]
         lines.append(f"- **Depends on the reading:** {len(by[Verdict.DEPENDS])} claims, e.g. " + "; ".join(shown)
                      + ".")
+    lines += [f"- {line}" for line in extra]
     open_ = by[Verdict.INCONCLUSIVE]
     if open_:
         leans = {}
@@ -205,11 +208,11 @@ def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=
 
 
 def render(report, results: Sequence[ClaimResult], table: Path, *, sizes: Sequence[str] = (),
-           choices=None) -> list[str]:
+           choices=None, extra: Sequence[str] = ()) -> list[str]:
     """The front page's markdown lines (see the module docstring)."""
     present = [cat for cat in CATEGORIES if any(r.category == cat for r in results)]
     lines = ['<a id="front-page"></a>', ""]
-    found = findings(results, sizes, choices)
+    found = findings(results, sizes, choices, extra)
     if found:
         lines += ["## Findings", "", *found, ""]
     lines += ["## At a glance", ""]

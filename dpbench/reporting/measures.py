@@ -328,21 +328,24 @@ def _short(ref: dict) -> str:
 
 
 def measure_pairs(claim, ev: Evidence) -> Outcome:
-    """Orderings ``pairs = [[lower, higher], ...]`` of final regret (runs as labels of
-    ``experiment`` or ``{experiment, run}``), one Welch difference per pair against (-inf, 0].
+    """Orderings ``pairs = [[lower, higher], ...]`` of the regret at the claim's horizon (its last
+    checkpoint at or below the claim's ``horizon``; default: the runs' last), runs as labels of
+    ``experiment`` or ``{experiment, run}``, one Welch difference per pair against (-inf, 0].
     A pair is unobservable (whichever way it falls) when a run of it is still in a
     data-independent phase or round-robin (:func:`~dpbench.reporting.claims.round_robin`); with
     ``regime = true`` also when a run has not reached its instance-dependent regime
     (:func:`~dpbench.reporting.schedules.regime_limit`: the claim is about that regime)."""
+    from .claims import common_checkpoint
     from .schedules import regime_limit
     a = args(claim)
-    comps, shown, used = [], [], {}
+    comps, used, at = [], {}, []
     for low, high in a["pairs"]:
         refs = [_ref(a, low), _ref(a, high)]
         rs = [result_of(ev, r) for r in refs]
         names = [f"{r['run']}" if r["experiment"] == a.get("experiment") else f"{r['experiment']}: {r['run']}"
                  for r in refs]
-        t = min(int(r.checkpoints[-1]) for r in rs)
+        t = common_checkpoint(rs, claim.horizon)
+        at.append(t)
         why = round_robin(rs, t, names, ev)
         if why is None and a.get("regime"):
             limits = [lim for r in rs if (lim := regime_limit(r)) is not None]
@@ -351,15 +354,16 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
                 why = Unobservable("not yet in the instance-dependent regime: "
                                    + "; ".join(lim.reason for lim in limits),
                                    max(known) if len(known) == len(limits) else None)
-        comps.append(order_check(final(rs[0]), final(rs[1]), f"{names[0]} < {names[1]}", why,
+        comps.append(order_check(rs[0].regret_at(t), rs[1].regret_at(t), f"{names[0]} < {names[1]}", why,
                                  fixed=fixed_schedule(rs, t)))
         for n, r in zip(names, rs):
-            used[n] = r
-    shown = "; ".join(f"{n}: {fmt(final(r).mean())} +- {fmt(final(r).std(ddof=1) / math.sqrt(r.reps), 2)}"
-                      for n, r in used.items())
-    results = list(used.values())
-    return Outcome(shown, comparisons=comps, horizon=min(int(r.checkpoints[-1]) for r in results),
-                   **provenance_of(results))
+            used[n] = (r, t)
+    shown = "; ".join(f"{n}: {fmt(r.regret_at(t).mean())} +- {fmt(r.regret_at(t).std(ddof=1) / math.sqrt(r.reps), 2)}"
+                      for n, (r, t) in used.items())
+    t_all = min(at)
+    if any(t != t_all for t in at):
+        shown += f" (at T = {', '.join(sorted({fmt_t(t) for t in at}))})"
+    return Outcome(shown, comparisons=comps, horizon=t_all, **provenance_of([r for r, _ in used.values()]))
 
 
 # ------------------------------------------------------------ growth over [T/2, T]

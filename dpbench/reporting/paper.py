@@ -30,6 +30,8 @@
 * ``figures(report, runs, results)``: figures of its own (``report.figure(...)``), after the
   redrawn ones;
 * ``sections(report, runs, results)``: sections after the claims (bound checks, ...);
+* ``findings(results, runs) -> [line, ...]``: the paper's own findings for the front page (at
+  most two lines, computed from the runs and the decided claims);
 * ``ALPHA``: the family-wise error rate of its claims (default 0.01).
 
 Before anything runs, :func:`build` loads every claim and every planned experiment and checks
@@ -463,8 +465,9 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     front_page.details(report, results, display)
     if paper.hook("sections") is not None:
         paper.module.sections(report, runs, results)
+    extra = paper.hook("findings")(results, runs) if paper.hook("findings") is not None else []
     report.insert(front, front_page.render(report, results, display, sizes=sizes_lines(runs),
-                                           choices=paper.choices))
+                                           choices=paper.choices, extra=extra))
     report.ctx.out_dir.mkdir(parents=True, exist_ok=True)
     write_json(Path(ctx.out_dir) / f"{report.name}_claims.json", results)
     caught = Caught()

@@ -37,7 +37,8 @@ from .front_page import anchor
 SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.INCONCLUSIVE: "?",
           Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–", Verdict.DEPENDS: "±", Verdict.CONSISTENT: "○"}
 LEGEND = ("✓ reproduced, ✗ contradicted, ± depends on the reading, ○ consistent (cannot fail), ? inconclusive, "
-          "… unobservable at this horizon, – not checked")
+          "… unobservable at this horizon, – not checked; an ordering is marked once per reading decided on the "
+          "figure's runs, with that reading's verdict, at the horizon it tests")
 ORDERING = {"ordering", "argmin", "pairs", "sweep_dominance"}
 SLOPES = {"exponent", "level_exponent"}
 PANEL_SIZE = (3.9, 3.2)                      # inches per panel (at the report's 100 dpi: 390 x 320 px)
@@ -133,7 +134,7 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
             _sweep_panel(ax, exp, run, specs, x, colours, mine, ev)
             drawn = SLOPES
         else:
-            _curve_panel(ax, exp, run, specs, colours, mine)
+            _curve_panel(ax, exp, run, specs, colours, mine, m.key, ev)
             drawn = ORDERING | {"crossing"}
         _listed(ax, [r for r in mine if _kind(r.claim) not in drawn])
         ax.set_title("\n".join(textwrap.wrap(title, 62)[:2]), fontsize=7.5)
@@ -220,7 +221,7 @@ def _key(spec) -> str:
 
 
 # ------------------------------------------------------------------ drawing
-def _curve_panel(ax, exp, run, specs, colours, claims):
+def _curve_panel(ax, exp, run, specs, colours, claims, key=None, ev=None):
     bands = []
     shades = _shades(specs, colours)
     for s in specs:
@@ -238,7 +239,7 @@ def _curve_panel(ax, exp, run, specs, colours, claims):
     if exp.yscale == "log":
         ax.set_yscale("log")
         ax.set_ylim(bottom=1.0)
-    _orderings(ax, run, specs, claims, colours)
+    _orderings(ax, run, specs, claims, colours, key, ev)
     cps = [float(c) for s in specs if (res := run.results.get(_key(s))) is not None for c in res.checkpoints]
     if cps:
         _crossings(ax, claims, (min(cps), max(cps)))
@@ -304,29 +305,37 @@ def _listed(ax, claims):
         _finish(ax)
 
 
-def _orderings(ax, run, specs, claims, colours):
-    """The ordering claims of this panel: the tested runs' means and 95% intervals at the tested
-    horizon, on a dotted line labelled with the claims and their verdicts."""
+def _orderings(ax, run, specs, claims, colours, key=None, ev=None):
+    """The ordering claims of this panel: under each reading a claim is decided under (the runs it
+    names in this experiment, the horizon it tests; not when the report made another run of the
+    experiment to that horizon, which the reading reads instead), the tested runs' means and 95%
+    intervals, on a dotted line labelled with the claims and that reading's verdict."""
     from .references import run_references
     at: dict[int, list[str]] = {}
     for r in claims:
-        if _kind(r.claim) not in ORDERING or not r.outcome.horizon:
+        if _kind(r.claim) not in ORDERING:
             continue
-        t = int(r.outcome.horizon)
-        names = {ref.run for ref in run_references(r.claim) if ref.run and not ref.run.startswith("panel:")}
-        drawn = False
-        for s in specs:
-            if _key(s) in names or s.label in names:
-                res = run.results.get(_key(s))
-                if res is None or t not in set(int(c) for c in res.checkpoints):
-                    continue
-                v = res.regret_at(t)
-                half = 1.96 * v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else 0.0
-                ax.errorbar([t], [v.mean()], yerr=[[half], [half]], fmt="o", ms=3, capsize=2, lw=0.8,
-                            color=colours.get(_family(s.label), "k"), zorder=5)
-                drawn = True
-        if drawn:
-            at.setdefault(t, []).append(f"{SYMBOL[r.verdict]} {r.claim.id}")
+        for x in r.readings:
+            if not x.outcome.horizon:
+                continue
+            t = int(x.outcome.horizon)
+            names = {ref.run for ref in run_references(x.claim) if ref.run and not ref.run.startswith("panel:")
+                     and ref.experiment in (run.experiment.name, key)
+                     and (ev is None or ev.run_at(ref.experiment, x.claim.horizon) is run)}
+            drawn = False
+            for s in specs:
+                if _key(s) in names or s.label in names:
+                    res = run.results.get(_key(s))
+                    if res is None or t not in set(int(c) for c in res.checkpoints):
+                        continue
+                    v = res.regret_at(t)
+                    half = 1.96 * v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else 0.0
+                    ax.errorbar([t], [v.mean()], yerr=[[half], [half]], fmt="o", ms=3, capsize=2, lw=0.8,
+                                color=colours.get(_family(s.label), "k"), zorder=5)
+                    drawn = True
+            mark = f"{SYMBOL[x.verdict]} {r.claim.id}"
+            if drawn and mark not in at.get(t, []):
+                at.setdefault(t, []).append(mark)
     for t, labels in at.items():
         ax.axvline(t, ls=":", lw=0.8, color="0.3")
         ax.text(t, 0.02, "\n".join(labels), transform=ax.get_xaxis_transform(), fontsize=5.5, ha="right",

@@ -351,7 +351,7 @@ def combine(claim: Claim, readings: Sequence[ReadingResult], *, alpha: float, fa
         groups: dict[Verdict, list[str]] = {}
         for r in readings:
             groups.setdefault(r.verdict, []).append(r.claim.reading_key)
-        cause = "; ".join(f"{v.value} under {', '.join(keys)}" for v, keys in groups.items())
+        cause = "; ".join(f"{v.value} under {' | '.join(keys)}" for v, keys in groups.items())
     else:
         causes = list(dict.fromkeys(r.cause for r in readings if r.cause))
         cause = causes[0] if len(causes) == 1 else "; ".join(
