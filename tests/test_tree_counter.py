@@ -145,3 +145,29 @@ def test_bad_input():
         tree_prefix_sums([0.0, 0.0], [2.0, 1.0])
     with pytest.raises(InputError, match="exceeds its bound"):
         tree_prefix_sums([3.0, 0.0], [1.0, 1.0])
+
+
+def test_many_streams_are_the_counter_row_by_row():
+    """tree_prefix_sums_many is the stand-alone counter on each row (row r seeded by word r of
+    SeedSequence(seed)), built for the horizon it is given: eps' is that horizon's."""
+    from dpbench.mechanisms.tree_counter import _prefix_sums_kernel, tree_prefix_sums_many
+    gen = np.random.default_rng(5)
+    n, horizon = 40, 10 ** 6
+    b = np.linspace(1.0, 3.0, n)
+    x = gen.uniform(-1, 1, (6, n)) * b
+    many = tree_prefix_sums_many(x, b, eps=0.5, seed=11, horizon=horizon)
+    seeds = np.random.SeedSequence(11).generate_state(6, dtype=np.uint32)
+    for r in range(6):
+        one = np.empty(n)
+        _prefix_sums_kernel(x[r], b, tree_level_eps(0.5, horizon), int(seeds[r]), one)
+        assert np.array_equal(many[r], one)
+    assert np.allclose(tree_prefix_sums_many(x, b, eps=None), np.cumsum(x, axis=1), rtol=1e-12, atol=1e-12)
+    # a counter built for a longer horizon spends less per level: more noise after the same n items
+    short = tree_prefix_sums_many(np.zeros((2000, n)), b, eps=1.0, seed=3)
+    long = tree_prefix_sums_many(np.zeros((2000, n)), b, eps=1.0, seed=3, horizon=horizon)
+    assert long[:, -1].std() > 2 * short[:, -1].std()
+    with pytest.raises(InputError, match="exceeds its bound"):
+        tree_prefix_sums_many(x * 2, b)
+    with pytest.raises(InputError, match="horizon"):
+        tree_prefix_sums_many(x, b, horizon=n - 1)
+    assert tree_prefix_sums(x[0], b, eps=None, horizon=horizon).shape == (n,)

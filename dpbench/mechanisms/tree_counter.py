@@ -176,28 +176,61 @@ def _prefix_sums_kernel(stream, bounds, eps_level, seed, out):
 
 
 def tree_prefix_sums(stream, bounds=None, *, eps: float | None = 1.0, split: str = "levels",
-                     seed: int = 0) -> np.ndarray:
-    """All releases S_hat(1..T) of Algorithm 2 on ``stream`` (T = its length).
+                     seed: int = 0, horizon: int | None = None) -> np.ndarray:
+    """All releases S_hat(1..n) of Algorithm 2 on ``stream`` (n = its length).
 
     ``bounds[t]`` is the bound B_t of item t (non-decreasing; default: max |stream|
-    for every item); ``eps=None`` disables the noise (exact prefix sums).
+    for every item); ``eps=None`` disables the noise (exact prefix sums); ``horizon``: the
+    stream length T >= n the counter is built for (its eps' per p-sum; default n), as a
+    policy's counter is built for its horizon and read after n items.
     """
     x = check_vector("stream", stream)
-    T = x.shape[0]
+    T = x.shape[0] if horizon is None else check_int("horizon", horizon, low=x.shape[0])
     if bounds is None:
         b = np.full(T, float(np.abs(x).max()))
     else:
         b = check_vector("bounds", bounds, low=0.0)
         if b.shape != x.shape:
-            raise InputError(f"bounds must have the stream's length {T} (got {b.shape[0]})")
+            raise InputError(f"bounds must have the stream's length {x.shape[0]} (got {b.shape[0]})")
         if (np.diff(b) < 0).any():
             raise InputError("bounds must be non-decreasing (Algorithm 2 needs B_t non-decreasing)")
         if (np.abs(x) > b).any():
             i = int(np.argmax(np.abs(x) > b))
             raise InputError(f"stream item {i + 1} = {x[i]!r} exceeds its bound {b[i]!r}")
     eps_level = 0.0 if eps is None else tree_level_eps(eps, max(T, 2), split)
-    out = np.empty(T)
+    out = np.empty(x.shape[0])
     _prefix_sums_kernel(x, b, eps_level, rng.stream_seed(seed), out)
+    return out
+
+
+@cached_njit
+def _many_prefix_sums_kernel(streams, bounds, eps_level, seeds, out):
+    for r in range(streams.shape[0]):
+        _prefix_sums_kernel(streams[r], bounds, eps_level, seeds[r], out[r])
+
+
+def tree_prefix_sums_many(streams, bounds, *, eps: float | None = 1.0, split: str = "levels", seed: int = 0,
+                          horizon: int | None = None) -> np.ndarray:
+    """:func:`tree_prefix_sums` of every row of ``streams`` (m independent streams of length n, one
+    bound per item shared by the rows), row r seeded by word r of
+    ``SeedSequence(seed).generate_state(m)``: the releases S_hat(1..n) of m counters at once (a
+    Monte Carlo of a policy's private means)."""
+    x = np.asarray(streams, dtype=float)
+    if x.ndim != 2 or x.shape[1] == 0 or not np.all(np.isfinite(x)):
+        raise InputError(f"streams must be a finite 2-D array of rows (got shape {x.shape})")
+    b = check_vector("bounds", bounds, low=0.0)
+    if b.shape[0] != x.shape[1]:
+        raise InputError(f"bounds must have the streams' length {x.shape[1]} (got {b.shape[0]})")
+    if (np.diff(b) < 0).any():
+        raise InputError("bounds must be non-decreasing (Algorithm 2 needs B_t non-decreasing)")
+    if (np.abs(x) > b).any():
+        raise InputError("a stream item exceeds its bound (truncate the items first)")
+    T = x.shape[1] if horizon is None else check_int("horizon", horizon, low=x.shape[1])
+    eps_level = 0.0 if eps is None else tree_level_eps(eps, max(T, 2), split)
+    rng.stream_seed(seed)                                      # validates the seed
+    seeds = np.random.SeedSequence(int(seed)).generate_state(x.shape[0], dtype=np.uint32).astype(np.int64)
+    out = np.empty_like(x)
+    _many_prefix_sums_kernel(x, b, eps_level, seeds, out)
     return out
 
 
