@@ -36,6 +36,18 @@ def test_pairs_are_compared_at_the_claims_horizon():
         assert shown == pytest.approx(low.regret_at(t).mean(), rel=1e-3)
 
 
+def test_a_claim_read_at_t_reads_the_reports_run_to_t():
+    long = SimpleNamespace(results={"low": _result("low", 1.0), "high": _result("high", 2.0, seed=1)}, runs=[],
+                           experiment=SimpleNamespace(name="exp", paper_horizon=None), config={"horizon": 10 ** 4})
+    short = SimpleNamespace(results={"low": _result("low", 5.0), "high": _result("high", 9.0, seed=1)}, runs=[],
+                            experiment=long.experiment, config={"horizon": 1000})
+    ev = Evidence({"exp": long, "exp_T1e3": short})
+    assert ev.run_at("exp", 1000) is short and ev.run_at("exp", None) is long and ev.run_at("exp", 500) is long
+    base = {"measure": "pairs", "args": {"experiment": "exp", "pairs": [["low", "high"]]}}
+    out = measures.measure_pairs(Claim("c", "w", "s", "computed", base, horizon=1000), ev)
+    assert float(out.statistic.split()[1]) == pytest.approx(short.results["low"].regret_at(1000).mean(), rel=1e-3)
+
+
 def test_every_verdict_has_a_mark_in_the_figures():
     assert set(SYMBOL) == set(Verdict) and len(set(SYMBOL.values())) == len(Verdict)
 

@@ -70,10 +70,11 @@ def alpha_of(claim, ev: Evidence) -> float:
     return ev.alpha
 
 
-def result_of(ev: Evidence, ref: dict):
-    """The SimulationResult of ``{experiment, run}``."""
+def result_of(ev: Evidence, ref: dict, horizon: float | None = None):
+    """The SimulationResult of ``{experiment, run}`` (of the report's run of it to ``horizon``, if it
+    made one: :meth:`~dpbench.reporting.claims.Evidence.run_at`)."""
     from .runs import run_results
-    res = run_results(ev.run(ref["experiment"]), ref["run"])
+    res = run_results(ev.run_at(ref["experiment"], horizon), ref["run"])
     if res is None:
         raise NotChecked(f"run {ref['run']!r} not in {ref['experiment']!r}")
     return res
@@ -329,8 +330,9 @@ def _short(ref: dict) -> str:
 
 def measure_pairs(claim, ev: Evidence) -> Outcome:
     """Orderings ``pairs = [[lower, higher], ...]`` of the regret at the claim's horizon (its last
-    checkpoint at or below the claim's ``horizon``; default: the runs' last), runs as labels of
-    ``experiment`` or ``{experiment, run}``, one Welch difference per pair against (-inf, 0].
+    checkpoint at or below the claim's ``horizon``; default: the runs' last; the report's runs to
+    that horizon where it made them), runs as labels of ``experiment`` or ``{experiment, run}``,
+    one Welch difference per pair against (-inf, 0].
     A pair is unobservable (whichever way it falls) when a run of it is still in a
     data-independent phase or round-robin (:func:`~dpbench.reporting.claims.round_robin`); with
     ``regime = true`` also when a run has not reached its instance-dependent regime
@@ -341,7 +343,7 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
     comps, used, at = [], {}, []
     for low, high in a["pairs"]:
         refs = [_ref(a, low), _ref(a, high)]
-        rs = [result_of(ev, r) for r in refs]
+        rs = [result_of(ev, r, claim.horizon) for r in refs]
         names = [f"{r['run']}" if r["experiment"] == a.get("experiment") else f"{r['experiment']}: {r['run']}"
                  for r in refs]
         t = common_checkpoint(rs, claim.horizon)

@@ -35,11 +35,19 @@ from dpbench.reporting.claims import (
 from dpbench.reporting.context import ReportContext
 from dpbench.reporting.markdown import Report, fmt
 
+from . import estimators, observability, theory
+
 MODES = ("paper", "scaled")
+FIGURES = ("fig1", "fig2", "fig3", "fig4")
 SETTINGS = {"fig1": "S1", "fig3": "S2", "fig4": "S3"}
-#: the paper ran 90 repetitions (the experiment files' size); the full report uses 50
-PLAN = [(f"seed003_{fig}_{mode}", f"seed003_{fig}_{mode}", None, 50)
-        for fig in ("fig1", "fig2", "fig3", "fig4") for mode in MODES]
+#: the horizon readings of the figures (paper.toml's choice "horizon"): the figures run to 1e6 and,
+#: under the key ``<name>_T1e5``, again to 1e5, which a claim read at T = 1e5 reads
+#: (``Evidence.run_at``: a run to T is not a longer run read at T)
+SHORT_T = 10 ** 5
+#: the paper's repetitions (90 per configuration), up to T = 1e7 (the experiment files' size; beyond, 20)
+PAPER_REPS = 90
+PLAN = [(f"seed003_{fig}_{mode}", f"seed003_{fig}_{mode}", None, None) for fig in FIGURES for mode in MODES]
+PLAN += [(f"seed003_{fig}_{mode}_T1e5", f"seed003_{fig}_{mode}", SHORT_T, None) for fig in FIGURES for mode in MODES]
 PLAN += [("hardness", "seed003_check_hardness", None, None), ("gaps", "seed003_check_gaps", None, None)]
 #: worst-case-over-gaps family (Theorem 4 eq. 8): horizons, gap multipliers, repetitions
 WORST_T = (10 ** 5, 10 ** 6, 10 ** 7)
@@ -67,7 +75,7 @@ def worst_case_experiment(horizon: int) -> dict:
                              "eps": 1.0, "constants": "scaled",
                              "environment": _pareto((0.5 + gap / 2, 0.5 - gap / 2), v)})
     return {"name": f"seed003_check_worst_case_T{horizon:.0e}".replace("+", ""), "horizon": horizon,
-            "reps": 50 if horizon <= 10 ** 6 else 20,
+            "reps": PAPER_REPS if horizon <= 10 ** 7 else 20, "paper_reps": PAPER_REPS,
             "seed": 3003070, "environment": _pareto((0.6, 0.4), 0.9), "runs": runs,
             "title": f"Seed 003 check: DPRSE on the worst-case-over-gaps family at T = {horizon:.0e}",
             "notes": "two Pareto arms 0.5 +- Delta/2 (shape 1.05 + v), Delta = c (2 ln T / T)^(v/(1+v))"}
@@ -82,7 +90,8 @@ def declared_u_experiment() -> dict:
     true_u = moment_bound(build_environment("pareto", {"setting": "S1", "tail_v": 0.9}), 0.9, None)[0]
     runs = [{"label": f"u = {f} x true u", "policy": "dp_robust_se", "v": 0.9, "eps": 2.0, "constants": "scaled",
              "u": true_u * f} for f in U_FACTORS]
-    return {"name": "seed003_check_declared_u", "horizon": 10 ** 7, "reps": 20, "seed": 3003090, "environment": env,
+    return {"name": "seed003_check_declared_u", "horizon": 10 ** 7, "reps": PAPER_REPS, "paper_reps": PAPER_REPS,
+            "seed": 3003090, "environment": env,
             "runs": runs, "title": "Seed 003 check: DPRSE with the declared u scaled (erratum 5)"}
 
 
@@ -103,9 +112,21 @@ def lower_bound_experiment() -> dict:
         for policy, label in (("dp_robust_se", "DPRSE"), ("dp_robust_ucb", "DPRUCB")):
             runs.append({"label": label, "panel": panel, "policy": policy, "v": v, "eps": 1.0, "constants": "scaled",
                          "environment": {"name": "mixture", "laws": laws}})
-    return {"name": "seed003_check_lower_bounds", "horizon": 10 ** 6, "reps": 50, "seed": 3003095,
+    return {"name": "seed003_check_lower_bounds", "horizon": 10 ** 6, "reps": PAPER_REPS, "paper_reps": PAPER_REPS,
+            "seed": 3003095,
             "environment": {"name": "mixture", "laws": thm10}, "runs": runs,
             "title": "Seed 003 check: DPRSE and DPRUCB on the lower-bound instances of Theorems 5 and 10"}
+
+
+def lemma4_experiment() -> dict:
+    """Lemma 4 where its bound is not vacuous (spec D1/D2): DPRSE with the printed constants on two
+    Bernoulli arms (v = 1, u = E X^2 = 0.9 <= 1, eps = 1) whose gap 0.25 is the elimination
+    threshold of epoch 1 (12 err_1 = D_1 / 2), so the arm goes in epoch 1 or 2: the regret varies."""
+    return {"name": "seed003_check_lemma4", "horizon": 10 ** 7, "reps": PAPER_REPS, "paper_reps": PAPER_REPS,
+            "seed": 3003097, "environment": {"name": "bernoulli", "means": [0.9, 0.65]},
+            "runs": [{"label": "DPRSE, printed constants", "policy": "dp_robust_se", "v": 1.0, "eps": 1.0,
+                      "constants": "paper"}],
+            "title": "Seed 003 check: DPRSE (printed constants) on two Bernoulli arms, where Lemma 4 is not vacuous"}
 
 
 # ------------------------------------------------------------------ measurements
@@ -410,6 +431,8 @@ MEASUREMENTS = {
     "ldp_kl_scaling": ldp_kl_scaling,
     "mechanism_audit": M.measure_mechanism_audit,
     "policy_audit": policy_audit,
+    **estimators.MEASUREMENTS,
+    **theory.MEASUREMENTS,
 }
 
 
@@ -421,7 +444,12 @@ def plan(ctx: ReportContext) -> dict:
         out[worst_key(horizon)] = (experiment_from_raw(worst_case_experiment(horizon)), None, None)
     out["declared_u"] = (experiment_from_raw(declared_u_experiment()), None, None)
     out["lower_bounds"] = (experiment_from_raw(lower_bound_experiment()), None, None)
+    out["lemma4"] = (experiment_from_raw(lemma4_experiment()), None, None)
     return out
+
+
+findings = observability.findings
+figures = observability.figures
 
 
 def sections(report: Report, runs: dict, results) -> None:

@@ -63,6 +63,20 @@ class Evidence:
             raise NotChecked(f"experiment {experiment!r} not available")
         return run
 
+    def run_at(self, experiment: str, horizon: float | None = None):
+        """The run of ``experiment`` the report made to ``horizon``, when it ran that experiment to
+        that horizon as well (a run to T is not a longer run read at T: a policy's beta = 1/T and
+        every ln T of its schedule change with T); else the run of that name or key."""
+        run = self.run(experiment)
+        if horizon is None:
+            return run
+        name = getattr(getattr(run, "experiment", None), "name", None)
+        for other in self.runs.values():
+            if (getattr(getattr(other, "experiment", None), "name", None) == name and name is not None
+                    and int((getattr(other, "config", None) or {}).get("horizon", -1)) == int(horizon)):
+                return other
+        return run
+
     def result(self, claim: Claim, ref):
         """The SimulationResult named by ``ref`` (a label of the claim's experiment, or a table
         ``{experiment, run}``)."""
