@@ -246,18 +246,23 @@ def lower_bound(claim, ev: Evidence) -> Outcome:
 def best_arm_eliminated(claim, ev: Evidence) -> Outcome:
     """Spec D4 / erratum 1: how often the optimal arm is eliminated (its pulls < T/2 at T), against
     beta = 1/T: ``often = true`` claims the rate exceeds beta, otherwise that it does not; exact
-    one-sided binomial tests each way."""
+    one-sided binomial tests each way.  A run still in its first epoch at T has made no
+    elimination decision: unobservable, with the horizon from which it has."""
     from scipy.stats import binomtest
+
+    from dpbench.reporting.schedules import schedule_limit
     a = M.args(claim)
     res = M.result_of(ev, a["run"])
+    limit = schedule_limit(res, int(res.checkpoints[-1]))
+    blind = None if limit is None else Unobservable(f"no elimination decision yet: {limit.reason}", limit.horizon)
     best = int(np.argmax(res.means))
     lost = int(np.sum(res.pulls[:, best] < res.horizon / 2))
     beta = 1.0 / res.horizon
     more = float(binomtest(lost, res.reps, beta, alternative="greater").pvalue)
     less = float(binomtest(lost, res.reps, beta, alternative="less").pvalue)
     text = f"optimal arm eliminated in {lost}/{res.reps} runs; beta = {beta:.3g}"
-    hyp = (Hypothesis(more, True, "rate > beta", p_against=less) if a.get("often")
-           else Hypothesis(less, True, "rate < beta", p_against=more))
+    hyp = (Hypothesis(more, True, "rate > beta", blind, p_against=less) if a.get("often")
+           else Hypothesis(less, True, "rate < beta", blind, p_against=more))
     return Outcome(text, comparisons=(hyp,), horizon=int(res.horizon), **provenance_of([res]))
 
 

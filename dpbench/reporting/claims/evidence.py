@@ -167,6 +167,23 @@ def learning_horizon(result, share: float = 1.0) -> float | None:
     return None if best is None else 10 ** best
 
 
+def horizon_to_learn(result, t: int) -> float | None:
+    """From which horizon ``result``'s policy can show what it learns: the end of the data-independent
+    phase it is in at t (:mod:`..schedules`: its first epoch, start phase, ...), else the horizon from
+    which a registered bound forces it off round-robin (:func:`learning_horizon`), else the horizon
+    from which its own schedule reaches its instance-dependent regime (``schedules.regime_limit``);
+    None if none says."""
+    from ..schedules import regime_limit, schedule_limit
+    limit = schedule_limit(result, t)
+    if limit is not None and limit.horizon is not None:
+        return limit.horizon
+    bound = learning_horizon(result)
+    if bound is not None:
+        return bound
+    regime = regime_limit(result)
+    return None if regime is None else regime.horizon
+
+
 def round_robin(results, t: int, names: Sequence[str], ev: Evidence | None = None) -> Unobservable | None:
     """An :class:`Unobservable` if some run is still round-robin at t, else None: its policy is
     still in a data-independent phase (start phase, first epoch; the horizon is when that phase
@@ -185,7 +202,7 @@ def round_robin(results, t: int, names: Sequence[str], ev: Evidence | None = Non
         elif (p := learning_p_value(r, t)) >= LEARNING_LEVEL:
             stuck.append(f"{n} ({uniform_share(r, t):.0%} of uniform play's regret, not below it at level "
                          f"{LEARNING_LEVEL:g}: p = {p:.2g})")
-            horizons.append(learning_horizon(r))
+            horizons.append(horizon_to_learn(r, t))
     if not stuck:
         return None
     known = [h for h in horizons if h is not None]

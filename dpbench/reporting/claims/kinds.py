@@ -57,6 +57,7 @@ from .evidence import (
     Evidence,
     common_checkpoint,
     fixed_schedule,
+    horizon_to_learn,
     learning_horizon,
     provenance_of,
     round_robin,
@@ -286,7 +287,7 @@ def exponent(claim: Claim, ev: Evidence) -> Outcome:
             samples.append(r.regret_at(max(c for c in r.checkpoints if c <= t)))
         if why:
             excluded.append(f"{x:g} ({why})")
-            stuck.append(r)
+            stuck.append((r, t))
             continue
         kept_x.append(x)
     size = dict(horizon=int(min(r.checkpoints[-1] for r in results)), **provenance_of(results))
@@ -296,7 +297,7 @@ def exponent(claim: Claim, ev: Evidence) -> Outcome:
                 + (f"; left out: {', '.join(excluded)}" if excluded else "")
                 + (f"; outside the limit's range: {', '.join(f'{x:g}' for x in outside)}" if outside else ""))
         if len(kept_x) + len(stuck) >= 3:
-            horizons = [learning_horizon(r) for r in stuck]
+            horizons = [horizon_to_learn(r, t) for r, t in stuck]
             why = Unobservable(f"{len(stuck)} of {len(xs) - len(outside)} runs{in_range} not usable at this "
                                "horizon; an exponent needs 3",
                                None if any(h is None for h in horizons) or not horizons else max(horizons))

@@ -134,3 +134,21 @@ def test_pareto_draws_have_the_environments_law(v):
     shape, scale = estimators.pareto_law(0.9, v)
     x = estimators.pareto_draws(np.random.RandomState(0), shape, scale, 200_000)
     assert x.min() >= scale and np.median(x) == pytest.approx(scale * 2 ** (1 / shape), rel=0.02)
+
+
+def test_a_run_still_in_its_first_epoch_says_from_when_it_learns():
+    """An exponent over runs still in their first epoch (printed constants, T = 1e4) is unobservable
+    with the horizon its schedule ends at, never 'no registered bound says which'."""
+    from dpbench.reporting.claims import Claim, evaluate, horizon_to_learn
+    results = {}
+    for d in (0.75, 0.375, 0.1875):
+        res = dpbench.simulate("ldp_robust_se", "pareto", horizon=10 ** 4, reps=3, seed=2, v=0.9, eps=20.0,
+                               constants="paper", env_params={"means": [0.9, 0.9 - d], "tail_v": 0.9})
+        results[f"Delta={d}"] = res
+    first = horizon_to_learn(results["Delta=0.75"], 10 ** 4)
+    assert first is not None and first > 10 ** 8                 # LDPRSE's printed first epoch: R_1 ~ 1e8 and more
+    run = SimpleNamespace(results=results, runs=[], experiment=SimpleNamespace(name="gaps", paper_horizon=None))
+    c = Claim("e", "Theorem 7", "slope", "exponent", {"experiment": "gaps", "runs": list(results),
+                                                        "values": [0.75, 0.375, 0.1875], "predicted": -1.11})
+    (row,) = evaluate([c], Evidence({"gaps": run}))
+    assert row.verdict.value == "unobservable at this horizon" and row.cause.startswith("needs T >= ")
