@@ -48,9 +48,10 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
     with pytest.raises(Interrupted):
         run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
                        log=said.append)
-    assert any(m.startswith("interrupted: 2 of ") and "cells finished and stored in" in m
-               and "and 2 finished repetitions of" in m and m.endswith("rerun the same command to resume")
-               for m in said)
+    assert any(m.startswith("interrupted: 2 of ") and "cells finished and are stored in" in m
+               and "2 finished repetitions are stored too" in m
+               and m.endswith("rerun the same command to resume (it computes only what is missing)")
+               for m in said), said
     monkeypatch.setattr(runner, "run_plan", run_plan)
     messages = []
     resumed = run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
