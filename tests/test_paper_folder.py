@@ -222,7 +222,10 @@ def test_a_misspelt_claim_key_is_named_with_its_likely_intent(tmp_path):
 
 def test_unknown_kind_and_wide_tolerance_fail_before_anything_runs(tmp_path):
     text = _error(tmp_path / "a", _CLAIMS.replace('test = "ordering"', 'test = "orderin"'))
-    assert "claims.toml" in text and "claim 'order'" in text and "unknown test 'orderin'" in text
+    assert "claims.toml: claim 'order': key 'test': unknown test 'orderin' (did you mean 'ordering'?); allowed: " \
+        in text
+    text = _error(tmp_path / "d", _CLAIMS.replace('test = "ordering"', 'test = "flatening"'))
+    assert "claim 'order': key 'test': unknown test 'flatening' (did you mean 'flattening'?)" in text
     text = _error(tmp_path / "b", _CLAIMS.replace("tolerance = 0.0", "tolerance = 1.5"))
     assert "claims.toml" in text and "claim 'constant'" in text and "'tolerance'" in text
     text = _error(tmp_path / "c", _CLAIMS.replace('measure = "the_constant"', 'measure = "the_konstant"'))
