@@ -395,11 +395,14 @@ def test_a_name_reused_with_another_definition(tmp_path, capsys):
              "with other runs: 2 new (LDP-UCB-B (eps=2), LDP-UCB-B (eps=4)) and 2 stored ones are not given "
              "(LDP-UCB-B (eps=0.5), LDP-UCB-B (eps=1))"),
             (base + ["--policy", "ucb1", "--reps", "12"],
-             "with other runs: 2 stored ones are not given (LDP-UCB-B (eps=0.5), LDP-UCB-B (eps=1))")):
+             "with other runs: 2 stored ones are not given (LDP-UCB-B (eps=0.5), LDP-UCB-B (eps=1))"),
+            (base + ["--policy", "ucb1,ldp_ucb_b", "--grid", "eps=0.5", "--reps", "12"],
+             "with other runs: 1 stored one is not given (LDP-UCB-B (eps=1))")):
         assert main(args) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and difference in err[0], err
-        assert "use a new name (--name, or another --out), --force to replace the stored results, or --extend" in err[0]
+        assert ("use a new name (sweep --name, the experiment file's name, or another --out), --force to replace "
+                "the stored results, or --extend") in err[0]
         assert {p: (folder / p).read_bytes() for p in drawn} == drawn        # outputs untouched
         assert (cells(store), _summary(store)) == stored                     # store untouched
 

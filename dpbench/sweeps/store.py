@@ -387,11 +387,12 @@ class ResultStore:
             keys = [k.removeprefix(prefix) for k in keys]
             return ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
         parts = ([f"{len(added)} new ({few(added)})"] if added else []) + \
-            ([f"{len(dropped)} stored ones are not given ({few(dropped)})"] if dropped else [])
+            ([f"{len(dropped)} stored {'one is' if len(dropped) == 1 else 'ones are'} not given ({few(dropped)})"]
+             if dropped else [])
         return (f"{self.path} holds {experiment!r} at horizon {horizon}, seed {seed} with other runs: "
-                f"{' and '.join(parts)}. A name means one configuration: use a new name (--name, or another "
-                "--out), --force to replace the stored results, or --extend to add the new runs to the "
-                "stored ones (the figure and table then show all of them)")
+                f"{' and '.join(parts)}. A name means one configuration: use a new name (sweep --name, the "
+                "experiment file's name, or another --out), --force to replace the stored results, or --extend "
+                "to add the new runs to the stored ones (the figure and table then show all of them)")
 
     def _define(self, experiment, horizon, seed, reps, keys, command) -> None:
         """Record the definition (its runs, in order) and this invocation, inside a transaction."""
