@@ -422,6 +422,8 @@ def _run_here(store, todo, threads, bar, log):
                            "no repetition had finished: nothing of it is kept")
             if unfinished:
                 in_progress += f", {unfinished} stopped unfinished and discarded"
+            if 0 < finished + unfinished < cell.reps:
+                in_progress += f", {cell.reps - finished - unfinished} not started"
             log(f"interrupted: {done} of {len(todo)} cells finished and are stored in {store.path}; of the "
                 f"cell in progress ({key!r}, repetitions {cell.first_rep}-{last}), {in_progress}; rerun the "
                 "same command to resume (it computes only what is missing)")
