@@ -37,27 +37,11 @@ from dpbench.cli import main
 from dpbench.experiments import run_experiment
 from dpbench.sweeps import ResultStore
 from dpbench.sweeps import store as store_module
+from tests.test_sweeps import small_experiment
+from tests.test_sweeps_dask import _stored_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TOML = """
-name = "faults"
-title = "fault injection"
-horizon = {horizon}
-reps = 6
-seed = 5
-cell_reps = 1
-[environment]
-name = "bernoulli"
-means = [0.9, 0.8, 0.7]
-[[runs]]
-label = "UCB1"
-policy = "ucb1"
-[[runs]]
-label = "LDP-UCB-B"
-policy = "ldp_ucb_b"
-sweep = {{ eps = [1.0, 2.0] }}
-"""
 
 #: run the command line in a child with Ctrl-C raising KeyboardInterrupt (a child of a pytest-xdist
 #: worker may inherit SIGINT ignored), printing its exit status as the process's own
@@ -70,21 +54,13 @@ def quiet(msg):
 
 
 def experiment(tmp_path, horizon=400_000) -> Path:
-    path = tmp_path / "faults.toml"
-    path.write_text(TOML.format(horizon=horizon))
-    return path
+    """Three runs (UCB1, LDP-UCB-B at two eps) of 6 repetitions in cells of one: 18 cells."""
+    return small_experiment(tmp_path, "faults", horizon, cell_reps=1)
 
 
 def cells(path) -> dict:
-    """(config, first rep, reps) -> (created, sha256) of every stored cell (read only)."""
-    if not Path(path).exists():
-        return {}
-    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)) as db:
-        try:
-            return {(c, f, r): (created, sha) for c, f, r, created, sha in
-                    db.execute("SELECT config_id, first_rep, reps, created, sha256 FROM cells")}
-        except sqlite3.OperationalError:                # created, schema not yet committed
-            return {}
+    """(config, first rep) -> (created, sha256) of every stored cell (read only)."""
+    return _stored_cells(Path(path))
 
 
 def assert_kept(before: dict, path) -> None:

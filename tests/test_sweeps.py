@@ -28,7 +28,7 @@ title = "sweep test"
 horizon = {horizon}
 reps = 6
 seed = 7
-cell_reps = 2
+cell_reps = {cell_reps}
 [environment]
 name = "bernoulli"
 means = [0.9, 0.8, 0.7]
@@ -42,9 +42,9 @@ sweep = {{ eps = [1.0, 2.0] }}
 """
 
 
-def small_experiment(tmp_path, name="sweep_small", horizon=3000) -> Path:
+def small_experiment(tmp_path, name="sweep_small", horizon=3000, cell_reps=2) -> Path:
     path = tmp_path / f"{name}.toml"
-    path.write_text(SMALL.format(name=name, horizon=horizon))
+    path.write_text(SMALL.format(name=name, horizon=horizon, cell_reps=cell_reps))
     return path
 
 

@@ -177,6 +177,8 @@ def _call_stoppable(args) -> None:
     simulate_kernel.compile_for(*args, stop=stop)     # here: Ctrl-C interrupts a compilation at once
     threads = numba.get_num_threads()
     failed: list = []
+    done = threading.Event()        # not Thread.join: Python 3.11 marks a thread whose join() was
+                                    # interrupted by Ctrl-C as stopped while it still runs
 
     def work():
         try:
@@ -184,15 +186,17 @@ def _call_stoppable(args) -> None:
             simulate_kernel(*args, stop=stop)
         except BaseException as err:                 # noqa: BLE001  (re-raised in the caller)
             failed.append(err)
+        finally:
+            done.set()
 
-    helper = threading.Thread(target=work, name="dpbench-loop", daemon=True)
-    helper.start()
+    threading.Thread(target=work, name="dpbench-loop", daemon=True).start()
     try:
-        while helper.is_alive():
-            helper.join(0.25)
+        while not done.wait(0.25):
+            pass
     except KeyboardInterrupt:
         stop[0] = 1
-        helper.join()
+        while not done.wait(0.25):          # the loop stops within a block of pulls
+            pass
         raise
     if failed:
         raise failed[0]
