@@ -141,3 +141,15 @@ def test_real_process_imports_from_the_working_directory(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == "dpbench: error: mechanism crashes raised RuntimeError on input [0]: boom second line\n"
+
+
+def test_a_partial_mechanism_is_named_by_its_function_and_parameters():
+    """functools.partial has no __name__: messages said 'partial is not (1, 0)-DP'."""
+    import functools
+
+    from verify.audit.source import mechanism_name
+
+    def laplace(x, n, seed, scale=1.0, shift=0.0):
+        return [x] * n
+    assert mechanism_name(functools.partial(laplace, scale=0.5)) == "laplace(scale=0.5)"
+    assert mechanism_name(functools.partial(functools.partial(laplace, 0.0), shift=1)) == "laplace(0.0, shift=1)"
