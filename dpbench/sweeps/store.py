@@ -480,11 +480,15 @@ class ResultStore:
                         "versions": versions, "invocation": computed_by})
         return out
 
-    def coverage(self, config_id: str, reps: int, stamp: str | None = None) -> np.ndarray:
+    def coverage(self, config_id: str, reps: int, stamp: str | None = None, *, verify: bool = True) -> np.ndarray:
         """Bool array: which of repetitions 0..reps-1 an intact stored cell holds (computed by
-        code of stamp ``stamp``, if given)."""
+        code of stamp ``stamp``, if given).  ``verify=False`` reads the cells' ranges only, not
+        their arrays and checksums (an estimate of the work left)."""
         have = np.zeros(reps, dtype=bool)
-        for cell in self.cells(config_id):
+        cells = self.cells(config_id) if verify else [
+            {"first_rep": f, "reps": r, "code_stamp": c} for f, r, c in self._db.execute(
+                "SELECT first_rep, reps, code_stamp FROM cells WHERE config_id = ?", (config_id,))]
+        for cell in cells:
             if stamp is None or cell["code_stamp"] == stamp:
                 have[cell["first_rep"]:cell["first_rep"] + cell["reps"]] = True
         return have
