@@ -582,16 +582,37 @@ class ResultStore:
             raise ValueError(f"{self.path} holds no run at horizon={horizon} seed={seed}; it holds {shown}")
         return {k: c for k, h, s, c in rows if variants and (h, s) == variants[0]}
 
-    def results(self, horizon: int | None = None, seed: int | None = None) -> dict[str, SimulationResult]:
+    def results(self, horizon: int | None = None, seed: int | None = None,
+                reps: int | None = None) -> dict[str, SimulationResult]:
         """Every registered run (at ``horizon``/``seed``, see :meth:`run_configs`) with at least
-        one stored repetition, merged: run key -> result."""
+        one stored repetition, merged: run key -> result.  Each run holds the repetitions of the
+        latest definition that has it (``reps``: that many instead), never those another
+        definition added beyond them; a run no definition names (a store of the previous
+        format) holds every stored repetition from 0."""
         out = {}
         for key, config_id in self.run_configs(horizon, seed).items():
+            wanted = reps if reps is not None else self._defined_reps(key, config_id)
             try:
-                out[key] = self.load_result(config_id)
+                out[key] = self.load_result(config_id, wanted)
             except ValueError:
-                continue
+                if wanted is None:
+                    continue
+                have = int(np.argmin(np.append(self.coverage(config_id, wanted), False)))
+                if have == 0:
+                    continue
+                out[key] = self.load_result(config_id, have)          # an interrupted run: what it has
         return out
+
+    def _defined_reps(self, key: str, config_id: str) -> int | None:
+        """The repetitions of the latest definition naming run ``key`` of ``config_id`` (None: none)."""
+        if self.info.get("format") != str(FORMAT):
+            return None
+        row = self._db.execute(
+            "SELECT d.reps FROM definitions d JOIN definition_runs m ON m.experiment = d.experiment AND "
+            "m.horizon = d.horizon AND m.seed = d.seed AND m.reps = d.reps JOIN runs r ON r.run_key = m.run_key "
+            "AND r.horizon = d.horizon AND r.seed = d.seed WHERE m.run_key = ? AND r.config_id = ? "
+            "ORDER BY d.invocation DESC LIMIT 1", (key, config_id)).fetchone()
+        return None if row is None else int(row[0])
 
     # ------------------------------------------------------------ helpers
     def _transaction(self):
