@@ -114,6 +114,38 @@ def integer_text(text: str) -> int:
 integer_text.__name__ = "integer"          # argparse says "invalid integer value: 'x'"
 
 
+class NumberArg:
+    """argparse ``type`` of a numeric command-line option (made by :func:`number_arg`): parses
+    the text and checks the range; ``allowed`` says what it takes ("a real number > 0")."""
+
+    def __init__(self, integer: bool, low, high, low_open: bool, high_open: bool):
+        self.integer, self.bounds = integer, (low, high, low_open, high_open)
+        interval = describe_interval(low, high, low_open and not integer, high_open and not integer)
+        self.allowed = f"{'an integer' if integer else 'a real number'}{interval}"
+        self.__name__ = "integer" if integer else "number"
+
+    def __call__(self, text: str):
+        import argparse
+        low, high, low_open, high_open = self.bounds
+        try:
+            if self.integer:
+                return check_int("value", integer_text(text), low=low, high=high)
+            value = float(text)
+            check_real("value", value, low=low, high=high, low_open=low_open, high_open=high_open)
+            return value
+        except ValueError:                   # InputError is one
+            raise argparse.ArgumentTypeError(f"must be {self.allowed} (got {text!r})") from None
+
+
+def number_arg(*, integer: bool = False, low=None, high=None, low_open: bool = False,
+               high_open: bool = False) -> NumberArg:
+    """argparse ``type`` of a numeric command-line option: parses the text (an integer as
+    :func:`integer_text` reads it) and checks the range, so that the error of every numeric
+    option states the allowed range, whichever parser meets the bad value first:
+    ``argument --eps: must be a real number > 0 (got 'two')``."""
+    return NumberArg(integer, low, high, low_open, high_open)
+
+
 def check_eps(value, name: str = "eps") -> float:
     """A privacy level: a finite real number > 0."""
     return check_real(name, value, low=0.0, low_open=True)
@@ -136,7 +168,8 @@ def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
     (``seed000_fig1`` -> ``seed000_fig1a`` ... ``seed000_fig1f``), else difflib's best matches
     (ratio >= 0.7, 0.6 for a name of at most four letters: a shared word such as 'Mechanism'
     alone is no match) within 0.05 of the best, at most ``n``, else the names that begin it
-    (``epsilon`` -> ``eps``)."""
+    (``epsilon`` -> ``eps``), also with one typo there (``espilon`` -> ``eps``: two letters
+    swapped, one changed, missing or extra)."""
     import difflib
     allowed = sorted(str(a) for a in allowed)
     text = str(value).lower()
@@ -148,7 +181,21 @@ def closest_names(value, allowed: Iterable[str], n: int = 3) -> list[str]:
     best = scored[0][0] if scored else 0.0
     cut = 0.6 if len(text) <= 4 else 0.7              # a short name: one letter off ('epz' for 'eps') is 0.67
     close = [a for ratio, a in scored[:n] if ratio >= cut and ratio >= best - 0.05]
-    return close or [a for a in allowed if len(a) >= 3 and text.startswith(a.lower())][-n:]   # 'epsilon': eps
+    return (close or [a for a in allowed if len(a) >= 3 and text.startswith(a.lower())][-n:]    # 'epsilon': eps
+            or [a for a in allowed if len(a) >= 3 and len(text) > len(a)
+                and _typos(text[:len(a)], a.lower()) <= 1][-n:])                               # 'espilon': eps
+
+
+def _typos(a: str, b: str) -> int:
+    """Optimal-string-alignment distance: edits (a letter inserted, deleted or changed, or two
+    neighbours swapped) from ``a`` to ``b``."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
 
 
 def _either(names: list[str]) -> str:

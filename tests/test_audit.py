@@ -337,7 +337,7 @@ def test_cli_audit_json_and_exit_codes(capsys):
                      "--x", "0", "--x-prime", "1", "--no-progress"]) == 1
     assert "VIOLATED" in capsys.readouterr().out
     assert cli_main(["audit", "ctb", "--eps", "1", "--alpha", "2"]) == 2
-    assert "alpha must be in (0, 1)" in capsys.readouterr().err
+    assert "argument --alpha: must be a real number in (0, 1) (got '2')" in capsys.readouterr().err
     assert cli_main(["audit", "no_such_mechanism", "--eps", "1"]) == 2
     assert cli_main(["audit", "os:no_such_function", "--eps", "1"]) == 2
 

@@ -16,9 +16,11 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(autouse=True)
 def no_compilation(monkeypatch):
     """Every error here must be raised before the kernel is compiled or run."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("the kernel was called before the input was validated")
-    monkeypatch.setattr(sim_module, "simulate_kernel", refuse)
+    class Refuse:
+        def __call__(self, *args, **kwargs):
+            raise AssertionError("the kernel was called before the input was validated")
+        compile_for = __call__
+    monkeypatch.setattr(sim_module, "simulate_kernel", Refuse())
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -59,8 +61,9 @@ def test_simulate_rejects(kwargs, match):
 
 def test_cli_exit_status_2(capsys):
     assert main(["simulate", "--policy", "ldp_ucb_b", "--eps", "-1", "--horizon", "100"]) == 2
-    err = capsys.readouterr().err
-    assert "dpbench: error: eps must be" in err and "Traceback" not in err
+    err = capsys.readouterr().err                       # the option's own range, when it is parsed
+    assert "dpbench: error: argument --eps: must be a real number > 0 (got '-1')" in err
+    assert "Traceback" not in err
     assert main(["run", "no_such_experiment"]) == 2
     assert "unknown experiment 'no_such_experiment'" in capsys.readouterr().err
 
@@ -79,13 +82,15 @@ _REFUSED = [
     (["run", "seed000_fig1a", "--horizon", "1000", "--reps", "2", "--out", "/dev/null/x"],
      "out: cannot create directory '/dev/null/x/seed000_fig1a' (Not a directory)"),
     (["simulate", "--policy", "ucb1", "--horizon", "9223372036854775808"],
-     "horizon must be an integer in [20, 9007199254740992] (got 9223372036854775808)"),
-    (["simulate", "--policy", "ucb1", "--horizon", "1e29"], "horizon must be an integer in [20, 9007199254740992]"),
+     "argument --horizon: must be an integer in [2, 9007199254740992] (got '9223372036854775808')"),
+    (["simulate", "--policy", "ucb1", "--horizon", "1e29"],
+     "argument --horizon: must be an integer in [2, 9007199254740992] (got '1e29')"),
     (["run", "seed000_fig1a", "--horizon", "1e29", "--out", "{tmp}"],
-     "horizon must be an integer in [2, 9007199254740992]"),
+     "argument --horizon: must be an integer in [2, 9007199254740992]"),
     (["sweep", "--name", "g", "--policy", "ucb1", "--instance", "means=0.9,0.8", "--horizon",
-      "9223372036854775808", "--reps", "2", "--out", "{tmp}"], "horizon must be an integer in [2, 9007199254740992]"),
-    (["simulate", "--policy", "ucb1", "--horizon", "2.5"], "argument --horizon: invalid integer value: '2.5'"),
+      "9223372036854775808", "--reps", "2", "--out", "{tmp}"], "must be an integer in [2, 9007199254740992]"),
+    (["simulate", "--policy", "ucb1", "--horizon", "2.5"],
+     "argument --horizon: must be an integer in [2, 9007199254740992] (got '2.5')"),
     (["simulate", "--policy", "ucb1", "--horizon", "1000000000000000"],
      "more than a day; lower the horizon or the repetitions, or opt in to run it anyway (--yes; "),
     (["run", "seed000_fig1a", "--horizon", "1e15", "--out", "{tmp}"], "more than a day"),
@@ -188,6 +193,9 @@ def test_closest_names():
     assert closest_names("NoSuchMechanism", ["LaplaceMechanism", "NoisyMax"]) == []   # a shared word is no match
     assert closest_names("zzz", policies) == []
     assert closest_names("epsilon", ["eps", "means"]) == ["eps"]                     # a name it begins with
+    assert closest_names("espilon", ["eps", "means"]) == ["eps"]                     # ... with two letters swapped
+    assert closest_names("xpsilon", ["eps", "means"]) == ["eps"]                     # ... or one changed
+    assert closest_names("elephant", ["eps", "means"]) == []
 
 
 @pytest.mark.parametrize("args,message", [
@@ -200,6 +208,19 @@ def test_closest_names():
      "seed000_fig1e or seed000_fig1f?"),
     (["audit", "ctbb", "--eps", "1"], "unknown mechanism 'ctbb'; did you mean ctb"),
     (["list", "polices"], "unknown section 'polices'; did you mean policies?"),
+    (["sweep", "--name", "g", "--policy", "ucb1,ldp_ucb_b", "--set", "espilon=3", "--horizon", "100", "--reps", "2"],
+     "unknown parameter 'espilon' for the listed policies (ucb1, ldp_ucb_b) or environment 'bernoulli'; "
+     "did you mean eps?"),
+    (["sweep", "--name", "g", "--policy", "ldp_ucb_b", "--grid", "epz=1,2", "--horizon", "100", "--reps", "2"],
+     "unknown parameter 'epz' for the listed policies (ldp_ucb_b) or environment 'bernoulli'; did you mean eps?"),
+    (["sweep", "--name", "g", "--policy", "ucb1", "--scheduler", "locl", "--horizon", "100", "--reps", "2"],
+     "(got 'locl'; did you mean 'local'?)"),
+    (["audit", "laplace_release", "--eps", "1", "--features", "law,lawz"],
+     "unknown --features token 'lawz'; did you mean law?"),
+    (["audit", "sniper:LaplaceMechanizm", "--eps", "1"],
+     "unknown DP-Sniper mechanism 'LaplaceMechanizm'; did you mean LaplaceMechanism?"),
+    (["simulate", "--policy", "ldp_ucb_b", "--set", "espilon=3", "--horizon", "100"],
+     "unknown parameter 'espilon' for policy 'ldp_ucb_b' or environment 'bernoulli'; did you mean eps?"),
 ])
 def test_misspelt_names_get_the_closest_allowed_names(args, message, capsys):
     """A misspelt policy, environment, experiment, mechanism or list section: exit 2, one line,
@@ -233,7 +254,36 @@ def test_run_time_estimate_uses_the_measured_rates():
      "unrecognized option --polcy (did you mean --policy?); the following arguments are required: --policy"),
 ])
 def test_a_misspelt_command_or_option_is_named_with_the_closest(args, message, capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(args)
+    assert main(args) == 2                      # argparse's usage errors: returned like any bad input
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def _numeric_options():
+    """(command, option, its type) of every option of every subcommand whose value is a number."""
+    import argparse
+
+    from dpbench.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command, p in sub.choices.items():
+        for action in p._actions:
+            if action.type in (int, float) or getattr(action.type, "allowed", None):
+                yield command, action.option_strings[0] if action.option_strings else action.dest, action.type
+
+
+def test_every_numeric_option_states_its_range_whatever_is_wrong(capsys):
+    """--eps two was argparse's "invalid float value" without the range: every numeric option of
+    every command now parses and checks its value in one place, so a word, a fraction for a
+    count and a value out of range all get one line with the allowed range."""
+    from dpbench.validation import NumberArg
+    options = list(_numeric_options())
+    assert len(options) >= 30
+    plain = [(c, o) for c, o, t in options if not isinstance(t, NumberArg)]
+    assert not plain, f"numeric options parsed by int/float (argparse's message has no range): {plain}"
+    for command, option, kind in options:
+        for bad in ("two", "-1e400"):
+            assert main([command, f"{option}={bad}"]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1, (command, option, err)
+            assert f"argument {option}: must be {kind.allowed} (got '{bad}')" in err, err

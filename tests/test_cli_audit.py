@@ -89,7 +89,9 @@ def test_file_path_form(workdir, capsys):
     (["{m}:crashes", "--x", "0", "--x-prime", "1"],
      "mechanism crashes raised RuntimeError on input 0: boom second line"),
     (["{m}:labels", "--x", "0", "--x-prime", "1"], "returned only labels on input 1 but only numbers on input 0"),
-    (["{m}:laplace", "--param", "scal=1", "--x", "0", "--x-prime", "1"], "--param scal do not fit"),
+    (["{m}:laplace", "--param", "scal=1", "--x", "0", "--x-prime", "1"],
+     r"unknown --param 'scal' for .*:laplace\(x, n, seed, scale=1.0, shift=0.0\); did you mean scale\? "
+     r"allowed parameters \(after x, n, seed\): scale, shift"),
     (["{m}:nothing", "--x", "0", "--x-prime", "1"], "has no callable 'nothing'"),
     (["no_such_module_xyz:f"], "cannot import module 'no_such_module_xyz'"),
     (["{m}:laplace", "--x", "[0", "--x-prime", "1"], "--x must be a JSON literal"),
@@ -114,7 +116,7 @@ def test_bad_input_exits_2_with_one_line(workdir, capsys, args, match):
 
 @pytest.mark.parametrize("n,match", [
     ("1e13", r"n: refinement and certification would draw 2.5e\+13 outputs.*--yes"),
-    ("1.5", "argument --n: invalid integer value: '1.5'"),
+    ("1.5", r"argument --n: must be an integer >= 1 \(got '1.5'\)"),
 ])
 def test_n_is_a_count_and_a_day_long_audit_is_refused(capsys, n, match):
     """--n takes 1e6 as the other counts do; an audit longer than a day at the rate selection
@@ -139,3 +141,15 @@ def test_real_process_imports_from_the_working_directory(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == "dpbench: error: mechanism crashes raised RuntimeError on input [0]: boom second line\n"
+
+
+def test_a_partial_mechanism_is_named_by_its_function_and_parameters():
+    """functools.partial has no __name__: messages said 'partial is not (1, 0)-DP'."""
+    import functools
+
+    from verify.audit.source import mechanism_name
+
+    def laplace(x, n, seed, scale=1.0, shift=0.0):
+        return [x] * n
+    assert mechanism_name(functools.partial(laplace, scale=0.5)) == "laplace(scale=0.5)"
+    assert mechanism_name(functools.partial(functools.partial(laplace, 0.0), shift=1)) == "laplace(0.0, shift=1)"

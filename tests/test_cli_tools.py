@@ -50,12 +50,12 @@ def test_commands_reach_their_jobs(jobs, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["audit-suite", "--scale", "0"], "--scale must be > 0 (got 0.0)"),
-    (["audit-suite", "--seed", "-1"], "--seed must be an integer >= 0 (got -1)"),
+    (["audit-suite", "--scale", "0"], "argument --scale: must be a real number > 0 (got '0')"),
+    (["audit-suite", "--seed", "-1"], "argument --seed: must be an integer >= 0 (got '-1')"),
     (["audit-suite", "--only", "NoSuchMechanism"], "unknown mechanism (--only) 'NoSuchMechanism'; allowed values: "),
     (["audit-suite", "--out", "/dev/null/x/suite.md"], "--out: cannot create directory '/dev/null/x'"),
     (["audit-suite", "--planted-only", "--scale", "2"], "--planted-only takes no --scale"),
-    (["audit-suite", "--planted-only", "--scale", "-1"], "--planted-only takes no --scale"),
+    (["audit-suite", "--planted-only", "--scale", "-1"], "argument --scale: must be a real number > 0 (got '-1')"),
     (["audit-suite", "--planted-only", "--only", "laplace_half_scale"], "--planted-only takes no --only ("),
     (["feasibility", "--figures", "gauss"], "--figures takes no perturbation family"),
     (["feasibility", "--figures", "--out", "/dev/null/x"], "--out: cannot create directory '/dev/null/x'"),
@@ -79,4 +79,4 @@ def test_help_and_usage_errors_in_a_real_process():
     proc = subprocess.run([sys.executable, "-m", "dpbench", "audit-suite", "--scale", "x"], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2 and len(lines) == 1 and "--scale: invalid float value: 'x'" in lines[0]
+    assert proc.returncode == 2 and len(lines) == 1 and "--scale: must be a real number > 0 (got 'x')" in lines[0]

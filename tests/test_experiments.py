@@ -30,6 +30,18 @@ def test_run_writes_figure_table_and_results(tmp_path, capsys):
     assert "ratio" in rows["LDP-UCB-L"]["horizons"]["3000"]
     meta = json.loads((d / "experiment.json").read_text())
     assert meta["config"]["seed"] == 2000011 and "numba" in meta["versions"]
+    import csv
+    with open(d / "table.csv") as fh:                 # every parameter a column: tables join on them
+        table = list(csv.DictReader(fh))
+    assert list(table[0])[:14] == ["panel", "label", "policy", "environment", "reps", "horizon", "mean_regret",
+                                   "stderr", "ratio", "ratio_ci_low", "ratio_ci_high", "eps", "delta", "env.means"]
+    by_label = {r["label"]: r for r in table if r["horizon"] == "3000"}
+    assert by_label["UCB1"]["eps"] == "" and float(by_label["LDP-UCB-L"]["eps"]) > 0
+    assert by_label["UCB1"]["env.means"] == by_label["LDP-UCB-L"]["env.means"] != ""
+    assert {r["reps"] for r in table} == {"3"}
+    text = (d / "table.md").read_text()                # 3 repetitions: every interval marked thin
+    assert "T = 3,000, seed 2000011, 3 repetitions per run." in text
+    assert text.count("⚠") >= 2 * len(by_label) and "⚠ intervals from fewer than 10 repetitions (3)" in text
 
 
 def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
@@ -48,9 +60,10 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
     with pytest.raises(Interrupted):
         run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
                        log=said.append)
-    assert any(m.startswith("interrupted: 2 of ") and "cells finished and stored in" in m
-               and "and 2 finished repetitions of" in m and m.endswith("rerun the same command to resume")
-               for m in said)
+    assert any(m.startswith("interrupted: 2 of ") and "cells finished and are stored in" in m
+               and "2 finished repetitions are stored too" in m
+               and m.endswith("rerun the same command to resume (it computes only what is missing)")
+               for m in said), said
     monkeypatch.setattr(runner, "run_plan", run_plan)
     messages = []
     resumed = run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
@@ -143,3 +156,16 @@ def test_a_baseline_that_names_no_run_and_a_shared_label_are_named(tmp_path):
     _refused(tmp_path, two + 'baseline = "UU"\n', r"unknown baseline 'UU' for experiment file .*mine\.toml")
     _refused(tmp_path, two.replace('label = "B"', 'label = "UCB1"'),
              r"mine\.toml: two runs share the label 'UCB1'; give each its own label")
+
+
+def test_an_interval_from_fewer_than_ten_repetitions_is_marked(tmp_path, monkeypatch):
+    """Thin evidence: the warning of the table and of the figure's caption names the counts
+    under 10 (a single repetition has no interval, so no warning)."""
+    from dpbench.experiments import outputs
+    assert outputs.thin_warning([2, 50]).startswith("⚠ intervals from fewer than 10 repetitions (2)")
+    assert outputs.thin_warning([10, 100]) == "" and outputs.thin_warning([]) == ""
+    titles = []
+    monkeypatch.setattr(outputs, "_save_figure", lambda plt, fig, title, path: titles.append(title) or path)
+    run_experiment("seed000_fig1c", horizon=1000, reps=4, out=tmp_path, progress=False, log=lambda m: None)
+    assert len(titles) == 2 and all(t.endswith("(4): too few to compare runs by; rerun with --reps 10 or more")
+                                    for t in titles)

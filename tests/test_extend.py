@@ -561,7 +561,7 @@ def test_mechanism_in_an_experiment_file_and_a_sweep_grid(tmp_path, capsys):
         results = store.results()
     assert np.array_equal(results["LDP-UCB-L (mechanism=ctb)"].regret, direct.regret)
     assert main([*grid[:4], "ucb1", *grid[5:]]) == 2          # no listed policy takes a mechanism
-    assert "'mechanism' belongs to no listed policy" in capsys.readouterr().err
+    assert "unknown parameter 'mechanism' for the listed policies (ucb1)" in capsys.readouterr().err
     toml.write_text(toml.read_text().replace('"ldp_ucb_l"', '"ldp_ucb_b"').replace('"ctb"', '"ctl"'))
     assert main(["sweep", str(toml), *common, "--force"]) == 2
     assert "mech, run 'L+CTB': policy 'ldp_ucb_b' cannot use mechanism 'ctl'" in capsys.readouterr().err

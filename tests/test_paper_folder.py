@@ -222,7 +222,10 @@ def test_a_misspelt_claim_key_is_named_with_its_likely_intent(tmp_path):
 
 def test_unknown_kind_and_wide_tolerance_fail_before_anything_runs(tmp_path):
     text = _error(tmp_path / "a", _CLAIMS.replace('test = "ordering"', 'test = "orderin"'))
-    assert "claims.toml" in text and "claim 'order'" in text and "unknown test 'orderin'" in text
+    assert "claims.toml: claim 'order': key 'test': unknown test 'orderin' (did you mean 'ordering'?); allowed: " \
+        in text
+    text = _error(tmp_path / "d", _CLAIMS.replace('test = "ordering"', 'test = "flatening"'))
+    assert "claim 'order': key 'test': unknown test 'flatening' (did you mean 'flattening'?)" in text
     text = _error(tmp_path / "b", _CLAIMS.replace("tolerance = 0.0", "tolerance = 1.5"))
     assert "claims.toml" in text and "claim 'constant'" in text and "'tolerance'" in text
     text = _error(tmp_path / "c", _CLAIMS.replace('measure = "the_constant"', 'measure = "the_konstant"'))
@@ -239,6 +242,24 @@ def test_paper_toml_is_checked_before_anything_runs(tmp_path):
         with pytest.raises(dpbench.InputError, match=re.escape(wanted)):
             build_report(folder, results_dir=tmp_path / "res", out_dir=tmp_path / "out", log=lambda _: None)
         assert not (tmp_path / "res").exists()
+
+
+def test_a_day_long_build_is_refused_before_any_experiment_runs(tmp_path, capsys):
+    """The issue's build: a small experiment sorted first and a day-long one after it.  The whole
+    build is estimated first: refused in one line before the small one runs, leaving no result
+    store; ``report`` takes ``--yes`` like the other commands."""
+    folder = _paper(tmp_path, "longpaper")
+    huge = _EXPERIMENT.replace('name = "small"', 'name = "z_huge"').replace("horizon = 3000", "horizon = 1e14")
+    (folder / "experiments" / "z_huge.toml").write_text(huge)
+    with pytest.raises(dpbench.InputError, match=r"estimated run time of the build of longpaper .* more than a day"):
+        build_report(folder, results_dir=tmp_path / "res", out_dir=tmp_path / "out", log=lambda _: None)
+    assert not (tmp_path / "res").exists() and not (tmp_path / "out").exists()
+    assert main(["report", str(folder), "--results", str(tmp_path / "res"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "opt in to run it anyway (--yes; in Python allow_long=True)" in err
+    assert not (tmp_path / "res").exists()
+    from dpbench.cli import build_parser
+    assert build_parser().parse_args(["report", str(folder), "--yes"]).yes
 
 
 def test_cli_refuses_a_bad_claims_table_with_exit_2(tmp_path, capsys):

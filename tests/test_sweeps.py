@@ -28,7 +28,7 @@ title = "sweep test"
 horizon = {horizon}
 reps = 6
 seed = 7
-cell_reps = 2
+cell_reps = {cell_reps}
 [environment]
 name = "bernoulli"
 means = [0.9, 0.8, 0.7]
@@ -42,9 +42,9 @@ sweep = {{ eps = [1.0, 2.0] }}
 """
 
 
-def small_experiment(tmp_path, name="sweep_small", horizon=3000) -> Path:
+def small_experiment(tmp_path, name="sweep_small", horizon=3000, cell_reps=2) -> Path:
     path = tmp_path / f"{name}.toml"
-    path.write_text(SMALL.format(name=name, horizon=horizon))
+    path.write_text(SMALL.format(name=name, horizon=horizon, cell_reps=cell_reps))
     return path
 
 
@@ -110,7 +110,7 @@ def test_command_line_grid_applies_parameters_to_the_policies_that_have_them():
                                grid={"sigma": [0.5, 1.0]}, horizon=1000, reps=2)
     assert [r.environment for r in env_grid.runs] == [{"name": "gaussian", "means": "0.5,0.4", "sigma": 0.5},
                                                       {"name": "gaussian", "means": "0.5,0.4", "sigma": 1.0}]
-    with pytest.raises(dpbench.InputError, match="'colour' belongs to no listed policy"):
+    with pytest.raises(dpbench.InputError, match="unknown parameter 'colour' for the listed policies"):
         grid_experiment("g", ["ucb1"], grid={"colour": [1]}, horizon=100, reps=1)
     with pytest.raises(dpbench.InputError, match="sweep name"):
         grid_experiment("a/b", ["ucb1"], horizon=100, reps=1)
@@ -158,11 +158,11 @@ def _plan(horizon=1000, **params):
     return prepare("ldp_ucb_b", "bernoulli", horizon, 1, means=[0.9, 0.8, 0.7], eps=1.0, **params)
 
 
-def _open(path, plan=None, name="s"):
+def _open(path, plan=None, name="s", reps=6):
     plan = plan or _plan()
     store = ResultStore(path, name)
     cfg = Config.from_plan(plan, "bernoulli", {"means": [0.9, 0.8, 0.7]})
-    store.register([("run", "", "run", cfg, plan)])
+    store.register([("run", "", "run", cfg, plan)], experiment=name, reps=reps)
     return store, cfg
 
 
@@ -186,7 +186,8 @@ def test_store_merges_cells_in_repetition_order(tmp_path):
     store.close()
     with ResultStore.open(tmp_path / "r.sqlite") as ro, _db(tmp_path / "r.sqlite") as db:
         assert list(ro.results()) == ["run"]
-        assert db.execute("SELECT label, reps FROM summary").fetchall() == [("run", 6)]
+        assert db.execute("SELECT label, reps, reps_asked, invocations FROM summary").fetchall() == \
+            [("run", 6, 6, "1")]
 
 
 def test_store_refuses_other_format_version_name_and_foreign_files(tmp_path):

@@ -76,7 +76,7 @@ def test_reports_run_their_cells_on_one_open_client(tmp_path, cluster):
 @pytest.mark.parametrize("argv, message", [
     (["--workers", "2"], "workers applies to --scheduler local only"),
     (["--scheduler", "nowhere"], "scheduler must be"),
-    (["--scheduler", "local", "--workers", "0"], "workers must be"),
+    (["--scheduler", "local", "--workers", "0"], "argument --workers: must be an integer >= 1 (got '0')"),
 ])
 def test_report_scheduler_options_are_checked_before_anything_runs(tmp_path, argv, message):
     proc = subprocess.run([sys.executable, "-m", "dpbench", "report", "000", "--results", str(tmp_path),

@@ -92,7 +92,12 @@ def paper_commands(sub) -> list[str]:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:          # a usage error (printed in one line) is bad input like any other:
+        if stop.code == 2:              # status 2, returned; --help and --version still exit
+            return 2
+        raise
     try:
         from ..plugins import load_plugins
         with warnings.catch_warnings():

@@ -33,10 +33,11 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
-from ..validation import InputError, integer_text
+from ..validation import InputError, number_arg, unknown_name
 from .simulate import parse_assignments
 
 #: exit status of each outcome (bad input and crashes exit 2 through the CLI's error handler)
@@ -57,10 +58,11 @@ def register(sub):
                         "benchmark), or module:function (or file.py:function) from the working directory, "
                         "called as function(x, n, seed, **params) and returning n outputs, or module:object, "
                         "a DP library's mechanism object (OpenDP, diffprivlib, python-dp, PipelineDP, Tumult)")
-    p.add_argument("--eps", type=float, help="claimed epsilon (required, except for a DP library's object: "
-                                             "default its own claim)")
-    p.add_argument("--delta", type=float, help="claimed delta (default 0, or a library object's own; for a "
-                                               "zCDP object the delta its claim is read at)")
+    p.add_argument("--eps", type=number_arg(low=0.0),
+                   help="claimed epsilon (required, except for a DP library's object: default its own claim)")
+    p.add_argument("--delta", type=number_arg(low=0.0, high=1.0, high_open=True),
+                   help="claimed delta (default 0, or a library object's own; for a zCDP object the delta its "
+                        "claim is read at)")
     p.add_argument("--x", help="input x: a JSON literal (0, [0, 1], {\"a\": 1}, \"text\") or comma-separated "
                                "numbers; default: search the standard patterns over the mechanism's input range")
     p.add_argument("--x-prime", dest="x_prime", help="neighbouring input x' (same syntax; e.g. --x '[0]' "
@@ -68,11 +70,13 @@ def register(sub):
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="mechanism parameter (repeatable; JSON literal, comma-separated numbers or text); "
                         "catalog mechanisms: eps/delta default to the claim")
-    p.add_argument("--n", type=integer_text, default=1_000_000,
+    p.add_argument("--n", type=number_arg(integer=True, low=1), default=1_000_000,
                    help="certification samples per input, e.g. 1000000 or 1e6 (default: %(default)s)")
-    p.add_argument("--n-select", type=integer_text, dest="n_select", help="selection samples per input and pair")
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
+    p.add_argument("--n-select", type=number_arg(integer=True, low=20), dest="n_select",
+                   help="selection samples per input and pair")
+    p.add_argument("--alpha", type=number_arg(low=0.0, high=1.0, low_open=True, high_open=True), default=0.05,
+                   help="1 - confidence (default: %(default)s)")
+    p.add_argument("--seed", type=number_arg(integer=True, low=0), default=0, help="seed (default: %(default)s)")
     p.add_argument("--features", default="auto", help="statistics to try, comma-separated (default: auto, "
                                                       "both layers; law: the law only); each choice is "
                                                       "explained below")
@@ -198,7 +202,16 @@ def with_params(func, spec: str, params: dict):
         try:
             signature.bind(None, None, None, **params)
         except TypeError as err:
-            raise InputError(f"--param {', '.join(sorted(params))} do not fit {spec}{signature}: {err}") from None
+            kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+            own = [name for name, p in list(signature.parameters.items())[3:] if p.kind in kinds]
+            takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
+            unknown = [k for k in params if k not in own]
+            if unknown and not takes_any:
+                raise unknown_name("--param", unknown[0], own, where=f"{spec}{signature}", kind="parameters (after "
+                                   "x, n, seed)") from None
+            given = ", ".join(sorted(params))
+            raise InputError(f"--param {given} {'does' if len(params) == 1 else 'do'} not fit {spec}{signature}: "
+                             f"{err}") from None
     bound = functools.partial(func, **params)
     # named as without parameters (the function's name), with them
     bound.name = f"{getattr(func, '__name__', spec)}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
@@ -215,7 +228,7 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         found = {c.name: c for c in cases()}
         name = spec.split(":", 1)[1]
         if name not in found:
-            raise InputError(f"unknown DP-Sniper mechanism {name!r}; allowed values: {', '.join(found)}")
+            raise unknown_name("DP-Sniper mechanism", name, found)
         if params:
             raise InputError("--param is not used with sniper: mechanisms")
         case = found[name]
@@ -259,6 +272,7 @@ def _run(args) -> int:
                          f"(in Python, verify.audit(..., domain=verify.audit.Domain(...)) also searches patterns)")
     features = tuple(f.strip() for f in args.features.split(",") if f.strip())
     if features != ("auto",):
+        check_features(features)
         extra["features"] = features
     try:
         result = audit(mech, x, x_prime, eps=args.eps, delta=args.delta, alpha=args.alpha, n=args.n,
@@ -277,6 +291,16 @@ def _run(args) -> int:
         for w in result.warnings:
             print(f"  warning: {w}")
     return exit_status(result)
+
+
+def check_features(tokens) -> None:
+    """Refuse a ``--features`` token that names no statistic or layer, with the closest one
+    (before the mechanism is sampled)."""
+    from verify.audit.features import choices
+    names = [name for name, _ in choices()]
+    for token in tokens:
+        if token not in names and not re.fullmatch(r"bits\d+", token):
+            raise unknown_name("--features token", token, names, hint="(bitsK: K in 1..52)")
 
 
 def exit_status(result) -> int:

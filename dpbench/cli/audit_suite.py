@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..validation import InputError, check_choice, check_int, check_real, make_output_dir
+from ..validation import InputError, check_choice, check_int, check_real, make_output_dir, number_arg
 
 #: what the printed seconds leave out (a user timing the command sees more)
 EXCLUDED = "the audits' own time: start-up, imports and the sequential table's audits are not counted"
@@ -24,9 +24,10 @@ def register(sub):
                                    "floating-point Laplace case against their published eps lower "
                                    "bounds, plus the dpbench catalog and negative controls, and write "
                                    "the markdown report.")
-    p.add_argument("--scale", type=float, default=1.0, help="multiply every sample count (default 1)")
+    p.add_argument("--scale", type=number_arg(low=0.0, low_open=True), default=1.0,
+                   help="multiply every sample count (default 1)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these mechanisms (no controls table)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every audit (default 0)")
+    p.add_argument("--seed", type=number_arg(integer=True, low=0), default=0, help="seed of every audit (default 0)")
     p.add_argument("--no-controls", action="store_true", help="skip the dpbench catalog/controls table")
     p.add_argument("--planted-only", action="store_true",
                    help="only the planted-bug tables (every bug of verify.audit.suites.planted and its fix; "

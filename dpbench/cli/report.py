@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from ..validation import InputError
+from ..validation import InputError, number_arg
 
 
 def register(subparsers):
@@ -22,7 +22,8 @@ def register(subparsers):
     p.add_argument("--out", default=None, metavar="DIR",
                    help="report folder (default: reports; with --quick, reports/quick, so that a smoke build "
                         "never replaces a full report)")
-    p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    p.add_argument("--threads", type=number_arg(integer=True, low=1), default=None,
+                   help="worker threads (default: all cores)")
     p.add_argument("--force", action="store_true",
                    help="recompute these reports' results (their configurations' stored cells are discarded; "
                         "other reports' results in the shared store stay)")
@@ -31,17 +32,21 @@ def register(subparsers):
     p.add_argument("--scheduler", default="none",
                    help=f"where the experiments' cells run: {SCHEDULER_HELP} (default: %(default)s); one "
                         "connection serves every report of the command")
-    p.add_argument("--workers", type=int, help="worker processes of --scheduler local (default: one per core)")
-    p.add_argument("--connect-timeout", type=float, default=10.0,
+    p.add_argument("--workers", type=number_arg(integer=True, low=1),
+                   help="worker processes of --scheduler local (default: one per core)")
+    p.add_argument("--connect-timeout", type=number_arg(low=0.0, low_open=True), default=10.0,
                    help="seconds to wait for a --scheduler address (default: %(default)s)")
+    p.add_argument("--yes", action="store_true",
+                   help="build even if the estimated time of the whole build exceeds a day (Python: "
+                        "allow_long=True); the estimate is made before any experiment runs")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     import contextlib
 
-    from ..reporting import build_report, installed_papers
-    from ..reporting.paper import find_paper
+    from ..reporting import build_report, installed_papers, report_context
+    from ..reporting.paper import check, estimate_build, find_paper
     from ..sweeps import dask_backend
     from ..validation import check_int, check_real
     if args.threads is not None and args.threads < 1:
@@ -56,15 +61,21 @@ def run(args) -> int:
     for paper in papers:
         find_paper(paper)                 # an unknown paper fails before anything runs
     fresh = set() if args.force else None     # one set: a configuration two reports share is computed once
+    options = dict(quick=args.quick, results_dir=args.results, out_dir=out_dir(args), threads=args.threads,
+                   progress=not args.no_progress, scheduler_name=None if scheduler is None else args.scheduler,
+                   plugins=getattr(args, "plugin", ()), fresh=fresh, allow_long=args.yes)
+    # the whole command estimated (and refused beyond a day) before any experiment runs
+    checked = []
+    for paper in papers:
+        ctx, loaded = report_context(paper, **options, scheduler=scheduler)
+        checked.append(check(ctx, loaded))
+    estimate_build(checked)
     session = contextlib.nullcontext() if scheduler is None else \
         dask_backend.connect(scheduler, workers=args.workers, timeout=args.connect_timeout)
     with session as client:                   # one cluster for every report of the command
         for paper in papers:
             t0 = time.perf_counter()
-            path = build_report(paper, quick=args.quick, results_dir=args.results, out_dir=out_dir(args),
-                                threads=args.threads, progress=not args.no_progress, scheduler=client,
-                                scheduler_name=None if scheduler is None else args.scheduler,
-                                plugins=getattr(args, "plugin", ()), fresh=fresh)
+            path = build_report(paper, **options, scheduler=client, estimated=True)
             print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0
 

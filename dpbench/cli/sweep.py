@@ -19,28 +19,36 @@ import json
 import sys
 
 from ..engine.result import to_json
-from ..validation import InputError, integer_text
+from ..validation import MAX_COUNT, InputError, number_arg
 
 
 def add_execution_arguments(p, default_scheduler: str):
     """Options shared by ``run`` and ``sweep``: where cells run and where results go."""
     from ..sweeps.dask_backend import SCHEDULER_HELP
-    p.add_argument("--horizon", type=integer_text, help="horizon T, e.g. 100000 or 1e5 (default: the experiment's)")
-    p.add_argument("--reps", type=integer_text, help="repetitions R (default: the experiment's)")
-    p.add_argument("--seed", type=int, help="master seed (default: the experiment's)")
+    p.add_argument("--horizon", type=number_arg(integer=True, low=2, high=MAX_COUNT),
+                   help="horizon T, e.g. 100000 or 1e5 (default: the experiment's)")
+    p.add_argument("--reps", type=number_arg(integer=True, low=1, high=MAX_COUNT),
+                   help="repetitions R (default: the experiment's)")
+    p.add_argument("--seed", type=number_arg(integer=True, low=0), help="master seed (default: the experiment's)")
     p.add_argument("--scheduler", default=default_scheduler,
                    help=f"where cells run: {SCHEDULER_HELP} (default: %(default)s)")
-    p.add_argument("--workers", type=int, help="worker processes of --scheduler local (default: one per core)")
-    p.add_argument("--threads", type=int,
+    p.add_argument("--workers", type=number_arg(integer=True, low=1),
+                   help="worker processes of --scheduler local (default: one per core)")
+    p.add_argument("--threads", type=number_arg(integer=True, low=1),
                    help="compiled threads per cell (default: all cores in this process; a Dask "
                         "worker's thread count on Dask)")
-    p.add_argument("--cell-reps", type=int,
+    p.add_argument("--cell-reps", type=number_arg(integer=True, low=1),
                    help="repetitions per cell, the unit of scheduling and of resuming (default: the "
                         "file's cell_reps, else 10)")
-    p.add_argument("--connect-timeout", type=float, default=10.0,
+    p.add_argument("--connect-timeout", type=number_arg(low=0.0, low_open=True), default=10.0,
                    help="seconds to wait for a --scheduler address (default: %(default)s)")
     p.add_argument("--out", default="dpbench-results", help="output directory (default: %(default)s)")
-    p.add_argument("--force", action="store_true", help="discard stored results and recompute everything")
+    p.add_argument("--force", action="store_true",
+                   help="discard the stored results of this name and recompute everything")
+    p.add_argument("--extend", action="store_true",
+                   help="add runs to the ones stored under this name (a name means one set of runs: "
+                        "without --extend or --force, other runs than the stored ones are refused); the "
+                        "figure and table show all of them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print a JSON summary instead of the table")
     p.add_argument("--yes", action="store_true",
@@ -55,7 +63,8 @@ def execute(args, experiment) -> int:
     run = run_experiment(experiment, horizon=args.horizon, reps=args.reps, seed=args.seed, out=args.out,
                          threads=args.threads, progress=not args.no_progress, reuse=not args.force,
                          log=log, scheduler=args.scheduler, workers=args.workers,
-                         cell_reps=args.cell_reps, connect_timeout=args.connect_timeout, allow_long=args.yes)
+                         cell_reps=args.cell_reps, connect_timeout=args.connect_timeout, allow_long=args.yes,
+                         extend=args.extend)
     if args.json:
         print(json.dumps(to_json({"experiment": run.experiment.name, "out_dir": str(run.out_dir),
                                     "figure": str(run.figure), "store": str(run.store),

@@ -359,7 +359,8 @@ def run_checked(plan, rep: int, observe=None) -> CheckSummary:
     try:
         _seed_compiled_stream(seeds[0])           # helpers called from Python draw from numba's stream
         loop(plan.built.policy, plan.built.mechanism, plan.instance.env, plan.instance.gaps,
-             plan.horizon, seeds, plan.checkpoints, regret, pulls, np.zeros((1, 0), dtype=np.int64))
+             plan.horizon, seeds, plan.checkpoints, regret, pulls, np.zeros((1, 0), dtype=np.int64),
+             np.zeros(1, dtype=np.uint8))
     finally:
         np.random.set_state(saved)
     if checked.updates > 1 and not checked.changed:

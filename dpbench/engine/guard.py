@@ -76,13 +76,15 @@ class LongRunWarning(UserWarning):
     """A run estimated at more than ANNOUNCE_SECONDS (the command line prints it as one line)."""
 
 
-def check_duration(seconds: float, *, threads: int, allow_long: bool = False) -> None:
+def check_duration(seconds: float, *, threads: int, allow_long: bool = False, what: str = "") -> None:
     """The guard of every run: refuse an estimate above REFUSE_SECONDS with :class:`InputError`
     unless ``allow_long`` (the CLI's ``--yes``); announce one above ANNOUNCE_SECONDS with a
-    :class:`LongRunWarning` (pointing at the caller's line outside dpbench)."""
+    :class:`LongRunWarning` (pointing at the caller's line outside dpbench).  ``what``: what is
+    estimated, when more than one run ("the build of report seed002")."""
     if not math.isfinite(seconds) or seconds <= ANNOUNCE_SECONDS:
         return
-    text = (f"estimated run time {describe_seconds(seconds)} on {threads} thread(s), from the measured "
+    text = (f"estimated run time{f' of {what}' if what else ''} {describe_seconds(seconds)} on {threads} "
+            "thread(s), from the measured "
             f"pulls per second of each policy ({RATES_FILE.name})")
     refuse_beyond_a_day(seconds, text, "lower the horizon or the repetitions", allow_long=allow_long)
     warnings.warn(text, LongRunWarning, stacklevel=_outside_dpbench())
@@ -97,13 +99,13 @@ def refuse_beyond_a_day(seconds: float, estimate: str, remedy: str, *, allow_lon
                          "(--yes; in Python allow_long=True)")
 
 
-def guard(work, threads: int, *, allow_long: bool = False, serial_seconds: float = 0.0) -> float:
+def guard(work, threads: int, *, allow_long: bool = False, serial_seconds: float = 0.0, what: str = "") -> float:
     """Estimate ``work`` (an iterable of (policy, arms, horizon, reps), see :func:`estimate_seconds`)
     plus ``serial_seconds`` of single-threaded work, and apply :func:`check_duration`; return the
     estimate.  ``simulate``, ``run_experiment`` (experiments and sweeps) and so every command call
     it after validating their input and before anything compiles."""
     seconds = estimate_seconds(work, threads) + serial_seconds
-    check_duration(seconds, threads=threads, allow_long=allow_long)
+    check_duration(seconds, threads=threads, allow_long=allow_long, what=what)
     return seconds
 
 

@@ -2,14 +2,16 @@
 
 Everything a user can get wrong is checked in :func:`prepare` (plain Python)
 before numba compiles or runs anything.  Repetitions run in chunks so that a
-progress bar advances, Ctrl-C keeps every finished repetition
-(:class:`Interrupted` carries them), and a run can be split across processes:
-repetition r always uses seed ``rep_seeds(seed, r, 1)``, whatever the chunking.
+progress bar advances, and a run can be split across processes: repetition r always uses seed
+``rep_seeds(seed, r, 1)``, whatever the chunking.  Ctrl-C stops the compiled loop within a
+block of pulls (:mod:`.kernel`), even inside one long repetition, and keeps every finished
+repetition (:class:`Interrupted` carries them).
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -26,11 +28,32 @@ from .result import SimulationResult, log_checkpoints, now_iso, package_versions
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a run; ``partial`` holds the repetitions that finished (or None)."""
+    """Ctrl-C during a run, with the repetitions that finished.
 
-    def __init__(self, partial):
+    ``parts``: the finished repetitions as results of consecutive repetitions (repetitions run
+    in parallel, so the ones finished when Ctrl-C came need not be consecutive); ``partial``: the
+    first of them (or None); ``stopped``: how many repetitions were stopped unfinished (discarded).
+    """
+
+    def __init__(self, partial, parts=None, stopped: int = 0):
         super().__init__("interrupted")
-        self.partial = partial
+        self.parts = list(parts) if parts is not None else ([] if partial is None else [partial])
+        self.partial = self.parts[0] if self.parts else None
+        self.stopped = stopped
+
+    @property
+    def finished(self) -> int:
+        """How many repetitions finished (and are in ``parts``)."""
+        return sum(p.reps for p in self.parts)
+
+
+class _ChunkStopped(KeyboardInterrupt):
+    """Ctrl-C inside a chunk: its arrays and which of its repetitions finished."""
+
+    def __init__(self, regret, pulls, trace, finished):
+        super().__init__("interrupted")
+        self.arrays = (regret, pulls, trace)
+        self.finished = finished
 
 
 @dataclass
@@ -139,15 +162,60 @@ def _types_key(plan: Plan):
     return numba.typeof((plan.built.policy, plan.built.mechanism, plan.instance.env))
 
 
+def _call_stoppable(args) -> None:
+    """``simulate_kernel(*args)``, such that Ctrl-C stops it.
+
+    From the main thread the loop runs in a helper thread (with the GIL released, on as many
+    compiled threads as the caller's) while this thread waits; Ctrl-C sets the loop's stop flag,
+    waits for the loop to stop (within a block of pulls) and raises :class:`KeyboardInterrupt`.
+    Other threads (a Dask worker's) call it directly: signals reach the main thread only.
+    """
+    stop = np.zeros(1, dtype=np.uint8)
+    if threading.current_thread() is not threading.main_thread():
+        simulate_kernel(*args, stop=stop)
+        return
+    simulate_kernel.compile_for(*args, stop=stop)     # here: Ctrl-C interrupts a compilation at once
+    threads = numba.get_num_threads()
+    failed: list = []
+    done = threading.Event()        # not Thread.join: Python 3.11 marks a thread whose join() was
+                                    # interrupted by Ctrl-C as stopped while it still runs
+
+    def work():
+        try:
+            numba.set_num_threads(threads)           # the count is per thread
+            simulate_kernel(*args, stop=stop)
+        except BaseException as err:                 # noqa: BLE001  (re-raised in the caller)
+            failed.append(err)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="dpbench-loop", daemon=True).start()
+    try:
+        while not done.wait(0.25):
+            pass
+    except KeyboardInterrupt:
+        stop[0] = 1
+        while not done.wait(0.25):          # the loop stops within a block of pulls
+            pass
+        raise
+    if failed:
+        raise failed[0]
+
+
 def _run_chunk(plan: Plan, first: int, count: int, trace: bool):
     seeds = rep_seeds(plan.seed, first, count)
     n_check = plan.checkpoints.shape[0]
     regret = np.zeros((count, n_check))
     pulls = np.zeros((count, plan.instance.k), dtype=np.int64)
     out_trace = np.zeros((count, plan.horizon if trace else 0), dtype=np.int64)
-    simulate_kernel(plan.built.policy, plan.built.mechanism, plan.instance.env,
-                    plan.instance.gaps, np.int64(plan.horizon), seeds, plan.checkpoints,
-                    regret, pulls, out_trace)
+    try:
+        _call_stoppable((plan.built.policy, plan.built.mechanism, plan.instance.env,
+                         plan.instance.gaps, np.int64(plan.horizon), seeds, plan.checkpoints,
+                         regret, pulls, out_trace))
+    except KeyboardInterrupt:
+        final = regret[:, -1]
+        finished = (final >= 0) & np.isfinite(final) & (pulls.sum(axis=1) == plan.horizon)
+        raise _ChunkStopped(regret, pulls, out_trace if trace else None, finished) from None
     stopped = np.flatnonzero(np.isnan(regret[:, -1]))     # the loop's flag for a non-finite response
     if stopped.size:
         r = int(stopped[0])
@@ -219,14 +287,35 @@ def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progres
                 traces.append(tr)
                 done += count
                 bar.update(count)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             bar.close()
-            partial = _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds,
-                              n_threads, trace) if done else None
-            raise Interrupted(partial) from None
+            parts = [_result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds,
+                             n_threads, trace)] if done else []
+            stopped = 0
+            if isinstance(stop, _ChunkStopped):         # the chunk in progress: keep what finished
+                r, p, tr = stop.arrays
+                for lo, hi in _runs_of(stop.finished):
+                    parts.append(_result(plan, [r[lo:hi]], [p[lo:hi]], [None if tr is None else tr[lo:hi]],
+                                         first_rep + done + lo, 0.0, 0.0, n_threads, trace))
+                stopped = int((~stop.finished).sum())
+                if len(parts) > 1 and parts[0].first_rep + parts[0].reps == parts[1].first_rep:
+                    parts[:2] = [_merge(plan, parts[0], parts[1], trace)]
+            raise Interrupted(None, parts, stopped=stopped) from None
         finally:
             bar.close()
     return _result(plan, regrets, pulls, traces, first_rep, seconds, compile_seconds, n_threads, trace)
+
+
+def _runs_of(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[lo, hi) ranges of consecutive True in ``mask``."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def _merge(plan, a: SimulationResult, b: SimulationResult, trace: bool) -> SimulationResult:
+    """Two results of consecutive repetitions as one."""
+    return _result(plan, [a.regret, b.regret], [a.pulls, b.pulls], [a.trace, b.trace], a.first_rep,
+                   a.seconds + b.seconds, a.compile_seconds, a.threads, trace)
 
 
 def _progress_bar(total, desc, enabled):

@@ -11,8 +11,24 @@ import numpy as np
 
 from ..engine.catalog import ALGORITHMS
 from ..engine.result import SimulationResult, now_iso, package_versions, to_json
+from ..validation import InputError
 
 BOOTSTRAP = 2000
+#: an interval (a standard error, a band, a bootstrap CI) from fewer repetitions than this is
+#: printed with a warning: too few to compare runs by (reports decide nothing from them either)
+THIN_REPS = 10
+THIN_MARK = "⚠"
+
+
+def thin_warning(reps) -> str:
+    """The warning printed under a table or figure whose intervals come from fewer than
+    THIN_REPS repetitions ('' when none does); ``reps``: the repetition counts shown."""
+    thin = sorted({int(r) for r in reps if int(r) < THIN_REPS})
+    if not thin:
+        return ""
+    counts = ", ".join(map(str, thin))
+    return (f"{THIN_MARK} intervals from fewer than {THIN_REPS} repetitions ({counts}): too few to compare "
+            f"runs by; rerun with --reps {THIN_REPS} or more")
 
 
 def _fmt_t(t: int) -> str:
@@ -64,6 +80,7 @@ def ratio_table(exp, results: dict[str, SimulationResult], runs, horizon: int) -
                 bvals = base.regret_at(t)
                 cell["ratio"] = float(vals.mean() / bvals.mean()) if bvals.mean() > 0 else math.nan
                 cell["ratio_ci95"] = list(_ratio_ci(vals, bvals))
+                cell["baseline_reps"] = int(bvals.size)
             row["horizons"][t] = cell
         if res.info:
             row["info"] = res.info
@@ -96,24 +113,28 @@ def markdown_table(exp, rows: list[dict]) -> str:
     head += list(exp.table_info)
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
+        mark = f" {THIN_MARK}" if r["reps"] < THIN_REPS else ""
         cells = [r["panel"]] if head[0] == "panel" else []
         cells.append(r["label"])
         for t in horizons:
             c = r["horizons"][t]
-            cells.append(mean_se_text(c["mean"], c["stderr"]))
+            cells.append(mean_se_text(c["mean"], c["stderr"]) + (mark if r["reps"] > 1 else ""))
         if has_ratio:
             for t in horizons:
                 c = r["horizons"][t]
                 if "ratio" in c:
                     lo, hi = c["ratio_ci95"]
-                    cells.append(f"{c['ratio']:.3g} [{lo:.3g}, {hi:.3g}]")
+                    thin = mark or (f" {THIN_MARK}" if c.get("baseline_reps", THIN_REPS) < THIN_REPS else "")
+                    cells.append(f"{c['ratio']:.3g} [{lo:.3g}, {hi:.3g}]{thin}")
                 else:
                     cells.append("baseline" if r["label"] == exp.baseline else "")
         for key in exp.table_info:
             value = r.get("info", {}).get(key)
             cells.append("" if value is None else f"{value:.4g}")
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    warning = thin_warning(r["reps"] for r in rows if r["reps"] > 1 or
+                           any("ratio_ci95" in c for c in r["horizons"].values()))
+    return "\n".join(lines) + (f"\n\n{warning}" if warning else "")
 
 
 def _panel_figure(runs, max_cols: int, width: float, height: float):
@@ -212,9 +233,12 @@ def plot_regret(exp, results: dict[str, SimulationResult], runs, path: Path, tit
         _finish_panel(ax, panel, "t (pulls)", "pseudo-regret")
         if any(res.reps > 1 for res in results.values()):
             band_strip(ax, bands).set_xlabel("t (pulls)")
-    reps = next(iter(results.values())).reps if results else 0
-    return _save_figure(plt, fig, title or f"{exp.title}\nmean over {reps} repetitions, 95% band (its half-width "
-                                          "at the horizon in the legend)", path)
+    counts = sorted({res.reps for res in results.values()})
+    reps = "/".join(map(str, counts)) or "0"
+    caption = title or f"{exp.title}\nmean over {reps} repetitions, 95% band (its half-width at the horizon in " \
+                       "the legend)"
+    warning = thin_warning(c for c in counts if c > 1)
+    return _save_figure(plt, fig, caption + (f"\n{warning}" if warning else ""), path)
 
 
 def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, param: str, path: Path):
@@ -249,27 +273,94 @@ def plot_final_vs_parameter(exp, results: dict[str, SimulationResult], runs, par
             ax.set_yscale("log")
         _finish_panel(ax, panel, param, "final pseudo-regret")
     horizon = next(iter(results.values())).horizon if results else 0
-    return _save_figure(plt, fig, f"{exp.title}\nfinal regret at T = {horizon:,} against {param}, 95% CI", path)
+    warning = thin_warning(res.reps for res in results.values() if res.reps > 1)
+    return _save_figure(plt, fig, f"{exp.title}\nfinal regret at T = {horizon:,} against {param}, 95% CI"
+                        + (f"\n{warning}" if warning else ""), path)
 
 
 def write_outputs(exp, config, results, runs, rows, out_dir: Path) -> Path:
-    figure = plot_regret(exp, results, runs, out_dir / "regret.png")
+    """The figure(s), table.md, table.csv and experiment.json of a run, written as one set: into a
+    staging folder first, then moved into ``out_dir``, so that a write that fails (a full disk)
+    leaves the previous set whole and says so in one line (:class:`InputError`); the results
+    are in the store either way.  Returns the figure's path."""
+    import os
+    import shutil
+    import tempfile
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".writing-", dir=out_dir))
+        try:
+            _write_all(exp, config, results, runs, rows, staging)
+            for path in sorted(staging.iterdir()):
+                os.replace(path, out_dir / path.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError as err:
+        raise InputError(f"cannot write the figure and tables in {out_dir} ({err.strerror or err}); every result "
+                         f"is stored in {config.get('store', {}).get('path', 'the result store')}: rerun the same "
+                         "command to write them (nothing is recomputed)") from None
+    return out_dir / "regret.png"
+
+
+def _write_all(exp, config, results, runs, rows, out_dir: Path) -> None:
+    plot_regret(exp, results, runs, out_dir / "regret.png")
     if exp.sweep_plot:
         plot_final_vs_parameter(exp, results, runs, exp.sweep_plot, out_dir / f"final_regret_vs_{exp.sweep_plot}.png")
     md = markdown_table(exp, rows)
-    (out_dir / "table.md").write_text(f"# {exp.title}\n\n{exp.source}\n\n{md}\n")
-    with open(out_dir / "table.csv", "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["panel", "label", "policy", "horizon", "mean_regret", "stderr", "ratio",
-                         "ratio_ci_low", "ratio_ci_high"])
-        for r in rows:
-            for t, c in r["horizons"].items():
-                lo, hi = c.get("ratio_ci95", (None, None))
-                writer.writerow([r["panel"], r["label"], r["policy"], t, c["mean"], c["stderr"],
-                                 c.get("ratio"), lo, hi])
+    (out_dir / "table.md").write_text(f"# {exp.title}\n\n{exp.source}\n\n{sizes_line(config)}\n\n{md}\n")
+    write_csv(rows, results, out_dir / "table.csv")
     summary = {"config": config, "created": now_iso(), "versions": package_versions(),
                "table": rows,
                "runs": {k: {kk: vv for kk, vv in v.summary().items() if kk != "metadata"}
                         for k, v in results.items()}}
     (out_dir / "experiment.json").write_text(json.dumps(to_json(summary), indent=1))
-    return figure
+
+
+def sizes_line(config: dict) -> str:
+    """What a table shows: horizon, seed and repetitions, and the other definitions of the
+    experiment its result store holds (each is drawn by rerunning at its sizes)."""
+    line = f"T = {config['horizon']:,}, seed {config['seed']}, {config['reps']} repetitions per run."
+    store = config.get("store") or {}
+    others = [d for d in store.get("definitions", [])
+              if (d["horizon"], d["seed"], d["reps"]) != (config["horizon"], config["seed"], config["reps"])]
+    if others:
+        shown = "; ".join(f"T = {d['horizon']:,}, seed {d['seed']}, {d['reps']} repetitions ({d['runs']} runs)"
+                          for d in others)
+        line += (f" Its result store also holds this experiment at {shown}: rerun with those sizes "
+                 "(--horizon, --seed, --reps) to draw them.")
+    return line
+
+
+#: the first columns of table.csv; then the parameters (eps, delta, the other policy parameters,
+#: then the environment's as env.NAME)
+CSV_COLUMNS = ["panel", "label", "policy", "environment", "reps", "horizon", "mean_regret", "stderr", "ratio",
+               "ratio_ci_low", "ratio_ci_high"]
+
+
+def write_csv(rows: list[dict], results: dict[str, SimulationResult], path: Path) -> None:
+    """table.csv: one line per run and table horizon, with every parameter of the run as a
+    column of its own (the policy's, defaults included, and the environment's), so that tables
+    of several runs join without parsing labels.  A parameter a run does not take is empty."""
+    runs = list(results.values())
+    policy_keys = ["eps", "delta"] + sorted({k for res in runs for k in res.params} - {"eps", "delta"})
+    env_keys = sorted({k for res in runs for k in res.env_params})
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(CSV_COLUMNS + policy_keys + [f"env.{k}" for k in env_keys])
+        for r, res in zip(rows, runs):
+            params = [_cell(res.params.get(k)) for k in policy_keys]
+            env = [_cell(res.env_params.get(k)) for k in env_keys]
+            for t, c in r["horizons"].items():
+                lo, hi = c.get("ratio_ci95", (None, None))
+                writer.writerow([r["panel"], r["label"], r["policy"], res.environment, r["reps"], t, c["mean"],
+                                 c["stderr"], c.get("ratio"), lo, hi] + params + env)
+
+
+def _cell(value) -> str:
+    """A parameter as one CSV field: numbers as Python prints them, lists joined by ';'."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ";".join(_cell(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(to_json(value), sort_keys=True)
+    return str(value)

@@ -17,6 +17,7 @@ writes the figure, the table and ``experiment.json``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import tomllib
 from dataclasses import dataclass, field
@@ -159,7 +160,7 @@ def run_key(run: RunSpec) -> str:
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
                    connect_timeout=10.0, store=None, outputs=True, allow_long=False, fresh=None,
-                   store_key=None) -> ExperimentRun:
+                   store_key=None, extend=False) -> ExperimentRun:
     """Run (or reuse) every run of experiment ``name``; write results, figure and table.
 
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
@@ -171,17 +172,26 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     configuration reached from two experiments is one set of cells); default
     ``<out>/<name>/results.sqlite``.  ``outputs=False``
     skips the figure, table and ``experiment.json`` (callers that make their own, e.g. reports).
-    Before any cell is computed, the time of the cells still to compute is estimated from each
-    policy's measured pulls per second (:func:`dpbench.engine.guard.guard`): above 10
-    minutes a ``LongRunWarning`` announces it, above a day :class:`InputError` refuses it unless
-    ``allow_long=True`` (the command line's ``--yes``).  ``fresh``: a set of configuration ids
+
+    A name means one configuration (:mod:`dpbench.sweeps.store`): if ``<out>/<name>`` already
+    holds the experiment at this horizon and seed with other runs (a changed grid, other
+    policies), the run is refused with :class:`~dpbench.sweeps.store.StoreError` naming the
+    difference, unless ``reuse=False`` (``--force``: replace) or ``extend=True`` (``--extend``:
+    the stored runs are kept and the new ones added; the figure and table show all of them).
+    Another horizon, seed or repetition count is a definition of its own, kept beside the others.
+
+    Before the store is created or anything is computed, the time of the repetitions still to
+    compute is estimated from each policy's measured pulls per second
+    (:func:`dpbench.engine.guard.guard`): above 10 minutes a ``LongRunWarning`` announces it,
+    above a day :class:`InputError` refuses it unless ``allow_long=True`` (the command line's
+    ``--yes``).  ``fresh``: a set of configuration ids
     recomputed by the calling command (``dpbench report --force``): every configuration of this
     experiment not in it has its stored cells discarded (and a changed run definition replaces
     the stored one) before anything runs, and joins it, so that two reports of one command
     sharing a configuration compute it once; the other cells of a shared store stay.
     """
     from ..sweeps import dask_backend
-    from ..sweeps.grid import DEFAULT_CELL_REPS, Config
+    from ..sweeps.grid import DEFAULT_CELL_REPS
     from ..sweeps.store import FILENAME, ResultStore
 
     exp = name if isinstance(name, Experiment) else load_experiment(name)
@@ -200,33 +210,44 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     plans = plan_runs(exp, horizon, seed)               # every run validated before any runs
     out_dir = Path(out) / exp.name
     shared = store is not None
+    store_path = Path(store) if shared else out_dir / FILENAME
+    if not reuse:
+        if shared:
+            raise InputError("reuse=False would discard a shared result store; remove it first")
+        ResultStore.remove(store_path)
+    store_name = SHARED_STORE if shared else exp.name
+    key_of = StoreKeys(store_key or exp.name, shared)
+    mode = "adopt" if shared else ("extend" if extend else "refuse")
+    entries = key_of.entries(plans)
+    if store_path.exists():                 # refusals first, and the runs an --extend adds
+        with ResultStore(store_path, store_name) as stored:     # (read-write: it rolls back a killed write)
+            extra = stored.check(entries, experiment=key_of.experiment, replace=fresh is not None, runs=mode)
+            order = stored.definition_runs(key_of.experiment, horizon, seed)
+        if extra:                           # --extend: the stored runs in their order, then the new ones
+            earlier = plan_runs(dataclasses.replace(exp, runs=[RunSpec(**e["spec"]) for e in extra]), horizon, seed)
+            new = sum(k not in order for k, *_ in entries)
+            rank = {k: i for i, k in enumerate(order)}
+            union = sorted(zip(key_of.entries(earlier) + entries, earlier + plans),
+                           key=lambda pair: rank.get(pair[0][0], len(rank)))
+            entries, plans = [e for e, _ in union], [p for _, p in union]
+            log(f"{exp.name}: --extend: {len(order)} stored runs and {new} new ones")
+            exp = _with_runs(exp, [r for r, _ in plans])
+    _guard_pending(store_path, store_name, entries, reps, fresh, threads, scheduler, workers, allow_long)
     if outputs or not shared:
         make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "paper_reps": exp.paper_reps,
               "notes": exp.notes, "file": exp.raw}
-    store_path = Path(store) if shared else out_dir / FILENAME
-    if not reuse:
-        if shared:
-            raise InputError("reuse=False would discard a shared result store; remove it first")
-        ResultStore.remove(store_path)
-    prefix = f"{store_key or exp.name} / " if shared else ""
-    entries = [(prefix + run_key(run), run.panel, run.label, Config.from_run(run, plan), plan) for run, plan in plans]
-    with ResultStore(store_path, SHARED_STORE if shared else exp.name) as store:
-        store.register(entries, replace=fresh is not None)
-        for key, _, _, cfg, _ in entries if fresh is not None else ():
+    with ResultStore(store_path, store_name) as store:
+        store.register(entries, experiment=key_of.experiment, reps=reps, replace=fresh is not None, runs=mode,
+                       command=_command_line())
+        for key, _, _, cfg, _, _ in entries if fresh is not None else ():
             if cfg.config_id not in fresh:
                 fresh.add(cfg.config_id)
                 if store.discard_config(cfg.config_id):
                     log(f"{key}: stored cells discarded (--force)")
         todo, counts = _missing_cells(store, entries, reps, cell_reps, log)
-        if todo:
-            from ..engine.guard import guard
-            parallel = (threads or dask_backend.max_threads()) if scheduler is None else \
-                (workers or dask_backend.max_threads())
-            guard([(plan.spec.name, plan.instance.k, plan.horizon, cell.reps) for _, cell, _, plan in todo],
-                  parallel, allow_long=allow_long)
         if todo:
             bar = _cell_bar(counts, exp.name, progress)
             try:
@@ -240,10 +261,12 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
             log(f"warning: {len(store.damaged)} damaged cells in {store_path} failed their checksum "
                 "and were recomputed")
         results = {}
-        for key, _, _, cfg, _ in entries:
-            key = key.removeprefix(prefix)
+        for key, _, _, cfg, _, _ in entries:
+            key = key_of.run(key)
             results[key] = store.load_result(cfg.config_id, reps)
             results[key].metadata["experiment"] = exp.name
+        config["store"] = {"path": str(store_path), "invocation": store.invocation,
+                           "definitions": store.definitions(key_of.experiment)}
     from .outputs import ratio_table, write_outputs
     runs = [r for r, _ in plans]
     if not outputs:
@@ -251,6 +274,86 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     table = ratio_table(exp, results, runs, horizon)
     figure = write_outputs(exp, config, results, runs, table, out_dir)
     return ExperimentRun(exp, config, out_dir, results, runs, table, figure, store_path, counts)
+
+
+@dataclass
+class StoreKeys:
+    """How an experiment's runs are named in a result store: as run keys in its own store, with
+    ``experiment / `` before them in a shared one."""
+    experiment: str
+    shared: bool
+
+    def entries(self, plans) -> list[tuple]:
+        """(store key, panel, label, config, plan, run specification) of each (run, plan)."""
+        from ..sweeps.grid import Config
+        prefix = f"{self.experiment} / " if self.shared else ""
+        return [(prefix + run_key(run), run.panel, run.label, Config.from_run(run, plan), plan,
+                 dataclasses.asdict(run)) for run, plan in plans]
+
+    def run(self, key: str) -> str:
+        return key.removeprefix(f"{self.experiment} / ") if self.shared else key
+
+
+def _with_runs(exp: Experiment, runs: list[RunSpec]) -> Experiment:
+    """``exp`` holding ``runs`` (an --extend: the stored runs and the new ones); a command-line
+    grid's title names every policy."""
+    title = exp.title
+    if "sweep" in exp.raw:
+        title = f"Sweep {exp.name}: {', '.join(dict.fromkeys(r.policy for r in runs))} on " \
+                f"{', '.join(dict.fromkeys(r.environment['name'] for r in runs))}"
+    return dataclasses.replace(exp, runs=runs, title=title)
+
+
+def _command_line() -> str:
+    """The command that started this process, as the store's invocation record shows it."""
+    import shlex
+    import sys
+    argv = list(sys.argv)
+    if argv and Path(argv[0]).name == "dpbench":
+        argv[0] = "dpbench"
+    return shlex.join(argv)[:2000]
+
+
+def pending_work(store_path, store_name: str, entries, reps: int, fresh=None) -> list[tuple]:
+    """(policy, arms, horizon, repetitions) still to compute for ``entries`` (see
+    :class:`StoreKeys`) at ``reps`` repetitions: the ones the store at ``store_path`` does not
+    hold from the code that would compute them now.  Reads the store if it exists (opened
+    read-write, so that a write killed half-way is rolled back first) and never creates it.
+    ``fresh``: the configuration ids a ``--force`` recomputes (those
+    not in it count as missing)."""
+    from ..engine.stamps import plan_stamp
+    from ..sweeps.store import ResultStore
+    have: dict = {}
+    path = Path(store_path)
+    if path.exists():
+        with ResultStore(path, store_name) as stored:
+            for _, _, _, cfg, plan, *_ in entries:
+                if cfg.config_id not in have and (fresh is None or cfg.config_id in fresh):
+                    have[cfg.config_id] = int(stored.coverage(cfg.config_id, reps, plan_stamp(plan),
+                                                              verify=False).sum())
+    work, seen = [], set()
+    for _, _, _, cfg, plan, *_ in entries:
+        if cfg.config_id in seen:
+            continue
+        seen.add(cfg.config_id)
+        missing = reps - have.get(cfg.config_id, 0)
+        if missing:
+            work.append((plan.spec.name, plan.instance.k, plan.horizon, missing))
+    return work
+
+
+def _guard_pending(store_path, store_name, entries, reps, fresh, threads, scheduler, workers, allow_long):
+    """The run-time guard on the repetitions still to compute (before the store is written)."""
+    from ..engine.guard import guard
+    work = pending_work(store_path, store_name, entries, reps, fresh)
+    if work:
+        guard(work, parallelism(threads, scheduler, workers), allow_long=allow_long)
+
+
+def parallelism(threads, scheduler, workers) -> int:
+    """How many repetitions run at once: compiled threads here, worker processes on Dask."""
+    from ..sweeps import dask_backend
+    return (threads or dask_backend.max_threads()) if scheduler is None else (workers or dask_backend.max_threads())
 
 
 def _missing_cells(store, entries, reps, cell_reps, log):
@@ -262,7 +365,7 @@ def _missing_cells(store, entries, reps, cell_reps, log):
 
     todo, seen = [], {}
     counts = {"total": 0, "stored": 0, "computed": 0}
-    for i, (key, _, _, cfg, plan) in enumerate(entries):
+    for i, (key, _, _, cfg, plan, _) in enumerate(entries):
         cid = cfg.config_id
         where = f"[{i + 1}/{len(entries)}] {key}"
         if cid in seen:
@@ -308,15 +411,23 @@ def _run_here(store, todo, threads, bar, log):
             res = run_plan(plan, cell.reps, first_rep=cell.first_rep, threads=threads, progress=False,
                            desc=key)
         except KeyboardInterrupt as stop:                  # Interrupted is one
-            kept = ""
-            part = getattr(stop, "partial", None)
-            if part is not None:
+            parts = getattr(stop, "parts", [])
+            for part in parts:
                 store.write_cell(cell.config_id, part.first_rep, part.regret, part.pulls,
                                  seconds=part.seconds, compile_seconds=part.compile_seconds,
                                  threads=part.threads, host=host, stamp=stamp)
-                kept = f", and {part.reps} finished repetitions of {key!r}"
-            log(f"interrupted: {done} of {len(todo)} cells finished and stored in {store.path}{kept}; "
-                "rerun the same command to resume")
+            finished = sum(part.reps for part in parts)
+            unfinished = getattr(stop, "stopped", 0)
+            last = cell.first_rep + cell.reps - 1
+            in_progress = (f"{finished} finished repetitions are stored too" if finished else
+                           "no repetition had finished: nothing of it is kept")
+            if unfinished:
+                in_progress += f", {unfinished} stopped unfinished and discarded"
+            if 0 < finished + unfinished < cell.reps:
+                in_progress += f", {cell.reps - finished - unfinished} not started"
+            log(f"interrupted: {done} of {len(todo)} cells finished and are stored in {store.path}; of the "
+                f"cell in progress ({key!r}, repetitions {cell.first_rep}-{last}), {in_progress}; rerun the "
+                "same command to resume (it computes only what is missing)")
             raise
         store.write_cell(cell.config_id, cell.first_rep, res.regret, res.pulls, seconds=res.seconds,
                          compile_seconds=res.compile_seconds, threads=res.threads, host=host, stamp=stamp)
@@ -348,6 +459,7 @@ def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
         try:
             dask_backend.run_cells(client, tasks, write)
         except KeyboardInterrupt:
-            log(f"interrupted: {done} of {len(tasks)} cells finished and stored in {store.path}; "
-                "rerun the same command to resume")
+            log(f"interrupted: {done} of {len(tasks)} cells finished and are stored in {store.path}; the "
+                "cells in progress on the workers are discarded (a cell is stored whole or not at all); "
+                "rerun the same command to resume (it computes only what is missing)")
             raise Interrupted(None) from None

@@ -113,9 +113,9 @@ def grid_experiment(name: str, policies, *, environment="bernoulli", instances=N
         if key in grid and key in fixed:
             raise InputError(f"parameter {key!r} is both fixed (--set) and swept (--grid)")
         if key not in env_names and not any(key in _policy_param_names(p, mechanisms) for p in policies):
-            allowed = sorted(env_names.union(*(_policy_param_names(p, mechanisms) for p in policies)))
-            raise InputError(f"parameter {key!r} belongs to no listed policy and not to environment "
-                             f"{environment!r}; allowed parameters: {', '.join(allowed) or 'none'}")
+            allowed = env_names.union(*(_policy_param_names(p, mechanisms) for p in policies))
+            raise unknown_name("parameter", key, allowed, kind="parameters",
+                               where=f"the listed policies ({', '.join(policies)}) or environment {environment!r}")
     instances = [dict(i) for i in (instances or [{}])]
     env_grid = {k: v for k, v in grid.items() if k in env_names}
     env_fixed = {k: v for k, v in fixed.items() if k in env_names}

@@ -37,6 +37,7 @@ class ReportContext:
     paper_dir: Path | None = None      # the paper's folder (default: the installed paper's)
     target: str = ""                   # the paper as the command named it ("002", "./mypaper")
     plugins: tuple = ()                # the --plugin modules of the command (for the rebuild command)
+    allow_long: bool = False           # --yes: build even if the estimate exceeds a day
     missing: list[str] = field(default_factory=list)   # experiments not available (yet)
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=time.process_time)
@@ -118,7 +119,8 @@ class ReportContext:
         self.log(f"report {self.paper}: {exp.name} (T = {horizon:,}, {reps} repetitions)")
         run = run_experiment(exp, horizon=horizon, reps=reps, out=str(self.results_dir), threads=self.threads,
                              progress=self.progress, log=self.log, store=self.store, outputs=False,
-                             scheduler=self.scheduler, fresh=self.fresh, store_key=self.store_key(exp))
+                             scheduler=self.scheduler, fresh=self.fresh, store_key=self.store_key(exp),
+                             allow_long=self.allow_long)
         for k in self.cells:
             self.cells[k] += int(run.cells.get(k, 0))
         self.runs[exp.name] = run

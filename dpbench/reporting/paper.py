@@ -386,22 +386,73 @@ def _explain(kind: str, message: str) -> str:
 
 
 # ------------------------------------------------------------------ the build
-def build(ctx: ReportContext, paper: Paper) -> Path:
-    """Check, run, decide and write the report of ``paper``; return the markdown path.  Warnings
-    that libraries raise meanwhile are not printed: the report says what they mean."""
+@dataclass
+class Checked:
+    """A report checked before anything runs: its build context, claims, plan of runs and
+    measurements."""
+    ctx: ReportContext
+    claims: list
+    plan: dict
+    measurements: dict
+    display: Path
+
+
+def build(ctx: ReportContext, paper: Paper, *, estimated: bool = False) -> Path:
+    """Check, estimate, run, decide and write the report of ``paper``; return the markdown path.
+    The time of the whole build (every experiment's repetitions the shared store lacks) is
+    estimated before anything runs and refused beyond a day unless ``ctx.allow_long``
+    (:func:`estimate_build`; ``estimated``: the caller did it already, for several reports).
+    Warnings that libraries raise meanwhile are not printed: the report says what they mean."""
+    checked = check(ctx, paper)
+    if not estimated:
+        estimate_build([checked])
+    from ..engine.guard import LongRunWarning
     with warnings.catch_warnings(record=True) as records:
         warnings.simplefilter("always")
-        for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning,
+                      LongRunWarning):                  # the build's estimate was announced above
             warnings.simplefilter("ignore", quiet)      # ignored by Python's default filters too
-        return _build(ctx, paper, records)
+        return _build(ctx, paper, checked, records)
 
 
-def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
+def build_work(checked: Checked) -> list[tuple]:
+    """(policy, arms, horizon, repetitions) of every repetition the build would compute: each
+    planned experiment at the report's sizes, less what the shared store holds (read only)."""
+    from ..experiments.runner import SHARED_STORE as STORE_NAME
+    from ..experiments.runner import StoreKeys, pending_work, plan_runs
+    ctx = checked.ctx
+    work = []
+    for planned in checked.plan.values():
+        if planned.experiment is None:
+            continue
+        exp = planned.experiment
+        horizon, reps = ctx.sizes(exp, planned.horizon, planned.reps)
+        entries = StoreKeys(ctx.store_key(exp), True).entries(plan_runs(exp, horizon, exp.seed))
+        fresh = None if ctx.fresh is None else set()          # --force: nothing stored counts
+        work.extend(pending_work(ctx.store, STORE_NAME, entries, reps, fresh))
+    return work
+
+
+def estimate_build(checked: list[Checked]) -> float:
+    """Estimate the build of the checked reports (:func:`build_work`) and apply the run-time
+    guard (:func:`dpbench.engine.guard.guard`): announced above 10 minutes, refused above a day
+    unless their context's ``allow_long`` (``--yes``), before any experiment runs or the store
+    is created.  Returns the estimated seconds."""
+    from ..engine.guard import guard
+    from ..experiments.runner import parallelism
+    work = [w for c in checked for w in build_work(c)]
+    if not work:
+        return 0.0
+    ctx = checked[0].ctx
+    names = ", ".join(c.ctx.paper for c in checked)
+    return guard(work, parallelism(ctx.threads, ctx.scheduler, None), allow_long=ctx.allow_long,
+                 what=f"the build of {names} (every repetition its result store lacks)")
+
+
+def check(ctx: ReportContext, paper: Paper) -> Checked:
+    """Everything checked before anything runs: the claims table, the plan of runs and every
+    run's policy and parameters, the figures of ``paper.toml``, the measurements."""
     from ..plugins import load_papers
-    from . import front_page, paper_figures
-    from .claims import DEFAULT_ALPHA, Evidence, evaluate, write_json
-    from .markdown import Report, quick_banner, setup_lines
-    from .provenance import finish
     load_papers()                                 # every paper's bounds: a run may be covered by another's theorem
     display = _display(paper)
     claims = load_claims_of(paper, display)
@@ -423,7 +474,16 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
             from ..experiments.runner import plan_runs
             horizon, _ = ctx.sizes(planned.experiment, planned.horizon, planned.reps)
             plan_runs(planned.experiment, horizon, planned.experiment.seed)
+    return Checked(ctx, claims, plan, measurements, display)
 
+
+def _build(ctx: ReportContext, paper: Paper, checked: Checked, records: list) -> Path:
+    from . import front_page, paper_figures
+    from .claims import DEFAULT_ALPHA, Evidence, evaluate, write_json
+    from .markdown import Report, quick_banner, setup_lines
+    from .provenance import finish
+
+    claims, plan, measurements, display = checked.claims, checked.plan, checked.measurements, checked.display
     runs = {}
     for key, planned in plan.items():
         if planned.experiment is None:

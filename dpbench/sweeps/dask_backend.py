@@ -37,7 +37,7 @@ import re
 import socket
 import threading
 
-from ..validation import InputError, check_int, check_real
+from ..validation import InputError, check_int, check_real, closest_names
 
 LOCAL = "local"
 IN_PROCESS = "none"
@@ -57,7 +57,9 @@ def check_scheduler(value):
         return LOCAL
     match = _ADDRESS.match(value) if isinstance(value, str) else None
     if match is None or not 0 < int(match.group(3)) < 65536:
-        raise InputError(f"scheduler must be {SCHEDULER_HELP} (got {value!r})")
+        near = closest_names(value, [LOCAL, IN_PROCESS], 1) if isinstance(value, str) and ":" not in value else []
+        raise InputError(f"scheduler must be {SCHEDULER_HELP} (got {value!r}"
+                         + (f"; did you mean {near[0]!r}?)" if near else ")"))
     return value if match.group(1) else f"tcp://{value}"
 
 

@@ -33,7 +33,12 @@ CHUNK = 1 << 18
 BLOCKS_PER_CALL = 256
 
 def mechanism_name(mechanism) -> str:
-    """The name of a mechanism for messages: its ``name``, ``__name__`` or type."""
+    """The name of a mechanism for messages: its ``name``, ``__name__`` or type; a
+    ``functools.partial`` by its function and bound parameters (``laplace(scale=0.5)``)."""
+    import functools
+    if not hasattr(mechanism, "name") and isinstance(mechanism, functools.partial):
+        bound = [repr(a) for a in mechanism.args] + [f"{k}={v!r}" for k, v in mechanism.keywords.items()]
+        return f"{mechanism_name(mechanism.func)}({', '.join(bound)})"
     return str(getattr(mechanism, "name", getattr(mechanism, "__name__", type(mechanism).__name__)))
 
 

@@ -15,7 +15,7 @@ import json
 import math
 
 from dpbench.mechanisms.perturbations import FEASIBILITY_LAWS
-from dpbench.validation import InputError, make_output_dir
+from dpbench.validation import InputError, make_output_dir, number_arg
 
 #: the perturbation laws the command checks, by the name the command line gives them
 LAWS = {law.NAME: law for law in FEASIBILITY_LAWS}
@@ -36,20 +36,25 @@ def register(sub):
                         "--out (a few minutes on 2 cores)")
     p.add_argument("--out", default="reports", metavar="DIR",
                    help="with --figures: output directory (default: %(default)s)")
-    p.add_argument("--eps", type=float, help="privacy level eps >= 0 (required for a check)")
-    p.add_argument("--delta", type=float, help="privacy slack delta in [0, 1) (required for a check)")
-    p.add_argument("--n", type=int, help="pull count N of the arm (required unless --start-phase)")
-    p.add_argument("--lemma", type=int, choices=[8, 9], default=8, help="8 (DP) or 9 (GDP); default 8")
-    p.add_argument("--v", type=float, default=2.0, help="gauss: variance factor v (default 2)")
+    p.add_argument("--eps", type=number_arg(low=0.0), help="privacy level eps >= 0 (required for a check)")
+    p.add_argument("--delta", type=number_arg(low=0.0, high=1.0, high_open=True),
+                   help="privacy slack delta in [0, 1) (required for a check)")
+    p.add_argument("--n", type=number_arg(integer=True, low=1),
+                   help="pull count N of the arm (required unless --start-phase)")
+    p.add_argument("--lemma", type=number_arg(integer=True, low=8, high=9), choices=[8, 9], default=8,
+                   help="8 (DP) or 9 (GDP); default 8")
+    p.add_argument("--v", type=number_arg(low=0.0, low_open=True), default=2.0,
+                   help="gauss: variance factor v (default 2)")
     p.add_argument("--no-k", action="store_true", help="beta: drop Algorithm 2's k (negative control)")
-    p.add_argument("--shift", type=float, default=1.0,
+    p.add_argument("--shift", type=number_arg(low=0.0), default=1.0,
                    help="gauss, lemma15: change of the centre in units of 1/N (default 1)")
     p.add_argument("--start-phase", action="store_true",
                    help="report the smallest N at which the lemma holds for every history")
-    p.add_argument("--samples", type=int, metavar="DRAWS",
+    p.add_argument("--samples", type=number_arg(integer=True, low=1), metavar="DRAWS",
                    help="also run the sample-based (DKW band) check with DRAWS draws per law")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sample-based check")
-    p.add_argument("--alpha", type=float, default=1e-6, help="confidence level of the bands (default 1e-6)")
+    p.add_argument("--seed", type=number_arg(integer=True, low=0), default=0, help="seed of the sample-based check")
+    p.add_argument("--alpha", type=number_arg(low=0.0, high=1.0, low_open=True, high_open=True), default=1e-6,
+                   help="confidence level of the bands (default 1e-6)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_run)
 
