@@ -42,8 +42,9 @@ def thresholded_geometric(x, n, seed, eps=1.0, threshold=3):
 
 def test_bottom_symbol_among_numbers():
     assert not verify.audit(thresholded_geometric, 0, 1, eps=1.0, n=N, alpha=ALPHA, seed=2).violated
-    res = verify.audit(thresholded_geometric, 0, 1, eps=0.5, n=N, alpha=ALPHA, seed=2)
-    assert res.violated and 0.6 < res.eps_lower_bound <= 1.0
+    with pytest.warns(UserWarning, match=r"runs with its own default eps=1.0, not the claimed eps=0.5"):
+        res = verify.audit(thresholded_geometric, 0, 1, eps=0.5, n=N, alpha=ALPHA, seed=2)
+    assert res.violated and 0.6 < res.eps_lower_bound <= 1.0 and res.mechanism == "thresholded_geometric(eps=1.0)"
 
 
 def test_label_numbers_are_fixed_and_consistent():

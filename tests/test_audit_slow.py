@@ -84,10 +84,10 @@ def test_false_positive_rate_at_most_alpha_in_each_layer():
     for name, m, x, xp, eps, delta, float_safe in mechanisms:
         results = [verify.audit(m, x, xp, eps=eps, delta=delta, alpha=FP_ALPHA, n=20_000, seed=s)
                    for s in range(seeds)]
-        law[name] = sum(r.law.violated for r in results)
+        law[name] = sum(r.law.violated is True for r in results)
         if float_safe:
-            fp[name] = sum(r.floating_point.violated for r in results)
-            either[name] = sum(r.violated for r in results)
+            fp[name] = sum(r.floating_point.violated is True for r in results)
+            either[name] = sum(r.violated is True for r in results)
             fp_trials += sum(r.floating_point.status != "not tested" for r in results)
     print(f"false positives of {seeds * len(mechanisms)} audits: law {sum(law.values())}, either layer "
           f"{sum(either.values())} (allowed {allowed}); floating point {sum(fp.values())} of {fp_trials}")
@@ -114,7 +114,7 @@ def test_sequential_false_positive_rate_at_most_alpha():
     for name, m, x, xp, eps, delta in mechanisms:
         results = [verify.audit(m, x, xp, eps=eps, delta=delta, alpha=FP_ALPHA, n=20_000, seed=s, budget=4e5)
                    for s in range(seeds)]
-        rejected[name] = sum(r.violated for r in results)
+        rejected[name] = sum(r.violated is True for r in results)
         rounds += [r.sequential.rounds for r in results if not r.violated]   # a rejection stops early
     print(f"sequential false positives: {sum(rejected.values())} of {seeds * len(mechanisms)} "
           f"(allowed {allowed}): {rejected}")
@@ -134,7 +134,7 @@ def test_hedged_certification_false_positive_rate_at_most_alpha():
     results = [verify.audit(m, 0.0, 1.0, eps=1.0, alpha=FP_ALPHA, n=20_000, seed=s)
                for m in mechanisms for s in range(seeds)]
     hedged = [r for r in results if r.law.witness.get("also_certified")]
-    rejected, rejected_hedged = sum(r.violated for r in results), sum(r.violated for r in hedged)
+    rejected, rejected_hedged = sum(r.violated is True for r in results), sum(r.violated is True for r in hedged)
     allowed_hedged = int(stats.binom.isf(FP_LEVEL, len(hedged), FP_ALPHA))
     print(f"hedged certification: {len(hedged)} of {len(results)} audits hedged; rejected {rejected} "
           f"(allowed {allowed}), of the hedged {rejected_hedged} (allowed {allowed_hedged})")

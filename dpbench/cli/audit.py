@@ -8,7 +8,9 @@
 
 ``module:function`` (or ``path/to/file.py:function``) is imported from the working
 directory; the function is called as ``function(x, n, seed, **params)`` with the
-``--param`` values (JSON literals, comma-separated numbers, or text).  ``--x`` and
+``--param`` values (JSON literals, comma-separated numbers, or text); its own ``eps``,
+``epsilon`` and ``delta`` keywords, when it has them, default to the claim (as a catalog
+mechanism's do), and the headline names the values it ran with.  ``--x`` and
 ``--x-prime`` are JSON literals (``0``, ``[0, 1]``, ``{"a": 1}``, ``"text"``) or
 comma-separated numbers, so datasets of different sizes (add/remove one record) are
 written as lists.
@@ -16,7 +18,8 @@ written as lists.
 Every audit judges two layers from the same samples: the *law* (the mechanism as if its
 arithmetic were exact) and the *floating point* (artefacts of floating-point outputs).  Exit
 status: 0 neither layer is violated, 1 the law is violated, 3 only the floating point leaks (the
-law holds), 2 bad input or the mechanism crashed (one line, no traceback).  ``--json`` prints
+law holds), 4 not tested (no power: not a pass), 2 bad input, the mechanism crashed or it breaks
+the sampling contract (one line, no traceback).  ``--json`` prints
 the result with a ``"law"`` and a ``"floating_point"`` object (``violated``, ``eps_lower_bound``,
 ``p_value``, ``witness``, ...).
 """
@@ -36,7 +39,7 @@ from ..validation import InputError, integer_text
 from .simulate import parse_assignments
 
 #: exit status of each outcome (bad input and crashes exit 2 through the CLI's error handler)
-EXIT_HOLDS, EXIT_LAW, EXIT_FLOATING_POINT = 0, 1, 3
+EXIT_HOLDS, EXIT_LAW, EXIT_FLOATING_POINT, EXIT_NOT_TESTED = 0, 1, 3, 4
 
 
 def register(sub):
@@ -60,7 +63,8 @@ def register(sub):
                                                      "--x-prime '[0, 1]' for add/remove one record)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="mechanism parameter (repeatable; JSON literal, comma-separated numbers or text); "
-                        "catalog mechanisms: eps/delta default to the claim")
+                        "eps/epsilon/delta default to the claim (catalog mechanisms, and functions whose "
+                        "signature has them)")
     p.add_argument("--n", type=integer_text, default=1_000_000,
                    help="certification samples per input, e.g. 1000000 or 1e6 (default: %(default)s)")
     p.add_argument("--n-select", type=integer_text, dest="n_select", help="selection samples per input and pair")
@@ -82,7 +86,9 @@ def register(sub):
 
 EXIT_TEXT = ("exit status:\n  0  neither layer is violated\n  1  the law is violated\n"
              "  3  only the floating point leaks (the law holds)\n"
-             "  2  bad input, or the mechanism crashed or returned non-finite outputs")
+             "  4  not tested: the audit had no power (e.g. outputs that never repeat); not a pass\n"
+             "  2  bad input, the mechanism crashed or returned non-finite outputs, or it breaks the\n"
+             "     sampling contract (it ignores its seed, or a call's outputs are not independent draws)")
 
 
 def _explain_features(parser) -> None:
@@ -193,6 +199,15 @@ def with_params(func, spec: str, params: dict):
     return bound
 
 
+def claim_parameters(func, eps: float, delta: float) -> dict:
+    """The claim as the function's own privacy parameters, as catalog mechanisms get it: ``eps`` (or
+    ``epsilon``) and ``delta`` keywords of its signature (those with a default; --param wins)."""
+    from verify.audit.source import run_parameters
+    _, defaults = run_parameters(func)
+    values = {"eps": eps, "epsilon": eps, "delta": delta}
+    return {k: values[k] for k in defaults if k in values}
+
+
 def load_mechanism(spec: str, params: dict, eps: float, delta: float):
     """(mechanism, audit keywords) for a catalog name, ``sniper:NAME`` or ``module:function``."""
     if spec.startswith("sniper:"):
@@ -206,7 +221,8 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         case = found[name]
         return case.mechanism(), {"domain": case.domain}
     if ":" in spec:
-        return with_params(import_callable(spec), spec, params), {}
+        func = import_callable(spec)
+        return with_params(func, spec, {**claim_parameters(func, eps, delta), **params}), {}
     from .. import MECHANISMS, sampler
     mspec = MECHANISMS.get_spec(spec)
     names = {p.name for p in mspec.params}
@@ -256,7 +272,10 @@ def _run(args) -> int:
 
 
 def exit_status(result) -> int:
-    """0: neither layer violated; 1: the law is violated; 3: only the floating point leaks."""
+    """0: neither layer violated; 1: the law is violated; 3: only the floating point leaks; 4: not
+    tested (no power)."""
     if result.law.violated:
         return EXIT_LAW
-    return EXIT_FLOATING_POINT if result.floating_point.violated else EXIT_HOLDS
+    if result.floating_point.violated:
+        return EXIT_FLOATING_POINT
+    return EXIT_NOT_TESTED if result.status == "not tested" else EXIT_HOLDS

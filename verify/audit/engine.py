@@ -50,7 +50,7 @@ from .source import SampleSource
 from .stages.assemble import assemble
 from .stages.certify import certify, certify_sequential
 from .stages.refine import refine
-from .stages.select import select
+from .stages.select import NoPower, select
 from .stages.validate import validate
 
 #: an audit whose refinement and certification would take longer than this is refused (unless
@@ -168,9 +168,13 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,
                     domain=domain, log_density=log_density, features=features, delta_grid=delta_grid,
                     keep_pairs=keep_pairs, n_refine=n_refine, progress=progress, budget=budget)
-    source = SampleSource(mechanism, plan.seed)
+    source = SampleSource(mechanism, plan.seed, plan.eps, plan.delta)
     t0 = time.perf_counter()
-    choices = select(plan, source)
+    try:
+        choices = select(plan, source)
+    except NoPower as why:
+        seconds = time.perf_counter() - t0
+        return assemble(plan, source, None, seconds=seconds, select_seconds=seconds, no_power=str(why))
     from tqdm.auto import tqdm
     chosen = {c.chosen.pair for c in choices.values()}
     nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}

@@ -217,9 +217,9 @@ def planted_section(planted, wall: float, cpu: float, sequential=None, seed: int
                      f"{layer_cell(bad.floating_point, case.eps)} | {layer_cell(good.law, case.eps)} | "
                      f"{layer_cell(good.floating_point, case.eps)} | {bad.delta_floor:.2g} | "
                      f"{_short(bad.witness['event'])} |")
-    caught = sum(bad.violated for _, bad, _ in planted)
-    in_layer = sum(getattr(bad, case.layer).violated for case, bad, _ in planted)
-    passed = sum(not good.violated for _, _, good in planted)
+    caught = sum(bad.violated is True for _, bad, _ in planted)
+    in_layer = sum(getattr(bad, case.layer).violated is True for case, bad, _ in planted)
+    passed = sum(good.violated is False for _, _, good in planted)
     lines += ["", f"Caught {caught} of {len(planted)} bugs, {in_layer} of them by the layer the bug belongs to; "
                   f"{passed} of {len(planted)} fixed versions pass both layers (each fixed version is a correct "
                   f"mechanism: at alpha = 0.01 a sound audit flags it with probability at most 0.01). Planted "
