@@ -62,7 +62,8 @@ def check_batch(batch: np.ndarray, probes: list[np.ndarray], seeds: list[int], n
     if stats.hypergeom.sf(t - 1, m + r, u, r) <= LEVEL / 2:
         distinct = np.unique(batch, axis=0).shape[0]
         raise InputError(f"mechanism {name}: one call's {m:,} outputs on input {describe_input(x)} hold only "
-                         f"{distinct:,} distinct value{'s' if distinct != 1 else ''}, while the first outputs of {r} calls with other seeds "
+                         f"{distinct:,} distinct value{'s' if distinct != 1 else ''}, while the first outputs of "
+                         f"{r} calls with other seeds "
                          f"repeat nothing ({t} of {r} unique): the outputs of a call are not independent draws "
                          f"(noise drawn once per call, or repeated blocks); draw n independent outputs")
     if stats.hypergeom.cdf(t, m + r, u, r) <= LEVEL / 2:

@@ -47,8 +47,9 @@ from dpbench.engine import guard
 
 from .result import AuditResult
 from .source import SampleSource
+from .stages import sequential
 from .stages.assemble import assemble
-from .stages.certify import certify, certify_sequential
+from .stages.certify import certify
 from .stages.refine import refine
 from .stages.select import NoPower, select
 from .stages.validate import validate
@@ -75,7 +76,7 @@ def check_duration(ahead: int, drawn: int, seconds: float) -> None:
         'lower n or give a budget (budget="1h"; --budget 1h)')
 
 
-def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
+def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=None, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
           keep_pairs=None, n_refine=None, progress=False, budget=None, allow_long=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
@@ -170,16 +171,26 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
                     keep_pairs=keep_pairs, n_refine=n_refine, progress=progress, budget=budget)
     source = SampleSource(mechanism, plan.seed, plan.eps, plan.delta)
     t0 = time.perf_counter()
+    from tqdm.auto import tqdm
+    if plan.budget is not None:
+        total = plan.budget.samples
+        with tqdm(total=total, desc=f"audit {source.name}", unit="out", unit_scale=True,
+                  disable=not plan.progress, leave=False) as bar:
+            try:
+                certification = sequential.run(plan, source, t0, bar, allow_long)
+            except NoPower as why:
+                return assemble(plan, source, None, seconds=time.perf_counter() - t0, select_seconds=0.0,
+                                no_power=str(why))
+        seconds = time.perf_counter() - t0
+        return assemble(plan, source, certification, seconds=seconds, select_seconds=seconds - certification.seconds)
     try:
         choices = select(plan, source)
     except NoPower as why:
         seconds = time.perf_counter() - t0
         return assemble(plan, source, None, seconds=seconds, select_seconds=seconds, no_power=str(why))
-    from tqdm.auto import tqdm
     chosen = {c.chosen.pair for c in choices.values()}
     nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}
-    n_certify = plan.n if plan.budget is None else 0        # a sequential audit's rounds are not known ahead
-    ahead = 2 * (n_certify * len(chosen) + plan.n_refine * len(nominated))
+    ahead = 2 * (plan.n * len(chosen) + plan.n_refine * len(nominated))
     if not allow_long:
         check_duration(ahead, source.drawn, time.perf_counter() - t0)
     bar = tqdm(total=ahead, desc=f"audit {source.name}",
@@ -187,6 +198,5 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_00
     with bar:
         refined = refine(plan, source, choices, bar)
         t_select = time.perf_counter() - t0
-        certification = (certify(plan, source, refined, bar) if plan.budget is None
-                         else certify_sequential(plan, source, refined, t0, bar))
+        certification = certify(plan, source, refined, bar)
     return assemble(plan, source, certification, seconds=time.perf_counter() - t0, select_seconds=t_select)

@@ -19,7 +19,6 @@ from verify.inference import p_text
 
 from .inputs import describe_pair
 from .layers import FLOATING_POINT, LAW, TITLES
-from .layers import shares as layer_shares
 
 VIOLATED, NOT_REJECTED, NOT_TESTED = "violated", "not rejected", "not tested"
 #: an event seen at most this often under the other input has a bound limited by the sample size
@@ -78,8 +77,10 @@ class LayerResult:
     no_power: bool = False
 
     def __post_init__(self):
-        """``violated`` follows ``status``; an untested layer has no bound and no p-value (never 0 and
-        1, which read as a pass)."""
+        """Set ``violated`` from ``status``; an untested layer gets no bound and no p-value.
+
+        (Never 0 and 1, which read as a pass.)
+        """
         if self.status not in (VIOLATED, NOT_REJECTED, NOT_TESTED):
             raise ValueError(f"status must be one of {VIOLATED!r}, {NOT_REJECTED!r}, {NOT_TESTED!r} "
                              f"(got {self.status!r})")
@@ -138,8 +139,10 @@ class LayerResult:
         return text
 
     def _passing_line(self, eps: float | None) -> str:
-        """A layer that holds, in one short line: its bound, p-value and the event that bounds it
-        (the strongest the audit found; a hedge, counts and caps are in ``witness``)."""
+        """Describe a layer that holds in one short line: its bound, p-value and the event that bounds it.
+
+        (The strongest event the audit found; a hedge, counts and caps are in ``witness``.)
+        """
         verdict = "not rejected"
         if self.layer == FLOATING_POINT and self.note:
             within = "" if self.strata_p_value is None else f"; within binades p-value {p_text(self.strata_p_value)}"
@@ -150,14 +153,17 @@ class LayerResult:
 
 @dataclass
 class SequentialRun:
-    """How a sequential audit (one with a budget) spent it.
+    """How a sequential audit (one with a budget) spent it (:mod:`.stages.sequential`).
 
     budget            the budget, as given ("30s", "2e+06 samples")
-    rounds            certification rounds drawn (round k: 1000 * 2^(k-1) outputs per input)
-    n_certify         certification outputs per input, all rounds together
-    samples           outputs drawn by the whole audit (both inputs, every stage)
+    rounds            rounds drawn: the first only chooses, every later one is bet on
+    n_certify         outputs per input of the rounds bet on (Poisson means), all together
+    samples           outputs drawn by the whole audit (both inputs, every pair and round, the
+                      sampling-contract check)
     budget_exhausted  the budget ran out before any layer was violated
     stopped_early     a violation was certified before the budget ran out
+    fixed_from        the round from which the events stayed fixed (the outputs kept for choosing
+                      them reached their limit); None: chosen anew before every round
     """
 
     budget: str
@@ -166,13 +172,15 @@ class SequentialRun:
     samples: int
     budget_exhausted: bool
     stopped_early: bool
+    fixed_from: int | None = None
 
     def line(self) -> str:
         """One line: why the audit stopped, after how many rounds and samples."""
         why = ("stopped early: a violation was certified" if self.stopped_early
                else "the budget ran out with the bound reached so far")
         return (f"sequential, budget {self.budget}: {why} after {self.rounds} round{'s' if self.rounds != 1 else ''} "
-                f"({self.n_certify:,} certification outputs per input, {self.samples:,} samples in all)")
+                f"({self.samples:,} samples in all; each round's events chosen on the rounds before it, "
+                f"{self.n_certify:,} outputs per input bet on)")
 
 
 @dataclass
@@ -272,14 +280,8 @@ class AuditResult:
     def __str__(self) -> str:
         """Verdict, one line per layer, trade-off view and resolution."""
         tested = [lay for lay in self.layers if lay.status != "not tested"]
-        if self.sequential is None:
-            shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in tested)
-            seq = ""
-        else:                       # each layer's share is spent over the rounds: name the whole share
-            split = layer_shares([lay.layer for lay in tested])
-            shares = (", ".join(f"{lay.title} {self.alpha * split[lay.layer]:.3g}" for lay in tested)
-                      + f"; spent over rounds, the last judged at {', '.join(f'{lay.alpha:.3g}' for lay in tested)}")
-            seq = f"\n  {self.sequential.line()}"
+        shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in tested)
+        seq = "" if self.sequential is None else f"\n  {self.sequential.line()}"
         head = (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
                 f"  {self.law.line(self.n, self.eps)}\n"
                 f"  {self.floating_point.line(self.n, self.eps)}\n")

@@ -31,6 +31,9 @@ from . import contract, fast
 from .events import histogram
 from .inputs import as_input, describe_input, numeric_input
 
+#: the stage of a sample stream, the third entry of its key (pair, side, stage, ...): each stage
+#: draws outputs of its own (refinement's two halves are REFINE and REFINE + 1)
+SELECT, CERTIFY, QUICK_SELECT, REFINE, SEQUENTIAL = 0, 1, 2, 3, 5
 #: outputs per call of a plain (non-compiled) mechanism
 CHUNK = 1 << 18
 #: seeded blocks per compiled kernel call (the progress bar moves between calls)
@@ -90,7 +93,8 @@ def describe_mechanism(mechanism, eps: float | None = None, delta: float | None 
         against = (f"not the claimed {k}={claim[k]:g}" if claim.get(k) is not None
                    else "which the claim (eps, delta) does not set")
         notes.append(f"mechanism {mechanism_name(mechanism)} runs with its own default {k}={value!r}, {against}: "
-                        f"the audit tests it as it runs (bind the claim's value: functools.partial(mechanism, {k}=...), "
+                        f"the audit tests it as it runs (bind the claim's value: "
+                        f"functools.partial(mechanism, {k}=...), "
                         f"or --param {k}=... on the command line)")
     return name, notes
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from verify.inference import p_text
 
-from .. import statistics as st
 from .. import tradeoff
 from ..inputs import as_input
 from ..layers import FLOATING_POINT, LAW, LAYERS, TITLES
 from ..result import LIMITED_COUNT, NOT_REJECTED, NOT_TESTED, VIOLATED, AuditResult, LayerResult, eps_estimate
 from ..source import SampleSource
 from .certify import Certification, Certified
-from .validate import AuditPlan, resolution_floor
+from .validate import AuditPlan
 
 #: labels shown in the result's info (number -> label)
 SHOWN_LABELS = 64
@@ -41,11 +40,8 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
     notes = [f"only n={n} certification samples: the bound is weak"] if 0 < n < 1000 else []
     n_samples = source.drawn
     eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
-    if cert is not None and cert.sequential is not None and law.tested:
-        # a sequential audit resolves what its certified rounds resolve: n at the last round's level
-        eps_ceiling = float(st.eps_ceiling(n, law.event_alpha))
-        delta_floor = float(resolution_floor(n, plan.n_select, plan.n_refine, law.event_alpha, plan.eps,
-                                                plan.delta))
+    if cert is not None and cert.eps_ceiling is not None:    # a sequential audit: what its rounds resolve
+        eps_ceiling, delta_floor = cert.eps_ceiling, cert.delta_floor
     info = {"select_seconds": select_seconds, "contract_check_samples": source.contract_samples,
             "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]}}
     curve = tradeoff.Certified(fpr=[], fnr=[], mu_lower_bound=0.0, eps=[], alpha_per_event=0.0, events=0)
@@ -54,7 +50,8 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
         curve = cert.curve
         info.update({"certify_seconds": cert.seconds, "certification_floor": plan.certification_floor,
                      "certify_samples_per_second": 2 * n / cert.seconds if cert.seconds > 0 else float("inf"),
-                     "fast_path": bool(source.fast_path(plan.pairs[top.refined.pair][0]) and top.event.statistic.compiled),
+                     "fast_path": bool(source.fast_path(plan.pairs[top.refined.pair][0])
+                                       and top.event.statistic.compiled),
                      "curve_alpha_per_event": curve.alpha_per_event, "curve_events": curve.events,
                      "selection_proxy": top.refined.selection_proxy,
                      "refined_proxy": top.event.proxy if plan.n_refine else None, "n_refine": plan.n_refine,
@@ -68,7 +65,8 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
         eps_lower_bound=headline.eps_lower_bound, p_value=headline.p_value,
         violated=True if failed else None if status == NOT_TESTED else False,
         witness=headline.witness, curve_delta=plan.delta_grid.tolist(), curve_eps=curve.eps, n=n,
-        n_select=plan.n_select, n_samples=n_samples, seconds=seconds,
+        n_select=cert.n_select if cert is not None and cert.n_select is not None else plan.n_select,
+        n_samples=n_samples, seconds=seconds,
         samples_per_second=n_samples / seconds if seconds > 0 else float("inf"),
         eps_ceiling=eps_ceiling, delta_floor=delta_floor, pairs_tried=len(plan.pairs), seed=plan.seed,
         law=law, floating_point=fp, layer_failed=failed, headline=headline.layer,
@@ -100,7 +98,8 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * c.events_certified,
                        events_certified=c.events_certified, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
-                       eps_cap=max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta))),
+                       eps_cap=(c.eps_cap if c.eps_cap is not None
+                                else max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta)))),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)
 
 
