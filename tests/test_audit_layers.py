@@ -224,6 +224,10 @@ def test_assert_dp_fails_on_either_layer_and_can_check_the_law_only(mechs):
     assert "fix: noise and input on a lattice" in msg
     res = verify.assert_dp(leak, [0], [0, 1], eps=1.0, n=N, law_only=True)
     assert not res.violated and res.floating_point.status == "not tested" and res.law.alpha == res.alpha
+    # an untested layer reads as what it is, never as a pass: no verdict, no bound, no p-value
+    fp = res.floating_point
+    assert (fp.violated, fp.eps_lower_bound, fp.p_value) == (None, None, None) and res.status == "not rejected"
+    assert str(res).splitlines()[2].startswith("  floating point: not tested (no floating point feature asked for)")
     with pytest.raises(AssertionError, match="law: certified eps >="):
         verify.assert_dp(mechs["doubled_count"], [0], [0, 1], eps=1.0, n=N, law_only=True)
 

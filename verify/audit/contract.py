@@ -37,7 +37,7 @@ from .inputs import describe_input
 
 #: calls of their own seeds, outputs per call, and the level of each check (the chance of
 #: refusing a mechanism that keeps the contract; an audit checks each input a few times at most)
-PROBE_CALLS, PROBE_OUTPUTS, LEVEL = 12, 4, 1e-8
+PROBE_CALLS, PROBE_OUTPUTS, LEVEL = 10, 3, 1e-8
 #: the key of the probe calls' seeds, after the key of the batch they are compared with (disjoint
 #: from every stream of the audit, whose keys end in small stage and chunk numbers)
 PROBE_STREAM = 0x7FFFFFF5

@@ -147,8 +147,10 @@ class LayerResult:
         if self.layer == FLOATING_POINT and self.note:
             within = "" if self.strata_p_value is None else f"; within binades p-value {p_text(self.strata_p_value)}"
             verdict += f" (its bound's excess over the claim is the law's, not the arithmetic's{within})"
+        event = self.witness["event"].replace(" or a class not seen at selection", "").replace(
+            " or a category not seen at selection", "")
         return (f"{self.title}: {verdict} -- eps >= {bound_text(self.eps_lower_bound, eps)}, p-value "
-                f"{p_text(self.p_value)}; strongest event found: {short_text(self.witness['event'])}")
+                f"{p_text(self.p_value)}; strongest event found: {short_text(event)}")
 
 
 @dataclass
