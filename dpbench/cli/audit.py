@@ -65,8 +65,9 @@ def register(sub):
                    help="mechanism parameter (repeatable; JSON literal, comma-separated numbers or text); "
                         "eps/epsilon/delta default to the claim (catalog mechanisms, and functions whose "
                         "signature has them)")
-    p.add_argument("--n", type=integer_text, default=1_000_000,
-                   help="certification samples per input, e.g. 1000000 or 1e6 (default: %(default)s)")
+    p.add_argument("--n", type=integer_text, default=None,
+                   help="certification samples per input of an audit at once, e.g. 1000000 or 1e6 (default: "
+                        "1000000; not with --budget, whose rounds size themselves)")
     p.add_argument("--n-select", type=integer_text, dest="n_select", help="selection samples per input and pair")
     p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s)")
@@ -74,8 +75,9 @@ def register(sub):
                                                       "both layers; law: the law only); each choice is "
                                                       "explained below")
     p.add_argument("--budget", metavar="SECONDS|SAMPLES",
-                   help="audit sequentially: certify in rounds and stop as soon as a violation is certified, or "
-                        "when this budget is spent (e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha")
+                   help="audit sequentially: rounds that choose their events on the rounds before them and bet on "
+                        "fresh outputs, stopping as soon as a violation is certified or when this budget is spent "
+                        "(e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha; any budget is valid")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--yes", action="store_true",

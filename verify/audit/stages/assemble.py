@@ -37,7 +37,8 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
     status = (VIOLATED if failed else NOT_TESTED if not tested or any(lay.no_power for lay in (law, fp))
               else NOT_REJECTED)
     n = cert.n if cert is not None else 0
-    notes = [f"only n={n} certification samples: the bound is weak"] if 0 < n < 1000 else []
+    fixed_n = cert is not None and cert.sequential is None
+    notes = [f"only n={n} certification samples: the bound is weak"] if fixed_n and 0 < n < 1000 else []
     n_samples = source.drawn
     eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
     if cert is not None and cert.eps_ceiling is not None:    # a sequential audit: what its rounds resolve
