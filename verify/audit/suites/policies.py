@@ -127,10 +127,10 @@ def report(rows, seed: int, command: str) -> str:
                      f"{fixed.law.eps_lower_bound / case.eps:.2f} of the claim, with {fixed.n_samples:,} runs.")
     for case, fixed, seq, *_ in rows:
         if case.ceiling is not None and not case.control and case.ceiling < 0.5 * case.eps:
-            lines.append(f"{case.name}: its exact eps at the claim is {case.ceiling:.4f} ({case.ceiling / case.eps:.2f} "
-                         f"of the claim), so no audit certifies half the claim; the fixed-n bound reaches "
-                         f"{fixed.law.eps_lower_bound / case.ceiling:.2f} of that ceiling, the sequential one "
-                         f"{seq.law.eps_lower_bound / case.ceiling:.2f}.")
+            lines.append(f"{case.name}: its exact eps at the claim is {case.ceiling:.4f} "
+                         f"({case.ceiling / case.eps:.2f} of the claim), so no audit certifies half the claim; "
+                         f"the fixed-n bound reaches {fixed.law.eps_lower_bound / case.ceiling:.2f} of that "
+                         f"ceiling, the sequential one {seq.law.eps_lower_bound / case.ceiling:.2f}.")
     caught = [(case, seq) for case, _, seq, *_ in rows if case.control]
     for case, seq in caught:
         lines.append(f"{case.name}: the sequential audit {'caught it' if seq.violated else 'did not catch it'} "

@@ -71,7 +71,10 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
              "FloatingPointLaplace is the textbook float sampler, which is not DP at all. Published "
              "columns: eps lower bounds from DP-Sniper's reference logs (DD-Search with logistic "
              "regression / MLP, two StatDP runs); `best` is the largest of them. `true eps` is the "
-             "exact eps of the mechanism on these inputs where known (inf: not DP). `wall s` was "
+             "exact eps of the mechanism on these inputs where known (inf: not DP). A row below the best "
+             "published figure is marked short, with its reach chance where the row's exact law is known: the "
+             "chance that the best event of the family, at that law, certifies the figure at the suite's n "
+             "(a row short by sampling error stays in the table as it is). `wall s` was "
              "measured on a 2-core machine shared with other jobs; `cpu s` is the CPU time of all "
              "threads (compilation included when the cache was cold), the steadier figure.", "",
              "| mechanism | ours eps_LB | layer | best published | DD-Search LR | DD-Search MLP | StatDP 1 "
@@ -88,7 +91,7 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
             short.append((case, res, best))
         true = "" if case.true_eps is None else ("inf" if math.isinf(case.true_eps) else f"{case.true_eps:.5f}")
         w = res.witness
-        lines.append(f"| {case.name} | **{res.eps_lower_bound:.5f}**{'' if ok else ' (short)'} | "
+        lines.append(f"| {case.name} | **{res.eps_lower_bound:.5f}**{'' if ok else short_cell(case, res, best)} | "
                      f"{res.headline_layer.title} | {best:.5f} | " + " | ".join(cells)
                      + f" | {true} | {res.n_samples:.2e} | {secs:.1f} | {cpu:.1f} | "
                      f"x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: {_short(w['event'])}{_hedge_text(w)} |")
@@ -323,14 +326,30 @@ def _shortfall_reason(case, res, best) -> str:
     return _observed_shortfall(case, res, best) + _ideal_chance(case, res, best)
 
 
+def reach(case, res, best):
+    """(chance, ideal floor) that a perfect selection (the best event of the family, at its exact law
+    on the witness pair) certifies the published figure ``best`` at the row's n; None without a law."""
+    layer = res.headline_layer
+    law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
+    return None if law is None else fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
+
+
+def short_cell(case, res, best) -> str:
+    """The note of a row below the published figure: short, and the chance a perfect selection reaches
+    the figure at the row's n (a row short by sampling error keeps its chance beside it)."""
+    found = reach(case, res, best)
+    if found is None or not math.isfinite(found[1].n):
+        return " (short)"
+    return f" (short; reach chance {100 * found[0]:.0f}%)"
+
+
 def _ideal_chance(case, res, best) -> str:
     """What the row's n allows at best: the chance that a perfect selection (the best event of the
     family, at its exact law on the witness pair) certifies the published figure at this n."""
-    layer = res.headline_layer
-    law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
-    if law is None:
+    found = reach(case, res, best)
+    if found is None:
         return ""
-    chance, ideal = fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
+    chance, ideal = found
     if not math.isfinite(ideal.n):
         exact = f" (the mechanism's exact eps, {case.true_eps:.5f}, is on another pair)" if case.true_eps else ""
         return (f" At its exact law, no event on the witness pair reaches {best:.5f} at any n: the selection's "
