@@ -18,11 +18,12 @@ against a claim (eps, delta) runs five stages (:mod:`verify.audit.stages`), each
    layer's share of alpha (the exact conditional test at delta = 0, Clopper-Pearson otherwise);
 5. *assemble* (:mod:`.stages.assemble`): verdicts, witnesses in output space, the result.
 
-With a ``budget`` the audit is sequential: selection and refinement run as above, then
-certification draws rounds of fresh outputs (1000, 2000, 4000, ... per input) and stops as
-soon as a layer is violated or the budget is spent, each round judged at alpha * 6/(pi^2 k^2):
-an alpha-spending union bound over rounds, valid at the stated alpha whenever it stops
-(:func:`.stages.certify.certify_sequential` says why).
+With a ``budget`` the whole audit is sequential (:mod:`.stages.sequential`): rounds of fresh
+outputs (250, 500, 1000, ... per input), each layer's event chosen before a round by selection
+and refinement on the rounds before it, and the round bet on (:mod:`.evalues`: a test
+supermartingale per layer), stopping as soon as a layer is violated or the budget is spent; valid
+at the stated alpha whenever it stops.  Before any verdict the sampling contract is checked
+(:mod:`.contract`: the mechanism uses its seed, and a call's outputs are independent draws).
 
 Reported (:class:`.result.AuditResult`): for each layer, ``violated``, ``eps_lower_bound`` (at
 the claimed delta), ``p_value`` and the witness, all at confidence 1 - alpha together;
@@ -95,9 +96,10 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=None
         The claim, keyword-only (``delta`` default 0).
     alpha : float
         1 - confidence of every certified statement (default 0.05).
-    n : int
-        Certification outputs per input (default 1e6).  Selection draws ``n_select`` more
-        per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at most n).
+    n : int, optional
+        Certification outputs per input (default 1e6; not with a ``budget``).  Selection draws
+        ``n_select`` more per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at
+        most n).
     seed : int
         Seed of every sample: the same seed gives the same result.
     n_select : int, optional
@@ -128,14 +130,14 @@ def audit(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=None
     budget : str or number, optional
         Audit sequentially within this budget: ``"30s"`` (seconds of the whole audit) or a
         number of samples (``2e6``, ``"2e6"``: outputs drawn by the whole audit, both inputs,
-        every stage).  Selection and refinement are sized by ``n`` as without a budget;
-        certification then draws rounds of 1000, 2000, 4000, ... outputs per input and stops
-        as soon as a layer is violated, or when the budget is spent with the bound reached so
-        far.  Round k is judged at alpha * 6 / (pi^2 k^2) on the cumulative counts (an
-        alpha-spending union bound over rounds: every statement of every round holds together
-        at confidence 1 - alpha, so the one at the stopping round does, whenever it stops).
-        A seconds budget is checked between rounds (the first round always runs).  Default
-        None: n certification outputs at once, as without this option.
+        every pair and stage).  Every stage runs in rounds (:mod:`.stages.sequential`): each
+        round's events are chosen on the rounds before it and bet on with its fresh outputs, and
+        the audit stops as soon as a layer is violated (its wealth reached 1 / its share of
+        alpha: anytime-valid), or when the budget is spent with the bound reached so far.  Any
+        positive budget is valid: one too small to bet at all leaves the layers "not tested: no
+        power".  A seconds budget is checked between rounds (the first round always runs).
+        ``n``, ``n_select`` and ``n_refine`` are refused beside a budget.  Default None: n
+        certification outputs at once.
     allow_long : bool
         Run even when refinement and certification would take more than a day at the rate
         selection measured (default False: such an audit is refused with an InputError after
