@@ -218,14 +218,18 @@ def test_non_finite_counts_on_the_compiled_path_are_refused():
 def test_assert_dp_fails_on_either_layer_and_can_check_the_law_only(mechs):
     leak = mechs["noisy_count"]
     with pytest.raises(AssertionError) as err:
-        verify.assert_dp(leak, 1.0, x=[0], x_prime=[0, 1], n=N)
+        verify.assert_dp(leak, [0], [0, 1], eps=1.0, n=N)
     msg = str(err.value)
     assert "VIOLATED by the floating point only" in msg and "floating point: certified eps >=" in msg
     assert "fix: noise and input on a lattice" in msg
-    res = verify.assert_dp(leak, 1.0, x=[0], x_prime=[0, 1], n=N, law_only=True)
+    res = verify.assert_dp(leak, [0], [0, 1], eps=1.0, n=N, law_only=True)
     assert not res.violated and res.floating_point.status == "not tested" and res.law.alpha == res.alpha
+    # an untested layer reads as what it is, never as a pass: no verdict, no bound, no p-value
+    fp = res.floating_point
+    assert (fp.violated, fp.eps_lower_bound, fp.p_value) == (None, None, None) and res.status == "not rejected"
+    assert str(res).splitlines()[2].startswith("  floating point: not tested (no floating point feature asked for)")
     with pytest.raises(AssertionError, match="law: certified eps >="):
-        verify.assert_dp(mechs["doubled_count"], 1.0, x=[0], x_prime=[0, 1], n=N, law_only=True)
+        verify.assert_dp(mechs["doubled_count"], [0], [0, 1], eps=1.0, n=N, law_only=True)
 
 
 def test_features_are_checked_and_explained(capsys):
@@ -262,8 +266,10 @@ def test_a_floating_point_layer_holding_above_the_claim_says_why_at_once():
     w = {"x": 0.0, "x_prime": 1.0, "event": "output > 1", "count_x": 500, "count_x_prime": 40}
     fp = LayerResult("floating_point", "not rejected", eps_lower_bound=2.467, p_value=0.4, alpha=0.025, witness=w,
                      note="its event exceeds the claim only as much as the magnitude of the outputs does")
+    fp.strata_p_value = 0.3
     line = fp.line(1000, 1.0)
-    assert line.startswith("floating point: not rejected (its bound's excess over the claim is the law's, not the "
-                           "arithmetic's: why at the end) -- eps >= 2.467")
+    assert line == ("floating point: not rejected (its bound's excess over the claim is the law's, not the "
+                    "arithmetic's; within binades p-value 0.3) -- eps >= 2.467, p-value 0.4; strongest event found: "
+                    "output > 1")
     plain = LayerResult("floating_point", "not rejected", eps_lower_bound=0.4, p_value=0.9, alpha=0.025, witness=w)
     assert plain.line(1000, 1.0).startswith("floating point: not rejected -- eps >= 0.4")

@@ -42,8 +42,9 @@ def thresholded_geometric(x, n, seed, eps=1.0, threshold=3):
 
 def test_bottom_symbol_among_numbers():
     assert not verify.audit(thresholded_geometric, 0, 1, eps=1.0, n=N, alpha=ALPHA, seed=2).violated
-    res = verify.audit(thresholded_geometric, 0, 1, eps=0.5, n=N, alpha=ALPHA, seed=2)
-    assert res.violated and 0.6 < res.eps_lower_bound <= 1.0
+    with pytest.warns(UserWarning, match=r"runs with its own default eps=1.0, not the claimed eps=0.5"):
+        res = verify.audit(thresholded_geometric, 0, 1, eps=0.5, n=N, alpha=ALPHA, seed=2)
+    assert res.violated and 0.6 < res.eps_lower_bound <= 1.0 and res.mechanism == "thresholded_geometric(eps=1.0)"
 
 
 def test_label_numbers_are_fixed_and_consistent():
@@ -97,3 +98,107 @@ def test_crash_on_a_dataset_names_the_dataset():
 def test_too_few_samples_keeps_the_floor_message():
     with pytest.raises(InputError, match=r"cannot certify anything.*resolution floor.*use n >= \d+"):
         verify.audit(thresholded_geometric, [0], [0, 1], eps=5.0, n=100, alpha=1e-6)
+
+
+# ------------------------------------------------------------------ the sampling contract, outputs by meaning
+def _mapping_laplace(x, n, seed):
+    """Outputs as dicts: {"v": x + Laplace(0.1)}, true eps 10 on neighbours 0, 1."""
+    noise = np.random.default_rng(seed).laplace(0.0, 0.1, n)
+    return [{"v": float(x) + z} for z in noise]
+
+
+def test_mappings_of_numbers_are_read_as_vectors_not_hashed():
+    """A mechanism returning dicts is audited on its values (it was audited on hashes and passed)."""
+    res = verify.audit(_mapping_laplace, 0.0, 1.0, eps=1.0, n=20_000, alpha=ALPHA, seed=1)
+    assert res.status == "violated" and res.law.violated and res.law.eps_lower_bound > 5.0
+    assert as_rows([{"b": 2, "a": "x"}, {"a": "y", "b": 3}], 2, "m", 0.0)[0][:, 1].tolist() == [2.0, 3.0]
+
+
+def _distinct_labels(x, n, seed):
+    noise = np.random.default_rng(seed).laplace(0.0, 0.1, n)
+    return [{"v": float(x) + z, f"k{i}": 1} for i, z in enumerate(noise)]       # keys differ: one label each
+
+
+def test_labels_that_never_repeat_leave_the_law_without_power(capsys, tmp_path, monkeypatch):
+    res = verify.audit(_distinct_labels, 0.0, 1.0, eps=1.0, n=20_000, seed=1)
+    assert res.status == "not tested" and res.violated is None and res.law.no_power
+    assert res.law.violated is None and res.law.eps_lower_bound is None and res.law.p_value is None
+    assert res.law.note.startswith("no power, because the outputs are labels that almost never repeat")
+    assert str(res).startswith("audit of _distinct_labels against (1, 0)-DP: NOT TESTED: no power in the law")
+    assert list(res.to_dict())[0] == "status"
+    with pytest.raises(AssertionError, match="could not be tested against"):
+        verify.assert_dp(_distinct_labels, 0.0, 1.0, eps=1.0, n=20_000)
+    (tmp_path / "labelmech.py").write_text("import numpy as np\n" + __import__("inspect").getsource(_distinct_labels))
+    monkeypatch.chdir(tmp_path)
+    from dpbench.cli import main
+    assert main(["audit", "labelmech:_distinct_labels", "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000",
+                 "--no-progress"]) == 4
+    assert "NOT TESTED" in capsys.readouterr().out
+
+
+def _own_seed(x, n, seed):
+    return float(x) + np.random.default_rng(12345).laplace(0.0, 1.0, n)       # ignores its seed
+
+
+def _noise_once(x, n, seed):
+    return np.full(n, float(x) + np.random.default_rng(seed).laplace(0.0, 1.0))  # one draw for the batch
+
+
+@pytest.mark.parametrize("mech, match", [
+    (_own_seed, r"^mechanism _own_seed: the outputs for seeds \d+ and \d+ are identical on input 0 \(and for 8 more "
+                r"seeds\): the mechanism ignores its seed"),
+    (_noise_once, r"^mechanism _noise_once: one call's \d[\d,]* outputs on input 0 hold only 1 distinct value, while "
+                  r"the first outputs of 10 calls with other seeds repeat nothing"),
+])
+def test_a_mechanism_that_breaks_the_sampling_contract_is_refused_in_one_line(mech, match, capsys, tmp_path,
+                                                                              monkeypatch):
+    with pytest.raises(InputError, match=match):
+        verify.audit(mech, 0.0, 1.0, eps=1.0, n=20_000)
+    with pytest.raises(InputError, match=match):
+        verify.assert_dp(mech, 0.0, 1.0, eps=1.0)
+    with pytest.raises(InputError, match=match):
+        verify.audit(mech, 0.0, 1.0, eps=1.0, budget=1e5)
+    module = f"broken{mech.__name__}"               # a module of its own per case (imports are cached)
+    (tmp_path / f"{module}.py").write_text("import numpy as np\n" + __import__("inspect").getsource(mech))
+    monkeypatch.chdir(tmp_path)
+    from dpbench.cli import main
+    assert main(["audit", f"{module}:{mech.__name__}", "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and ("ignores its seed" in err or "not independent draws" in err), err
+
+
+def test_the_contract_check_keeps_mechanisms_that_keep_it():
+    """Discrete outputs (repeats are their law), atoms in a continuous law, a constant output and a
+    global generator (no seed, but independent draws) are never refused; the check is exact for any
+    law (hypergeometric), so on 300 legitimate batches of each its smallest p-value stays far above
+    its level."""
+    from scipy import stats
+
+    from verify.audit import contract
+    rng = np.random.default_rng(0)
+    laws = [lambda m: rng.integers(0, 2, (m, 1)).astype(float),                       # a fair bit
+            lambda m: np.where(rng.random((m, 1)) < 0.01, 7.0, rng.laplace(0, 1, (m, 1))),   # an atom
+            lambda m: np.full((m, 1), 3.0)]                                                  # constant
+    for law in laws:
+        smallest = 1.0
+        for _ in range(300):
+            batch = law(2000)
+            probes = [law(contract.PROBE_OUTPUTS) for _ in range(contract.PROBE_CALLS)]
+            contract.check_batch(batch, probes, list(range(contract.PROBE_CALLS)), "m", 0.0)
+            pool = np.concatenate([batch] + [p[:1] for p in probes])
+            _, inverse, counts = np.unique(pool, axis=0, return_inverse=True, return_counts=True)
+            single = counts[inverse.reshape(-1)] == 1
+            u, t, r = int(single.sum()), int(single[2000:].sum()), contract.PROBE_CALLS
+            smallest = min(smallest, stats.hypergeom.sf(t - 1, 2000 + r, u, r), stats.hypergeom.cdf(t, 2000 + r, u, r))
+        assert smallest > 1e-4
+    res = verify.audit(lambda x, n, seed: float(x) + np.random.laplace(0, 1, n), 0.0, 1.0, eps=1.0, n=20_000,
+                       features=("law",))
+    assert res.status == "not rejected"
+
+
+def test_objects_without_a_canonical_form_are_refused():
+    class Opaque:
+        pass
+    with pytest.raises(InputError, match=r"returned objects of type Opaque on input 0, whose text is their identity"):
+        verify.audit(lambda x, n, seed: [Opaque() for _ in range(n)], 0.0, 1.0, eps=1.0, n=10_000)

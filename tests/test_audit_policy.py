@@ -135,3 +135,32 @@ def test_policy_audit_input_checks():
     with pytest.raises(InputError, match="unknown output"):
         policy_mechanism("ucb1", arms=2, pulls=5, horizon=3, output="everything")
     assert flip_one(table, 1, 2)[1, 2] == 0.0 and math.isclose(flip_one(table).sum(), 9.0)
+
+
+def test_a_policy_audit_without_n_is_sequential_and_stops_at_a_violation():
+    """Neither n nor a budget: a sequential audit within POLICY_BUDGET runs, whose rounds choose their
+    events on the runs before them; LDP-UCB-B at eps = 2 against a claim of 1 is caught with a few
+    thousand runs (simulations) in all, the correct one spends its budget without a rejection."""
+    from verify.audit.policy_audit import POLICY_BUDGET
+    table = np.tile([[1.0], [0.0]], (1, 8))
+    leaky = audit_policy("ldp_ucb_b", table, eps=1.0, seed=1, policy_params={"eps": 2.0})
+    assert leaky.violated and leaky.sequential.stopped_early and leaky.n_samples < 20_000
+    ok = audit_policy("ldp_ucb_b", table, eps=1.0, seed=1, budget=30_000, policy_params={"eps": 1.0})
+    assert ok.status == "not rejected" and ok.sequential.budget_exhausted and ok.n_samples <= 30_000
+    assert POLICY_BUDGET == 500_000
+
+
+def test_the_policy_report_puts_fixed_n_beside_sequential(monkeypatch, tmp_path):
+    from verify.audit.suites import policies
+    table = np.tile([[1.0], [0.0]], (1, 8))
+    cases = [policies.PolicyCase("LDP-UCB-B (local), next arm", "ldp_ucb_b", table, 1.0, 0.0, {"eps": 1.0},
+                                 ceiling=1.0, local=True),
+             policies.PolicyCase("control: LDP-UCB-B at eps = 2", "ldp_ucb_b", table, 1.0, 0.0, {"eps": 2.0},
+                                 control=True)]
+    monkeypatch.setattr(policies, "cases", lambda: cases)
+    monkeypatch.setattr(policies, "POLICY_N", 20_000)
+    policies.write(tmp_path / "policies.md", seed=1)
+    text = (tmp_path / "policies.md").read_text()
+    assert text.startswith("# Policy audits") and "| LDP-UCB-B (local), next arm | (1, 0) | 2 | 1.0000 | holds, 0.9" in text
+    assert "control: LDP-UCB-B at eps = 2: the sequential audit caught it with " in text and "Provenance: dpbench" in text
+    assert policies.dp_ftpl_gauss_ceiling(1.0, 0.01) == pytest.approx(0.3599, abs=1e-4)

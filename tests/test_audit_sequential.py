@@ -1,16 +1,18 @@
-"""The sequential audit (``budget``): its budget checked before anything runs, an early stop on a
-gross violation, the budget spent on a correct mechanism without a rejection, the alpha spent
-per round, and no change at all without a budget."""
+"""The sequential audit (``budget``): every stage in rounds, each round's events chosen on the rounds
+before it and bet on with fresh outputs; an early stop on a gross violation with a few thousand
+samples in all; the budget spent on a correct mechanism without a rejection; any budget valid (a tiny
+one says "not tested: no power"); the e-values' arithmetic; and no change at all without a budget."""
 import math
 
+import numpy as np
 import pytest
 
 import verify
 from dpbench.cli import main
 from dpbench.validation import InputError
-from verify.audit.layers import shares
-from verify.audit.stages.certify import spent_alpha
-from verify.audit.stages.validate import FIRST_ROUND, Budget, parse_budget
+from verify.audit import evalues
+from verify.audit.stages import sequential
+from verify.audit.stages.validate import Budget, parse_budget
 from verify.audit.suites import planted
 
 #: a correct float-safe Laplace at its exact eps, and the same with half the scale (true eps 2)
@@ -36,9 +38,21 @@ def test_bad_budget_is_an_input_error_before_any_sample(value):
         verify.audit(never_called, 0.0, 1.0, eps=1.0, n=20_000, budget=value)
 
 
-def test_budget_too_small_for_selection_names_the_need():
-    with pytest.raises(InputError, match=r"budget=1e\+04 samples cannot cover selection.*budget >= 5\.2e\+04"):
-        verify.audit(never_called, 0.0, 1.0, eps=1.0, n=20_000, budget=10_000)
+def test_a_budget_too_small_to_bet_is_no_power_not_an_error():
+    res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, budget=100)
+    assert res.status == "not tested" and res.violated is None and res.law.no_power
+    assert res.law.eps_lower_bound is None and res.n_samples == 0
+    assert res.law.note.startswith("no power, because the budget of 100 samples cannot draw a first round")
+    assert str(res).startswith("audit of generator_laplace_on_lattice against (1, 0)-DP: NOT TESTED: no power in "
+                               "the law")
+
+
+@pytest.mark.parametrize("given", [dict(n=20_000), dict(n_select=1000), dict(n_refine=0)])
+def test_sizes_of_a_fixed_audit_with_a_budget_are_refused(given):
+    name = next(iter(given))
+    with pytest.raises(InputError, match=rf"^{name} sizes an audit of n outputs at once; with a budget the rounds "
+                                         rf"size themselves: give {name} or budget, not both"):
+        verify.audit(never_called, 0.0, 1.0, eps=1.0, budget=1e5, **given)
 
 
 @pytest.mark.parametrize("budget", ["abc", "0", "-1s"])
@@ -49,47 +63,62 @@ def test_cli_bad_budget_exits_2_with_one_line(capsys, budget):
     assert err.startswith("dpbench: error: budget must be SECONDS"), err
 
 
-def test_gross_violation_stops_after_the_first_rounds():
-    """Half the Laplace scale (true eps 2 against a claim of 1): certified after a round or two,
-    with a small fraction of the budget."""
+def test_gross_violation_stops_after_a_few_rounds():
+    """Half the Laplace scale (true eps 2 against a claim of 1): certified after a round or two of
+    bets, with a few thousand samples in all (selection included)."""
     budget = 50_000_000
-    res = verify.audit(HALF_SCALE, 0.0, 1.0, eps=1.0, n=20_000, seed=1, budget=budget)
+    res = verify.audit(HALF_SCALE, 0.0, 1.0, eps=1.0, seed=1, budget=budget)
     seq = res.sequential
-    assert res.violated and res.law.violated and res.law.eps_lower_bound > 1.0
-    assert seq.stopped_early and not seq.budget_exhausted
-    assert seq.rounds <= 3 and seq.n_certify == FIRST_ROUND * (2 ** seq.rounds - 1) == res.n
-    assert seq.samples == res.n_samples < budget / 100
+    assert res.violated and res.law.violated and res.law.eps_lower_bound > 1.0 and res.law.p_value <= 0.045
+    assert seq.stopped_early and not seq.budget_exhausted and seq.rounds <= 4
+    assert seq.samples == res.n_samples < 5_000
     assert "stopped early: a violation was certified" in str(res)
 
 
 def test_correct_mechanism_spends_the_budget_and_is_not_rejected():
-    budget = 400_000
-    res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, n=20_000, seed=2, budget=budget)
+    budget = 50_000
+    res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=2, budget=budget)
     seq = res.sequential
-    assert not res.violated and seq.budget_exhausted and not seq.stopped_early
-    assert seq.rounds >= 6 and res.n_samples == seq.samples <= budget
-    assert budget - seq.samples < 2 * 2 * FIRST_ROUND      # spent up to less than one first round
-    # every statement of the stopping round is made at the alpha it spends: alpha * 6 / (pi^2 k^2)
-    law_share = shares({res.law.layer, res.floating_point.layer})[res.law.layer]
-    assert res.law.alpha == pytest.approx(0.05 * law_share * 6 / (math.pi ** 2 * seq.rounds ** 2))
-    assert 0.8 < res.law.eps_lower_bound < 1.0
+    assert res.status == "not rejected" and not res.violated and seq.budget_exhausted and not seq.stopped_early
+    assert seq.rounds >= 5 and res.n_samples == seq.samples <= budget
+    assert budget - seq.samples < 0.1 * budget               # spent up to the last round that fits
+    # each layer holds its whole share of alpha over all rounds (the wealth is one supermartingale)
+    assert res.law.alpha == pytest.approx(0.045) and res.floating_point.alpha == pytest.approx(0.005)
+    assert 0.3 < res.law.eps_lower_bound < 1.0
     assert res.to_dict()["sequential"]["budget_exhausted"] is True
-    # the summary names each layer's whole share (not the last round's level), and the resolution
-    # is that of the outputs certified, at the last round's level
-    text = str(res)
-    assert f"law {0.05 * law_share:.3g}, floating point {0.05 * (1 - law_share):.3g}; spent over rounds" in text
-    from verify.audit import statistics as st
-    assert res.eps_ceiling == pytest.approx(st.eps_ceiling(seq.n_certify, res.law.alpha))
+    assert "the budget ran out with the bound reached so far" in str(res)
 
 
-def test_seconds_budget_runs_at_least_one_round():
-    res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, n=20_000, seed=3, budget="0.001s")
-    assert res.sequential.rounds == 1 and res.sequential.budget_exhausted and res.n == FIRST_ROUND
+def test_seconds_budget_that_ends_after_the_first_round_has_no_power():
+    res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=3, budget="0.001s")
+    assert res.status == "not tested" and "ended before a round could be bet on" in res.law.note
 
 
-def test_alpha_spending_sums_to_one():
-    assert sum(spent_alpha(k) for k in range(1, 200_001)) == pytest.approx(1.0, abs=1e-5)
-    assert all(spent_alpha(k) > 0 for k in (1, 10, 1000))
+def test_a_violation_caught_late_keeps_the_events_fixed_past_the_kept_outputs(monkeypatch):
+    """Past STORE_MAX kept numbers, the last choice is final and later rounds only count it."""
+    monkeypatch.setattr(sequential, "STORE_MAX", 2_000)          # room for the first two rounds only
+    res = verify.audit(planted.generator_laplace(1.05, True), 0.0, 1.0, eps=1.0, alpha=0.05, seed=4, budget=2e6)
+    assert res.violated and res.sequential.fixed_from == 3 and res.sequential.rounds > 3
+
+
+def test_evalues_are_supermartingale_steps_and_the_bound_is_a_prefix():
+    """At the claim's boundary (p1 = e^eps p2 + delta) a round's e-value has expectation exactly 1 for
+    any bet (Poisson counts); the bound is the largest grid point below which every point rejects."""
+    rng = np.random.default_rng(0)
+    eps, delta, m = 1.0, 1e-3, 400.0
+    p2 = 0.01
+    p1 = math.exp(eps) * p2 + delta
+    for c in (0.1, 0.5, 0.9):
+        k1, k2 = rng.poisson(m * p1, 400_000), rng.poisson(m * p2, 400_000)
+        values = np.exp(evalues.log_evalue(k1, k2, m, np.full(k1.shape, c), np.full(k1.shape, eps), delta))
+        assert abs(values.mean() - 1.0) < 5 * values.std() / math.sqrt(values.size)
+    w = evalues.Wealth(1.0, 0.0)
+    w.bet([(300, 20)], [(0.75, 0.05)], 400.0)              # ratio 15: rejects up to about ln 15 minus its margin
+    bound = w.lower_bound(0.05)
+    assert w.rejects(0.05) and 1.0 < bound < math.log(15) and w.p_value() < 0.05
+    below = w.eps[w.eps <= bound]
+    assert np.all(w.best[: below.size] >= -math.log(0.05)) and w.best[below.size] < -math.log(0.05)
+    assert evalues.bet_size(0.1, 0.1, np.array([0.0, 1.0]), 0.0).tolist() == [0.0, 0.0]   # no excess: no bet
 
 
 def test_without_budget_nothing_changes():
@@ -104,20 +133,32 @@ def test_without_budget_nothing_changes():
     assert fixed(plain) == fixed(none)
 
 
-def test_planted_report_gives_the_samples_each_bug_needed(monkeypatch):
-    """The planted-bug report's sequential table, on one bug: caught in fewer samples than the
-    fixed-n audit drew (its budget)."""
+def test_planted_report_gives_the_samples_in_all_each_bug_needed(monkeypatch):
+    """The planted-bug report's sequential table: samples in all (not certification outputs only), far
+    fewer than the fixed-n audit drew on a gross bug; a rare event's floor, and "not caught" when the
+    budget ends first."""
+    from types import SimpleNamespace
+
     from verify.audit.suites import report
-    case = next(c for c in planted.planted_bugs() if c.name == "laplace_half_scale")
-    monkeypatch.setattr(report, "planted_bugs", lambda: [case])
+    half, atom = (next(c for c in planted.planted_bugs() if c.name == name)
+                  for name in ("laplace_half_scale", "laplace_releases_input"))
+    monkeypatch.setattr(report, "planted_bugs", lambda: [half])
     rows = report.audit_planted(n=100_000)
-    seq = report.audit_planted_sequential(rows, n=100_000)
-    assert seq[0].violated and seq[0].sequential.samples < rows[0][1].n_samples
-    text = "\n".join(report.planted_section(rows, 1.0, 1.0, seq))
-    assert "## Planted bugs caught sequentially" in text
-    row = next(line for line in text.splitlines() if line.startswith("| laplace_half_scale | law |"))
-    assert f"| {seq[0].sequential.n_certify:,} | {seq[0].sequential.samples:,} |" in row
-    assert "Caught 1 of 1 bugs sequentially" in text
+    seq = report.audit_planted_sequential(rows)
+    assert seq[0].violated and seq[0].sequential.samples < rows[0][1].n_samples / 20
+    rows.append((atom, SimpleNamespace(n_samples=40_000), None))
+    seq.append(verify.audit(atom.mechanism, atom.x, atom.x_prime, eps=1.0, alpha=0.01, budget=20_000))
+    text = "\n".join(report.sequential_section(rows, seq))
+    assert "## Planted bugs caught sequentially" in text and "`samples in all`: every output the audit drew" in text
+    line = next(line for line in text.splitlines() if line.startswith("| laplace_half_scale | 2.000 | law |"))
+    assert f"| {seq[0].sequential.samples:,} |" in line
+    floor = 2 * math.log(1 / seq[1].law.alpha) / (1e-3 * math.log1p(math.exp(-1.0)))
+    assert next(line for line in text.splitlines()
+                if line.startswith("| laplace_releases_input | inf | not caught (2e+04 samples spent) |")).count(
+        f"| {floor:,.0f} |") == 1
+    assert ("- Law bugs of true eps at least twice the claim whose violation is not confined to a rare event (1): "
+            f"samples in all median {seq[0].sequential.samples:,}") in text
+    assert "whose violation lives on a rare event (1): samples in all median 19," in text and "1 not caught" in text
 
 
 def test_the_suite_and_the_planted_report_audit_the_planted_bugs_alike(monkeypatch, tmp_path):

@@ -32,6 +32,12 @@ MECHS = textwrap.dedent("""
 
     def labels(x, n, seed):
         return np.zeros(n) if x == 0 else np.full(n, "text")
+
+    def rr3(x, n, seed, eps=1.0):      # 3-ary randomised response with its own eps
+        g = np.random.default_rng(seed)
+        other = g.integers(0, 2, n)
+        other = other + (other >= x)
+        return np.where(g.random(n) < np.exp(eps) / (np.exp(eps) + 2), x, other)
 """)
 
 
@@ -67,6 +73,15 @@ def test_module_function_params_and_exit_codes(workdir, capsys):
     status, out, _ = run(capsys, f"{workdir}:laplace", "--eps", "1", "--x", "0", "--x-prime", "1",
                          "--param", "scale=0.4", "--param", "shift=0")
     assert status == 1 and "VIOLATED" in out and "scale=0.4" in out
+
+
+def test_a_function_s_own_eps_gets_the_claim_and_the_headline_says_so(workdir, capsys):
+    """rr3(x, n, seed, eps=1.0) audited against eps = 0.5 runs at eps = 0.5 (as catalog mechanisms do):
+    not a false alarm at its default 1.0; --param still wins, and the headline names what ran."""
+    status, out, _ = run(capsys, f"{workdir}:rr3", "--eps", "0.5", "--x", "0", "--x-prime", "1")
+    assert status == 0 and out.startswith("audit of rr3(eps=0.5) against (0.5, 0)-DP: not rejected"), out
+    status, out, _ = run(capsys, f"{workdir}:rr3", "--eps", "0.5", "--x", "0", "--x-prime", "1", "--param", "eps=1")
+    assert status == 1 and out.startswith("audit of rr3(eps=1) against (0.5, 0)-DP: VIOLATED by the law"), out
 
 
 def test_add_remove_datasets_and_json(workdir, capsys):

@@ -57,6 +57,8 @@ def test_commands_reach_their_jobs(jobs, tmp_path, capsys):
     (["audit-suite", "--planted-only", "--scale", "2"], "--planted-only takes no --scale"),
     (["audit-suite", "--planted-only", "--scale", "-1"], "argument --scale: must be a real number > 0 (got '-1')"),
     (["audit-suite", "--planted-only", "--only", "laplace_half_scale"], "--planted-only takes no --only ("),
+    (["audit-suite", "--policies", "--scale", "2"], "--policies takes no --scale"),
+    (["audit-suite", "--policies", "--planted-only"], "give --planted-only or --policies, not both"),
     (["feasibility", "--figures", "gauss"], "--figures takes no perturbation family"),
     (["feasibility", "--figures", "--out", "/dev/null/x"], "--out: cannot create directory '/dev/null/x'"),
     (["feasibility", "--eps", "1", "--delta", "0.01", "--n", "8"], "a perturbation family (gauss, beta or lemma15)"),

@@ -9,18 +9,28 @@ Provides the ``assert_dp`` fixture and the ``dp`` marker that sets its defaults:
         assert_dp(dpbench.sampler("ctb", eps=1.0))  # silent pass, or a readable failure
 
     def test_without_marker(assert_dp):
-        assert_dp(my_mechanism, eps=0.5, delta=1e-6, x=0.0, x_prime=1.0)
+        assert_dp(my_mechanism, 0.0, 1.0, eps=0.5, delta=1e-6)
 
     @pytest.mark.dp(eps=1.0, law_only=True)        # the law only: not its floating point
     def test_law_of_a_float_sampler(assert_dp):
         assert_dp(dpbench.sampler("ctl", eps=1.0))
 
-The fixture is :func:`verify.assert_dp` (alpha = 1e-6 by default, so a correct
-mechanism fails with probability at most 1e-6): it fails on either layer of the audit
-(the law, the floating point) unless ``law_only=True``.  The marker's keywords are its
-defaults; keywords of the call win.  In a checkout that is not pip-installed,
-enable the plugin with ``-p verify.pytest_plugin`` (or ``pytest_plugins`` in the
-root conftest).
+Signatures:
+
+* the fixture ``assert_dp(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=1e-6,
+  n=None, seed=0, law_only=False, **audit_kwargs)`` is :func:`verify.assert_dp` (the order of
+  :func:`verify.audit`: the mechanism, then the input pair, then the claim by keyword), with the
+  marker's keywords as defaults; keywords of the call win;
+* the marker ``@pytest.mark.dp(eps, delta=0.0, **keywords)``: the claim (``eps`` is required,
+  positionally or by keyword) and any keyword of ``assert_dp`` or the audit (``x``, ``x_prime``,
+  ``n``, ``alpha``, ``law_only``, ``budget``, ...).
+
+``assert_dp`` uses alpha = 1e-6 by default, so a correct mechanism fails with probability at
+most 1e-6; it fails on either layer of the audit (the law, the floating point) unless
+``law_only=True``, and when the audit has no power to test the claim.  Bad input (a marker
+without eps, an unknown keyword, a mechanism that ignores its seed) is reported in one line, as
+the CLI reports it.  In a checkout that is not pip-installed, enable the plugin with
+``-p verify.pytest_plugin`` (or ``pytest_plugins`` in the root conftest).
 """
 from __future__ import annotations
 
@@ -31,8 +41,8 @@ import pytest
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "dp(eps, delta=0, **audit_kwargs): privacy claim (and audit keywords) used as defaults "
-                   "by the assert_dp fixture")
+        "markers", "dp(eps, delta=0.0, **keywords): the privacy claim (eps required) and keywords of assert_dp "
+                   "or the audit, the defaults of the assert_dp fixture")
 
 
 def _is_input_error(exc) -> bool:
@@ -77,6 +87,7 @@ def _check_keywords(given, where: str) -> None:
 @pytest.fixture
 def assert_dp(request):
     """``verify.assert_dp`` with the defaults of the test's ``@pytest.mark.dp(...)``."""
+    from dpbench.validation import InputError
     from verify.audit import assert_dp as _assert_dp
     from verify.audit import libraries
     marker = request.node.get_closest_marker("dp")
@@ -86,14 +97,23 @@ def assert_dp(request):
         if len(marker.args) > 1:
             defaults.setdefault("delta", marker.args[1])
 
+    if marker and len(marker.args) > 2:
+        raise InputError(f"@pytest.mark.dp takes eps and delta positionally, then keywords (got {len(marker.args)} "
+                         f"positional values)")
     _check_keywords(defaults, "@pytest.mark.dp")
+    if marker and "eps" not in defaults:
+        raise InputError("@pytest.mark.dp needs eps, the claim: @pytest.mark.dp(eps=1.0) (or dp(1.0, delta=1e-6))")
 
     @functools.wraps(_assert_dp)
     def check(mechanism, *args, **kwargs):
         merged = {**defaults, **kwargs}
         _check_keywords(kwargs, "assert_dp")
-        if "eps" not in merged and not args and libraries.as_library(mechanism) is None:   # an object carries its claim
-            raise TypeError("assert_dp needs eps (as an argument or in @pytest.mark.dp(eps=...))")
+        if len(args) > 2:
+            raise InputError(f"assert_dp takes the input pair positionally (mechanism, x, x_prime), the claim by "
+                             f"keyword (eps=..., delta=...) (got {len(args)} positional values after the mechanism)")
+        if "eps" not in merged and libraries.as_library(mechanism) is None:    # an object carries its claim
+            raise InputError("assert_dp needs eps, the claim: assert_dp(mechanism, x, x_prime, eps=1.0) or "
+                             "@pytest.mark.dp(eps=1.0)")
         __tracebackhide__ = True
         return _assert_dp(mechanism, *args, **merged)
     return check

@@ -9,7 +9,9 @@
 
 ``module:function`` (or ``path/to/file.py:function``) is imported from the working
 directory; the function is called as ``function(x, n, seed, **params)`` with the
-``--param`` values (JSON literals, comma-separated numbers, or text).  ``module:object`` may
+``--param`` values (JSON literals, comma-separated numbers, or text); its own ``eps``,
+``epsilon`` and ``delta`` keywords, when it has them, default to the claim (as a catalog
+mechanism's do), and the headline names the values it ran with.  ``module:object`` may
 also name a mechanism object of a DP library (an OpenDP Measurement, a diffprivlib mechanism,
 ...: :mod:`verify.audit.libraries`); ``--eps`` may then be left out: the object's own claim is
 audited and printed with its source.  ``--x`` and
@@ -20,7 +22,8 @@ written as lists.
 Every audit judges two layers from the same samples: the *law* (the mechanism as if its
 arithmetic were exact) and the *floating point* (artefacts of floating-point outputs).  Exit
 status: 0 neither layer is violated, 1 the law is violated, 3 only the floating point leaks (the
-law holds), 2 bad input or the mechanism crashed (one line, no traceback).  ``--json`` prints
+law holds), 4 not tested (no power: not a pass), 2 bad input, the mechanism crashed or it breaks
+the sampling contract (one line, no traceback).  ``--json`` prints
 the result with a ``"law"`` and a ``"floating_point"`` object (``violated``, ``eps_lower_bound``,
 ``p_value``, ``witness``, ...).
 """
@@ -41,7 +44,7 @@ from ..validation import InputError, number_arg, unknown_name
 from .simulate import parse_assignments
 
 #: exit status of each outcome (bad input and crashes exit 2 through the CLI's error handler)
-EXIT_HOLDS, EXIT_LAW, EXIT_FLOATING_POINT = 0, 1, 3
+EXIT_HOLDS, EXIT_LAW, EXIT_FLOATING_POINT, EXIT_NOT_TESTED = 0, 1, 3, 4
 
 
 def register(sub):
@@ -69,9 +72,11 @@ def register(sub):
                                                      "--x-prime '[0, 1]' for add/remove one record)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="mechanism parameter (repeatable; JSON literal, comma-separated numbers or text); "
-                        "catalog mechanisms: eps/delta default to the claim")
-    p.add_argument("--n", type=number_arg(integer=True, low=1), default=1_000_000,
-                   help="certification samples per input, e.g. 1000000 or 1e6 (default: %(default)s)")
+                        "eps/epsilon/delta default to the claim (catalog mechanisms, and functions whose "
+                        "signature has them)")
+    p.add_argument("--n", type=number_arg(integer=True, low=1), default=None,
+                   help="certification samples per input of an audit at once, e.g. 1000000 or 1e6 (default: "
+                        "1000000; not with --budget, whose rounds size themselves)")
     p.add_argument("--n-select", type=number_arg(integer=True, low=20), dest="n_select",
                    help="selection samples per input and pair")
     p.add_argument("--alpha", type=number_arg(low=0.0, high=1.0, low_open=True, high_open=True), default=0.05,
@@ -81,8 +86,9 @@ def register(sub):
                                                       "both layers; law: the law only); each choice is "
                                                       "explained below")
     p.add_argument("--budget", metavar="SECONDS|SAMPLES",
-                   help="audit sequentially: certify in rounds and stop as soon as a violation is certified, or "
-                        "when this budget is spent (e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha")
+                   help="audit sequentially: rounds that choose their events on the rounds before them and bet on "
+                        "fresh outputs, stopping as soon as a violation is certified or when this budget is spent "
+                        "(e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha; any budget is valid")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--yes", action="store_true",
@@ -93,7 +99,9 @@ def register(sub):
 
 EXIT_TEXT = ("exit status:\n  0  neither layer is violated\n  1  the law is violated\n"
              "  3  only the floating point leaks (the law holds)\n"
-             "  2  bad input, or the mechanism crashed or returned non-finite outputs")
+             "  4  not tested: the audit had no power (e.g. outputs that never repeat); not a pass\n"
+             "  2  bad input, the mechanism crashed or returned non-finite outputs, or it breaks the\n"
+             "     sampling contract (it ignores its seed, or a call's outputs are not independent draws)")
 
 
 def _explain_features(parser) -> None:
@@ -221,6 +229,15 @@ def with_params(func, spec: str, params: dict):
     return bound
 
 
+def claim_parameters(func, eps: float, delta: float) -> dict:
+    """The claim as the function's own privacy parameters, as catalog mechanisms get it: ``eps`` (or
+    ``epsilon``) and ``delta`` keywords of its signature (those with a default; --param wins)."""
+    from verify.audit.source import run_parameters
+    _, defaults = run_parameters(func)
+    values = {"eps": eps, "epsilon": eps, "delta": delta}
+    return {k: values[k] for k in defaults if k in values}
+
+
 def load_mechanism(spec: str, params: dict, eps: float, delta: float):
     """(mechanism, audit keywords) for a catalog name, ``sniper:NAME`` or ``module:function``."""
     if spec.startswith("sniper:"):
@@ -240,9 +257,12 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
             if params:
                 raise InputError(f"--param is not used with {lib.name}: set its parameters where the object is built")
             return lib, {}
-        return with_params(import_callable(spec), spec, params), {}
     if eps is None:
         raise InputError(f"--eps: the claim to audit is required for {spec} (e.g. --eps 1)")
+    if ":" in spec:
+        func = import_callable(spec)
+        claim = claim_parameters(func, eps, 0.0 if delta is None else delta)
+        return with_params(func, spec, {**claim, **params}), {}
     from .. import MECHANISMS, sampler
     mspec = MECHANISMS.get_spec(spec)
     names = {p.name for p in mspec.params}
@@ -304,7 +324,10 @@ def check_features(tokens) -> None:
 
 
 def exit_status(result) -> int:
-    """0: neither layer violated; 1: the law is violated; 3: only the floating point leaks."""
+    """0: neither layer violated; 1: the law is violated; 3: only the floating point leaks; 4: not
+    tested (no power)."""
     if result.law.violated:
         return EXIT_LAW
-    return EXIT_FLOATING_POINT if result.floating_point.violated else EXIT_HOLDS
+    if result.floating_point.violated:
+        return EXIT_FLOATING_POINT
+    return EXIT_NOT_TESTED if result.status == "not tested" else EXIT_HOLDS

@@ -7,6 +7,7 @@ samples the sequential audit needed to catch it).
     dpbench audit-suite --scale 0.01 --only LaplaceMechanism --out /tmp/suite.md
     dpbench audit-suite --planted-only                # only the planted bugs, into reports/audit_planted.md
     dpbench audit-suite --libraries                   # DP libraries' own objects, into reports/audit_libraries.md
+    dpbench audit-suite --policies                    # whole bandit policies, into reports/audit_policies.md
 """
 from __future__ import annotations
 
@@ -45,8 +46,13 @@ def register(sub):
                         "environment's report (python -m verify.audit.suites.library_envs writes them)")
     p.add_argument("--env-name", dest="env_name", default="this environment",
                    help="with --libraries: the name of this environment in the report (default: %(default)s)")
+    p.add_argument("--policies", action="store_true",
+                   help="only the policy audits (whole bandit policies at their claims, fixed n and sequential "
+                        "within the same runs; negative controls), into reports/audit_policies.md unless --out "
+                        "is given")
     p.add_argument("--out", help="report file (default: reports/audit_benchmark.md, or "
-                                 "reports/audit_planted.md with --planted-only)")
+                                 "reports/audit_planted.md with --planted-only, reports/audit_policies.md with "
+                                 "--policies)")
     p.set_defaults(func=_run)
 
 
@@ -57,19 +63,29 @@ def _run(args) -> int:
         if given:
             raise InputError(f"{flag} goes with --libraries")
     from verify.audit.suites import report as suite
-    if args.planted_only:                 # first: the other options do not apply to the planted bugs
+    if args.planted_only and args.policies:
+        raise InputError("give --planted-only or --policies, not both (each writes its own report)")
+    if args.planted_only or args.policies:  # first: the other options do not apply to these tables
+        flag = "--planted-only" if args.planted_only else "--policies"
         extra = [flag for flag, given in (("--only", args.only), ("--scale", args.scale != 1.0),
                                           ("--no-controls", args.no_controls)) if given]
         if extra:
-            raise InputError(f"--planted-only takes no {' or '.join(extra)} (every planted bug and its fix run "
-                             f"at n = 2e6; only --seed and --out apply)")
+            raise InputError(f"{flag} takes no {' or '.join(extra)} (its audits run at fixed settings; only "
+                             f"--seed and --out apply)")
     check_real("--scale", args.scale, low=0.0, low_open=True)
     check_int("--seed", args.seed, low=0)
     names = [c.name for c in suite.cases()]
     for name in args.only or ():
         check_choice("mechanism (--only)", name, names)
-    out = Path(args.out or ("reports/audit_planted.md" if args.planted_only else "reports/audit_benchmark.md"))
+    out = Path(args.out or ("reports/audit_planted.md" if args.planted_only else
+                            "reports/audit_policies.md" if args.policies else "reports/audit_benchmark.md"))
     make_output_dir("--out", out.parent)
+    if args.policies:
+        from verify.audit.suites import policies
+        wall, cpu = policies.write(out, seed=args.seed, command="dpbench audit-suite --policies"
+                                   + (f" --seed {args.seed}" if args.seed else ""))
+        print(f"wrote {out}: audits {wall:.0f} s wall / {cpu:.0f} s cpu")
+        return 0
     if args.planted_only:
         wall, cpu = suite.write_planted(out, seed=args.seed)
         print(f"wrote {out}: audits {wall:.0f} s wall / {cpu:.0f} s cpu ({EXCLUDED})")
@@ -90,7 +106,8 @@ def _run_libraries(args) -> int:
     from verify.audit.suites import libraries as suite
     from verify.audit.suites.report import provenance_line
     extra = [flag for flag, given in (("--only", args.only), ("--scale", args.scale != 1.0),
-                                      ("--no-controls", args.no_controls), ("--planted-only", args.planted_only))
+                                      ("--no-controls", args.no_controls), ("--planted-only", args.planted_only),
+                                      ("--policies", args.policies))
              if given]
     if extra:
         raise InputError(f"--libraries takes no {' or '.join(extra)} (every row runs at n = {suite.SUITE_N:,}; "

@@ -746,7 +746,11 @@ def audit_outcome(res, control: bool, text: str, *, eps: float | None = None, de
     n = int(res.n if n is None else n)
     parts = [(name, getattr(res, name)) for name in layers] if hasattr(res, "law") else [("", res)]
     if control:
-        best = min(parts, key=lambda p: float(p[1].p_value))
+        tested = [part for part in parts if part[1].p_value is not None]
+        if not tested:                            # an untested audit (no power) catches nothing
+            status = getattr(res, "status", "not tested")
+            return Outcome(text, degenerate=f"the audit did not test the claim ({status})")
+        best = min(tested, key=lambda p: float(p[1].p_value))
         return Outcome(text, comparisons=(Hypothesis(float(best[1].p_value), True,
                                                      "violation caught: " + _audit_label(best, n)),))
     comps = []

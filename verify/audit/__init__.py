@@ -8,7 +8,9 @@
 Layout: ``engine`` (:func:`audit`: the five stages in order), ``stages`` (validate, select,
 refine, certify, assemble), ``features`` (the statistic plug-ins, each declaring its layer),
 ``layers`` (law and floating point, and how they share alpha), ``result`` (:class:`AuditResult`,
-:class:`LayerResult`), ``source`` (drawing and counting outputs), ``assertions``
+:class:`LayerResult`), ``source`` (drawing and counting outputs, reading them by meaning),
+``contract`` (the sampling contract, checked before any verdict), ``evalues`` (the betting
+e-values of sequential audits), ``assertions``
 (:func:`assert_dp`), ``events`` (event search over a statistic's bins), ``statistics``
 (Clopper-Pearson, p-values, resolution floors), ``tradeoff`` (certified f-DP points and
 Gaussian-DP mu), ``fast`` (compiled mechanisms counted without storing outputs), ``inputs``

@@ -10,25 +10,26 @@ from .engine import audit
 from .features import of_layer
 from .inputs import describe_pair
 from .layers import LAW
-from .result import AuditResult, bound_text
+from .result import NOT_TESTED, AuditResult, bound_text
 
 
-def assert_dp(mechanism, eps=None, delta=None, x=None, x_prime=None, *, alpha=1e-6, n=None, seed=0, law_only=False,
+def assert_dp(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=1e-6, n=None, seed=0, law_only=False,
               **kwargs) -> AuditResult:
-    """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP.
+    """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP, or cannot test it.
 
     For use inside any test: passes silently (returning the result) unless the audit rejects
     the claim at level ``alpha``, by the law or by the floating point (``law_only``: by the
-    law only).
+    law only), or has no power to test it (outputs that leave no event to count: never a pass).
+    The arguments are those of :func:`verify.audit.audit`, in its order.
 
     Parameters
     ----------
     mechanism : callable or library object
         ``mechanism(x, n, seed)``, or a DP library's mechanism object, as for :func:`verify.audit.audit`.
-    eps, delta : float
-        The claim (``delta`` default 0); for a library object, default its own claim.
     x, x_prime : object, optional
         The input pair, as for :func:`verify.audit.audit`.
+    eps, delta : float
+        The claim, keyword-only (``delta`` default 0).
     alpha : float
         Level of the test (default 1e-6: a correct mechanism fails with probability at
         most 1e-6).
@@ -51,17 +52,20 @@ def assert_dp(mechanism, eps=None, delta=None, x=None, x_prime=None, *, alpha=1e
     Raises
     ------
     AssertionError
-        The audit certifies a violation; the message names the layer, the witness pair and
-        event, and the fix.
+        The audit certifies a violation (the message names the layer, the witness pair and
+        event, and the fix), or it had no power to test the claim (the message says why).
+    dpbench.InputError
+        Bad input, or a mechanism that breaks the sampling contract (it ignores its seed, or a
+        call's outputs are not independent draws).
 
     Examples
     --------
     >>> import dpbench
     >>> from verify.audit import assert_dp
-    >>> assert_dp(dpbench.sampler("ctb", eps=1.0), eps=1.0)    # doctest: +SKIP
+    >>> assert_dp(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0)    # doctest: +SKIP
     """
     __tracebackhide__ = True
-    if n is None:
+    if n is None and kwargs.get("budget") is None:
         claimed = eps if eps is not None else libraries.resolve(mechanism, x, x_prime, eps, delta).eps
         need = st.min_samples_to_certify(check_real("eps", claimed, low=0.0) + 0.5,
                                          check_real("alpha", alpha, low=0.0, high=1.0,
@@ -69,7 +73,12 @@ def assert_dp(mechanism, eps=None, delta=None, x=None, x_prime=None, *, alpha=1e
         n = max(200_000, 1 << max(0, need - 1).bit_length())
     if law_only:
         kwargs["features"] = of_layer(kwargs.get("features", ("auto",)), LAW)
+    if kwargs.get("budget") is not None:
+        n = None                               # a sequential audit sizes its own rounds
     result = audit(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, **kwargs)
+    if result.status == NOT_TESTED:
+        raise AssertionError(f"{result.mechanism} could not be tested against ({result.eps:g}, {result.delta:g})-DP: "
+                             f"{result.verdict()}\n  {result.law.line(result.n, result.eps)}")
     if result.violated:
         eps, delta = result.eps, result.delta
         lines = [f"{result.mechanism} is not ({eps:g}, {delta:g})-DP: {result.verdict()} (confidence "

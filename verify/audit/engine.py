@@ -18,11 +18,12 @@ against a claim (eps, delta) runs five stages (:mod:`verify.audit.stages`), each
    layer's share of alpha (the exact conditional test at delta = 0, Clopper-Pearson otherwise);
 5. *assemble* (:mod:`.stages.assemble`): verdicts, witnesses in output space, the result.
 
-With a ``budget`` the audit is sequential: selection and refinement run as above, then
-certification draws rounds of fresh outputs (1000, 2000, 4000, ... per input) and stops as
-soon as a layer is violated or the budget is spent, each round judged at alpha * 6/(pi^2 k^2):
-an alpha-spending union bound over rounds, valid at the stated alpha whenever it stops
-(:func:`.stages.certify.certify_sequential` says why).
+With a ``budget`` the whole audit is sequential (:mod:`.stages.sequential`): rounds of fresh
+outputs (250, 500, 1000, ... per input), each layer's event chosen before a round by selection
+and refinement on the rounds before it, and the round bet on (:mod:`.evalues`: a test
+supermartingale per layer), stopping as soon as a layer is violated or the budget is spent; valid
+at the stated alpha whenever it stops.  Before any verdict the sampling contract is checked
+(:mod:`.contract`: the mechanism uses its seed, and a call's outputs are independent draws).
 
 Reported (:class:`.result.AuditResult`): for each layer, ``violated``, ``eps_lower_bound`` (at
 the claimed delta), ``p_value`` and the witness, all at confidence 1 - alpha together;
@@ -48,10 +49,11 @@ from dpbench.engine import guard
 from . import libraries
 from .result import AuditResult
 from .source import SampleSource
+from .stages import sequential
 from .stages.assemble import assemble
-from .stages.certify import certify, certify_sequential
+from .stages.certify import certify
 from .stages.refine import refine
-from .stages.select import select
+from .stages.select import NoPower, select
 from .stages.validate import validate
 
 #: an audit whose refinement and certification would take longer than this is refused (unless
@@ -76,7 +78,7 @@ def check_duration(ahead: int, drawn: int, seconds: float) -> None:
         'lower n or give a budget (budget="1h"; --budget 1h)')
 
 
-def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, n=1_000_000, seed=0,
+def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, n=None, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
           keep_pairs=None, n_refine=None, progress=False, budget=None, allow_long=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
@@ -100,9 +102,10 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
         ``delta`` picks its point (default ``libraries.DEFAULT_DELTA``).
     alpha : float
         1 - confidence of every certified statement (default 0.05).
-    n : int
-        Certification outputs per input (default 1e6).  Selection draws ``n_select`` more
-        per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at most n).
+    n : int, optional
+        Certification outputs per input (default 1e6; not with a ``budget``).  Selection draws
+        ``n_select`` more per input and pair (default n // 8 within [SELECT_MIN, SELECT_MAX], at
+        most n).
     seed : int
         Seed of every sample: the same seed gives the same result.
     n_select : int, optional
@@ -133,14 +136,14 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
     budget : str or number, optional
         Audit sequentially within this budget: ``"30s"`` (seconds of the whole audit) or a
         number of samples (``2e6``, ``"2e6"``: outputs drawn by the whole audit, both inputs,
-        every stage).  Selection and refinement are sized by ``n`` as without a budget;
-        certification then draws rounds of 1000, 2000, 4000, ... outputs per input and stops
-        as soon as a layer is violated, or when the budget is spent with the bound reached so
-        far.  Round k is judged at alpha * 6 / (pi^2 k^2) on the cumulative counts (an
-        alpha-spending union bound over rounds: every statement of every round holds together
-        at confidence 1 - alpha, so the one at the stopping round does, whenever it stops).
-        A seconds budget is checked between rounds (the first round always runs).  Default
-        None: n certification outputs at once, as without this option.
+        every pair and stage).  Every stage runs in rounds (:mod:`.stages.sequential`): each
+        round's events are chosen on the rounds before it and bet on with its fresh outputs, and
+        the audit stops as soon as a layer is violated (its wealth reached 1 / its share of
+        alpha: anytime-valid), or when the budget is spent with the bound reached so far.  Any
+        positive budget is valid: one too small to bet at all leaves the layers "not tested: no
+        power".  A seconds budget is checked between rounds (the first round always runs).
+        ``n``, ``n_select`` and ``n_refine`` are refused beside a budget.  Default None: n
+        certification outputs at once.
     allow_long : bool
         Run even when refinement and certification would take more than a day at the rate
         selection measured (default False: such an audit is refused with an InputError after
@@ -176,14 +179,30 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,
                     domain=domain, log_density=log_density, features=features, delta_grid=delta_grid,
                     keep_pairs=keep_pairs, n_refine=n_refine, progress=progress, budget=budget)
-    source = SampleSource(mechanism, plan.seed)
+    source = SampleSource(mechanism, plan.seed, plan.eps, plan.delta)
     t0 = time.perf_counter()
-    choices = select(plan, source)
     from tqdm.auto import tqdm
+    if plan.budget is not None:
+        total = plan.budget.samples
+        with tqdm(total=total, desc=f"audit {source.name}", unit="out", unit_scale=True,
+                  disable=not plan.progress, leave=False) as bar:
+            try:
+                certification = sequential.run(plan, source, t0, bar, allow_long)
+            except NoPower as why:
+                return libraries.annotate(assemble(plan, source, None, seconds=time.perf_counter() - t0,
+                                                   select_seconds=0.0, no_power=str(why)), run)
+        seconds = time.perf_counter() - t0
+        return libraries.annotate(assemble(plan, source, certification, seconds=seconds,
+                                           select_seconds=seconds - certification.seconds), run)
+    try:
+        choices = select(plan, source)
+    except NoPower as why:
+        seconds = time.perf_counter() - t0
+        return libraries.annotate(assemble(plan, source, None, seconds=seconds, select_seconds=seconds,
+                                           no_power=str(why)), run)
     chosen = {c.chosen.pair for c in choices.values()}
     nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}
-    n_certify = plan.n if plan.budget is None else 0        # a sequential audit's rounds are not known ahead
-    ahead = 2 * (n_certify * len(chosen) + plan.n_refine * len(nominated))
+    ahead = 2 * (plan.n * len(chosen) + plan.n_refine * len(nominated))
     if not allow_long:
         check_duration(ahead, source.drawn, time.perf_counter() - t0)
     bar = tqdm(total=ahead, desc=f"audit {source.name}",
@@ -191,7 +210,6 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
     with bar:
         refined = refine(plan, source, choices, bar)
         t_select = time.perf_counter() - t0
-        certification = (certify(plan, source, refined, bar) if plan.budget is None
-                         else certify_sequential(plan, source, refined, t0, bar))
+        certification = certify(plan, source, refined, bar)
     return libraries.annotate(assemble(plan, source, certification, seconds=time.perf_counter() - t0,
                                        select_seconds=t_select), run)

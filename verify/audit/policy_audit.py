@@ -147,9 +147,13 @@ def flip_one(table, arm: int = 0, pull: int = 0) -> np.ndarray:
     return out
 
 
+#: runs of a policy audit given neither n nor a budget: a sequential audit within this many runs
+POLICY_BUDGET = 500_000
+
+
 def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str = "next_arm",
-                 step: int | None = None, horizon: int | None = None, flip=(0, 0), n: int = 200_000,
-                 alpha: float = 0.05, seed: int = 0, policy_params: dict | None = None,
+                 step: int | None = None, horizon: int | None = None, flip=(0, 0), n: int | None = None,
+                 alpha: float = 0.05, seed: int = 0, policy_params: dict | None = None, budget=None,
                  **audit_kwargs) -> AuditResult:
     """Audit ``policy`` (catalog name, ``Built`` or build function) on a reward table.
 
@@ -173,7 +177,14 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
     flip : (int, int)
         (arm, pull) of the reward that differs, when ``table_prime`` is not given.
     n, alpha, seed : int, float, int
-        As for :func:`verify.audit.audit`.
+        As for :func:`verify.audit.audit`: ``n`` runs per table certify at once, after selection
+        and refinement runs of their own.
+    budget : str or number, optional
+        Audit sequentially within this many runs (both tables, every stage) or seconds
+        (:func:`verify.audit.audit`'s ``budget``): every round's runs are evidence first and the
+        ground the next events are chosen on afterwards, and the audit stops as soon as a violation
+        is certified -- a run is a whole simulation, so it is spent where it buys the most.  Default
+        (neither ``n`` nor ``budget``): POLICY_BUDGET runs.
     policy_params : dict, optional
         The policy's parameters (with a catalog name).
     **audit_kwargs
@@ -212,8 +223,10 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
         raise InputError(f"horizon is required for output={output!r}")
     mech = policy_mechanism(policy, arms=arms, pulls=pulls, horizon=horizon, output=output, step=step,
                             **dict(policy_params or {}))
+    if budget is None and n is None and not {"n_select", "n_refine"} & set(audit_kwargs):
+        budget = POLICY_BUDGET
     result = audit(mech, table.ravel(), table_prime.ravel(), eps=eps, delta=delta, n=n, alpha=alpha,
-                   seed=seed, **audit_kwargs)
+                   seed=seed, budget=budget, **audit_kwargs)
     changed = np.argwhere(table != table_prime)[0]
     result.info.update(policy=policy if isinstance(policy, str) else mech.__name__, output=output,
                        step=step, horizon=horizon, table_shape=[arms, pulls],

@@ -19,7 +19,6 @@ from verify.inference import p_text
 
 from .inputs import describe_pair
 from .layers import FLOATING_POINT, LAW, TITLES
-from .layers import shares as layer_shares
 
 VIOLATED, NOT_REJECTED, NOT_TESTED = "violated", "not rejected", "not tested"
 #: an event seen at most this often under the other input has a bound limited by the sample size
@@ -33,12 +32,16 @@ class LayerResult:
     Every statement holds at confidence 1 - alpha together with the other layer's.
 
     layer            "law" or "floating_point"
-    status           "violated", "not rejected" or "not tested"
-    violated         the layer rejects the claim
-    eps_lower_bound  certified: the mechanism is not (eps', delta)-DP for eps' below it (0: nothing)
+    status           "violated", "not rejected" or "not tested" (read it first: it is the verdict)
+    violated         the layer rejects the claim: True, False, or None when the layer was not tested
+                     (set from ``status``)
+    eps_lower_bound  certified: the mechanism is not (eps', delta)-DP for eps' below it (0: nothing);
+                     None when the layer was not tested
     p_value          of H0 "the claim holds as far as this layer can tell", comparable with the audit's
                      alpha (the layer's own p-value over its share of alpha; the floating point's is
-                     the larger of its two tests)
+                     the larger of its two tests); None when the layer was not tested
+    no_power         not tested although the layer applies: the outputs (or the budget) leave it no
+                     event that could reject the claim; ``note`` says why.  Never a pass
     alpha            the layer's share of the audit's alpha
     events_certified 1, or 2 when refinement could not tell two events apart: each was certified at
                      alpha / 2 (``event_alpha``) and the bound is the larger
@@ -59,9 +62,9 @@ class LayerResult:
 
     layer: str
     status: str
-    violated: bool = False
-    eps_lower_bound: float = 0.0
-    p_value: float = 1.0
+    violated: bool | None = None
+    eps_lower_bound: float | None = None
+    p_value: float | None = None
     alpha: float = 0.0
     witness: dict | None = None
     unbounded: bool = False
@@ -71,6 +74,27 @@ class LayerResult:
     note: str = ""
     strata_p_value: float | None = None
     events_certified: int = 1
+    no_power: bool = False
+
+    def __post_init__(self):
+        """Set ``violated`` from ``status``; an untested layer gets no bound and no p-value.
+
+        (Never 0 and 1, which read as a pass.)
+        """
+        if self.status not in (VIOLATED, NOT_REJECTED, NOT_TESTED):
+            raise ValueError(f"status must be one of {VIOLATED!r}, {NOT_REJECTED!r}, {NOT_TESTED!r} "
+                             f"(got {self.status!r})")
+        self.violated = {VIOLATED: True, NOT_REJECTED: False}.get(self.status)
+        if self.status == NOT_TESTED:
+            self.eps_lower_bound = self.p_value = None
+        else:
+            self.eps_lower_bound = 0.0 if self.eps_lower_bound is None else self.eps_lower_bound
+            self.p_value = 1.0 if self.p_value is None else self.p_value
+
+    @property
+    def tested(self) -> bool:
+        """Whether the layer was tested (its status is a verdict)."""
+        return self.status != NOT_TESTED
 
     @property
     def event_alpha(self) -> float:
@@ -89,9 +113,8 @@ class LayerResult:
         """
         if self.status == NOT_TESTED:
             return f"{self.title}: not tested ({self.note})"
-        verdict = "VIOLATED" if self.violated else "not rejected"
-        if not self.violated and self.layer == FLOATING_POINT and self.note:
-            verdict += " (its bound's excess over the claim is the law's, not the arithmetic's: why at the end)"
+        if not self.violated:
+            return self._passing_line(eps)
         w = self.witness
         bound = f"eps >= {bound_text(self.eps_lower_bound, eps)}"
         if self.limited_by_n:
@@ -99,7 +122,7 @@ class LayerResult:
                     f"occurred {w['count_x_prime']} time{'s' if w['count_x_prime'] > 1 else ''} under x'")
             bound += (f" (the event {seen}: the true loss may be far larger, even unbounded; the bound is "
                       f"capped by the sample size: n = {n:,} samples certify at most {self.eps_cap:.4g})")
-        text = (f"{self.title}: {verdict} -- {bound}, p-value {p_text(self.p_value)}; witness "
+        text = (f"{self.title}: VIOLATED -- {bound}, p-value {p_text(self.p_value)}; witness "
                 f"{describe_pair(w['x'], w['x_prime'])}: {w['event']} ({_of(w['count_x'], w.get('n_x', n))} vs "
                 f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
         if w.get("also_certified"):
@@ -108,24 +131,41 @@ class LayerResult:
                      f"tell which is stronger; the bound is the larger of the two")
         if self.note:
             text += f"; {self.note}"
-        if self.violated and self.p_value > self.alpha / MARGINAL:
+        if self.p_value > self.alpha / MARGINAL:
             text += (f"; marginal: p-value within {MARGINAL:g}x of the level {self.alpha:.3g}, at which a correct "
                      f"mechanism is rejected: confirm with another seed or more samples before acting on it")
-        if self.violated and self.fix:
+        if self.fix:
             text += f"; {self.fix}"
         return text
+
+    def _passing_line(self, eps: float | None) -> str:
+        """Describe a layer that holds in one short line: its bound, p-value and the event that bounds it.
+
+        (The strongest event the audit found; a hedge, counts and caps are in ``witness``.)
+        """
+        verdict = "not rejected"
+        if self.layer == FLOATING_POINT and self.note:
+            within = "" if self.strata_p_value is None else f"; within binades p-value {p_text(self.strata_p_value)}"
+            verdict += f" (its bound's excess over the claim is the law's, not the arithmetic's{within})"
+        event = self.witness["event"].replace(" or a class not seen at selection", "").replace(
+            " or a category not seen at selection", "")
+        return (f"{self.title}: {verdict} -- eps >= {bound_text(self.eps_lower_bound, eps)}, p-value "
+                f"{p_text(self.p_value)}; strongest event found: {short_text(event)}")
 
 
 @dataclass
 class SequentialRun:
-    """How a sequential audit (one with a budget) spent it.
+    """How a sequential audit (one with a budget) spent it (:mod:`.stages.sequential`).
 
     budget            the budget, as given ("30s", "2e+06 samples")
-    rounds            certification rounds drawn (round k: 1000 * 2^(k-1) outputs per input)
-    n_certify         certification outputs per input, all rounds together
-    samples           outputs drawn by the whole audit (both inputs, every stage)
+    rounds            rounds drawn: the first only chooses, every later one is bet on
+    n_certify         outputs per input of the rounds bet on (Poisson means), all together
+    samples           outputs drawn by the whole audit (both inputs, every pair and round, the
+                      sampling-contract check)
     budget_exhausted  the budget ran out before any layer was violated
     stopped_early     a violation was certified before the budget ran out
+    fixed_from        the round from which the events stayed fixed (the outputs kept for choosing
+                      them reached their limit); None: chosen anew before every round
     """
 
     budget: str
@@ -134,25 +174,32 @@ class SequentialRun:
     samples: int
     budget_exhausted: bool
     stopped_early: bool
+    fixed_from: int | None = None
 
     def line(self) -> str:
         """One line: why the audit stopped, after how many rounds and samples."""
         why = ("stopped early: a violation was certified" if self.stopped_early
                else "the budget ran out with the bound reached so far")
         return (f"sequential, budget {self.budget}: {why} after {self.rounds} round{'s' if self.rounds != 1 else ''} "
-                f"({self.n_certify:,} certification outputs per input, {self.samples:,} samples in all)")
+                f"({self.samples:,} samples in all; each round's events chosen on the rounds before it, "
+                f"{self.n_certify:,} outputs per input bet on)")
 
 
 @dataclass
 class AuditResult:
     """What an audit certifies about one mechanism on its most revealing input pair.
 
+    ``status`` is the verdict, first in every printout: "violated" (a layer rejects the claim),
+    "not rejected" (every layer that applies was tested and none rejects it) or "not tested"
+    (no layer was tested, or one that applies had no power: never a pass).
     Layers (:mod:`.layers`): ``law`` and ``floating_point`` (:class:`LayerResult`), judged on the
     same samples, every statement of both at confidence 1 - alpha together; ``layer_failed``
     is "law" if the law is violated, else "floating_point" if only the floating point is, else
-    None.  ``violated`` is true if either layer is; ``eps_lower_bound``, ``p_value`` and
-    ``witness`` are those of the ``headline`` layer (the law's when it is violated, else the
-    floating point's when it is, else the layer with the larger bound).
+    None.  ``violated`` is True if either layer is, None when the status is "not tested", else
+    False; ``eps_lower_bound``, ``p_value`` and ``witness`` are those of the ``headline`` layer
+    (the law's when it is violated, else the floating point's when it is, else the tested layer
+    with the larger bound; None when no layer was tested).  ``mechanism`` names the mechanism with
+    the privacy parameters it ran with, when it has any (``rr(eps=0.5)``).
 
     Trade-off (f-DP) view, of the law layer's events (of the floating point's when the law is
     not tested), at confidence 1 - alpha together with ``curve_eps`` (Bonferroni over the
@@ -170,14 +217,15 @@ class AuditResult:
     certification outputs per input of all rounds); None for an audit of n outputs at once.
     """
 
+    status: str
     mechanism: str
     eps: float
     delta: float
     alpha: float
-    eps_lower_bound: float
-    p_value: float
-    violated: bool
-    witness: dict
+    eps_lower_bound: float | None
+    p_value: float | None
+    violated: bool | None
+    witness: dict | None
     curve_delta: list
     curve_eps: list
     n: int
@@ -219,31 +267,31 @@ class AuditResult:
         return json.dumps(self.to_dict(), **kw)
 
     def verdict(self) -> str:
-        """One phrase: which layer fails, if any."""
+        """One phrase: which layer fails, if any, or why nothing was tested."""
         if self.law.violated:
             also = " (and the floating point)" if self.floating_point.violated else ""
             return f"VIOLATED by the law{also}"
         if self.floating_point.violated:
             return "VIOLATED by the floating point only (the law holds)"
+        if self.status == NOT_TESTED:
+            silent = [lay.title for lay in self.layers if lay.no_power]
+            return ("NOT TESTED: no power in the " + " and the ".join(silent) if silent
+                    else "NOT TESTED: no layer was tested") + " (not a pass)"
         return "not rejected"
 
     def __str__(self) -> str:
         """Verdict, one line per layer, trade-off view and resolution."""
         tested = [lay for lay in self.layers if lay.status != "not tested"]
-        if self.sequential is None:
-            shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in tested)
-            seq = ""
-        else:                       # each layer's share is spent over the rounds: name the whole share
-            split = layer_shares([lay.layer for lay in tested])
-            shares = (", ".join(f"{lay.title} {self.alpha * split[lay.layer]:.3g}" for lay in tested)
-                      + f"; spent over rounds, the last judged at {', '.join(f'{lay.alpha:.3g}' for lay in tested)}")
-            seq = f"\n  {self.sequential.line()}"
+        shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in tested)
+        seq = "" if self.sequential is None else f"\n  {self.sequential.line()}"
         claim = self.info.get("claim", {}).get("text")        # a library object's (verify.audit.libraries)
-        return (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
+        head = (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
                 + (f"  {claim}\n" if claim else "") +
                 f"  {self.law.line(self.n, self.eps)}\n"
-                f"  {self.floating_point.line(self.n, self.eps)}\n"
-                f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
+                f"  {self.floating_point.line(self.n, self.eps)}\n")
+        if not tested:
+            return head + f"  {self.n_samples:,} samples in {self.seconds:.1f}s; nothing certified" + seq
+        return (head + f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
                 f"not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}\n"
                 f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
                 f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}; "
@@ -265,6 +313,14 @@ def bound_text(value: float, claim: float | None = None) -> str:
         if claim is None or ((shown > claim) == (value > claim) and (shown < claim) == (value < claim)):
             return text
     return text
+
+
+def short_text(text: str, limit: int = 70) -> str:
+    """``text`` cut to about ``limit`` characters at a word boundary, with "..." when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + " ..."
 
 
 def describe_points(fpr, fnr, show: int = 3) -> str:

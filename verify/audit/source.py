@@ -15,18 +15,25 @@ label so that events are described by their labels.  Non-finite outputs are refu
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import math
+import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
 from dpbench.randomness import stream_seed
 from dpbench.validation import InputError
 
-from . import fast
+from . import contract, fast
 from .events import histogram
 from .inputs import as_input, describe_input, numeric_input
 
+#: the stage of a sample stream, the third entry of its key (pair, side, stage, ...): each stage
+#: draws outputs of its own (refinement's two halves are REFINE and REFINE + 1)
+SELECT, CERTIFY, QUICK_SELECT, REFINE, SEQUENTIAL = 0, 1, 2, 3, 5
 #: outputs per call of a plain (non-compiled) mechanism
 CHUNK = 1 << 18
 #: seeded blocks per compiled kernel call (the progress bar moves between calls)
@@ -35,11 +42,62 @@ BLOCKS_PER_CALL = 256
 def mechanism_name(mechanism) -> str:
     """The name of a mechanism for messages: its ``name``, ``__name__`` or type; a
     ``functools.partial`` by its function and bound parameters (``laplace(scale=0.5)``)."""
-    import functools
     if not hasattr(mechanism, "name") and isinstance(mechanism, functools.partial):
         bound = [repr(a) for a in mechanism.args] + [f"{k}={v!r}" for k, v in mechanism.keywords.items()]
         return f"{mechanism_name(mechanism.func)}({', '.join(bound)})"
     return str(getattr(mechanism, "name", getattr(mechanism, "__name__", type(mechanism).__name__)))
+
+
+#: the names a mechanism's own privacy parameters go by
+PRIVACY_PARAMETERS = ("eps", "epsilon", "delta", "rho", "mu")
+
+
+def run_parameters(mechanism) -> tuple[dict, set]:
+    """(the privacy parameters ``mechanism`` runs with, the names of those left at their defaults).
+
+    A dpbench mechanism's are its ``params``; a function's are its keywords named in
+    PRIVACY_PARAMETERS, bound by ``functools.partial`` or else at their defaults (a parameter
+    without a default is none of the audit's business: the call would fail)."""
+    params = getattr(mechanism, "params", None)
+    if isinstance(params, dict):
+        return {k: params[k] for k in PRIVACY_PARAMETERS if k in params}, set()
+    bound = dict(getattr(mechanism, "keywords", None) or {})
+    try:
+        signature = inspect.signature(mechanism)
+    except (TypeError, ValueError):
+        return {k: v for k, v in bound.items() if k in PRIVACY_PARAMETERS}, set()
+    found, defaults = {}, set()
+    for name, p in signature.parameters.items():
+        if name in PRIVACY_PARAMETERS and p.default is not p.empty:
+            found[name] = bound.get(name, p.default)
+            if name not in bound:
+                defaults.add(name)
+    return found, defaults
+
+
+def describe_mechanism(mechanism, eps: float | None = None, delta: float | None = None) -> tuple[str, list]:
+    """(the mechanism's name with the privacy parameters it runs with, warnings).
+
+    ``rr(eps=1.0)``; a parameter left at its default that the claim (eps, delta) does not match
+    gets a one-line warning: the audit tests the mechanism as it runs, not at the claim."""
+    name = mechanism_name(mechanism)
+    params, defaults = run_parameters(mechanism)
+    shown = {k: v for k, v in params.items() if f"{k}=" not in name}
+    if shown:
+        name += "(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+    claim = {"eps": eps, "epsilon": eps, "delta": delta}
+    notes = []
+    for k in sorted(defaults):
+        value = params[k]
+        if k in claim and claim[k] is not None and isinstance(value, (int, float)) and float(value) == claim[k]:
+            continue
+        against = (f"not the claimed {k}={claim[k]:g}" if claim.get(k) is not None
+                   else "which the claim (eps, delta) does not set")
+        notes.append(f"mechanism {mechanism_name(mechanism)} runs with its own default {k}={value!r}, {against}: "
+                        f"the audit tests it as it runs (bind the claim's value: "
+                        f"functools.partial(mechanism, {k}=...), "
+                        f"or --param {k}=... on the command line)")
+    return name, notes
 
 
 #: category labels map to numbers at and above this value (exact in float64), far beyond
@@ -66,16 +124,44 @@ def label_value(text: str) -> float:
 
 
 def _label_text(v) -> str:
-    """Return the text of one output label.
+    """Return the text of one output label, by its meaning (equal outputs, equal texts).
 
-    The text of one output label: strings as they are, numbers as str() writes them (as
-    NumPy does when numbers and strings share an array), anything else by its repr.
+    Strings as they are, numbers as str() writes them (as NumPy does when numbers and strings
+    share an array), anything else in its canonical form (:func:`canonical_text`).
     """
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     if isinstance(v, str):
         return v
-    return str(v) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else repr(v)
+    return str(v) if _is_number(v) else canonical_text(v)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+
+
+class NoCanonicalForm(TypeError):
+    """An output object with no canonical form (its text is its identity, not its value)."""
+
+
+def canonical_text(v) -> str:
+    """The text of a structured output that depends on its value only: mappings by sorted keys,
+    sets sorted, sequences in order, numbers, strings, booleans and None as Python writes them,
+    other objects by their own ``repr``.  NoCanonicalForm for an object whose repr is its
+    identity (``object.__repr__``: an address, different for equal values)."""
+    if isinstance(v, (str, bytes, bool, type(None), np.bool_)) or _is_number(v):
+        return repr(v.item() if isinstance(v, np.generic) else v)
+    if isinstance(v, Mapping):
+        items = sorted((canonical_text(k), canonical_text(val)) for k, val in v.items())
+        return "{" + ", ".join(f"{k}: {val}" for k, val in items) + "}"
+    if isinstance(v, (set, frozenset)):
+        return "{" + ", ".join(sorted(canonical_text(e) for e in v)) + "}"
+    if isinstance(v, (list, tuple, np.ndarray)):
+        inner = ", ".join(canonical_text(e) for e in v)
+        return f"({inner}{',' if len(v) == 1 else ''})"
+    if type(v).__repr__ is object.__repr__:
+        raise NoCanonicalForm(type(v).__name__)
+    return repr(v)
 
 
 def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
@@ -95,9 +181,13 @@ def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
 
 
 def _as_array(out, name: str, x) -> np.ndarray:
-    """Return a mechanism's outputs as an array (ragged sequences: one label per output)."""
+    """Return a mechanism's outputs as an array (ragged sequences: one label per output;
+    mappings: :func:`_mapping_rows`)."""
     try:
-        return np.asarray(out)
+        arr = np.asarray(out)
+        if arr.dtype == object and arr.ndim == 1 and arr.size and isinstance(arr[0], Mapping):
+            return _mapping_rows(arr, name, x)
+        return arr
     except ValueError:
         pass
     except Exception as err:        # noqa: BLE001 - report any conversion failure plainly
@@ -114,6 +204,27 @@ def _as_array(out, name: str, x) -> np.ndarray:
     return arr
 
 
+def _mapping_rows(items: np.ndarray, name: str, x) -> np.ndarray:
+    """Outputs that are mappings, by their meaning: mappings of one set of keys whose values are
+    numbers or labels become rows, one column per key in sorted order (``{"v": 1.5}``: the value
+    1.5); any other mapping is one label, its canonical text (:func:`canonical_text`)."""
+    if not all(isinstance(v, Mapping) for v in items):
+        raise InputError(f"mechanism {name} returned mappings mixed with other outputs on input "
+                         f"{describe_input(x)}: return one kind of output")
+    keys = sorted(items[0], key=canonical_text)
+    flat = all(len(v) == len(keys) and all(k in v for k in keys) for v in items) and all(
+        _is_number(v[k]) or isinstance(v[k], (str, bool, np.bool_)) for v in items for k in keys)
+    if flat and keys:
+        rows = np.empty((items.size, len(keys)), dtype=object)
+        for i, v in enumerate(items):
+            rows[i] = [v[k] for k in keys]
+        numbers = [all(_is_number(e) for e in col) for col in rows.T]
+        return rows.astype(np.float64) if all(numbers) else rows
+    out = np.empty(items.size, dtype=object)
+    out[:] = [canonical_text(v) for v in items]
+    return out
+
+
 def as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.ndarray, int]:
     """Validate one batch of outputs: (C-contiguous (n, d) float array, number of entries that are labels).
 
@@ -127,7 +238,12 @@ def as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.n
         if labels is not None:
             labels.update({0.0: "False", 1.0: "True"})
     if arr.dtype.kind in "USO":
-        arr, n_labels = _label_rows(arr, labels)
+        try:
+            arr, n_labels = _label_rows(arr, labels)
+        except NoCanonicalForm as err:
+            raise InputError(f"mechanism {name} returned objects of type {err} on input {describe_input(x)}, "
+                             f"whose text is their identity, not their value: return numbers, vectors, labels "
+                             f"(strings, tuples) or mappings of them") from None
     elif arr.dtype.kind not in "iuf":
         raise InputError(f"mechanism {name} must return numbers or labels; got dtype {arr.dtype} "
                          f"on input {describe_input(x)}")
@@ -166,11 +282,13 @@ class SampleSource:
     on another.  ``labels``: number -> label text of every label seen.
     """
 
-    def __init__(self, mechanism, seed: int):
+    def __init__(self, mechanism, seed: int, eps: float | None = None, delta: float | None = None):
         if not callable(mechanism):
             raise InputError(f"mechanism must be callable as mechanism(x, n, seed) (got {mechanism!r})")
         self.mechanism = mechanism
-        self.name = mechanism_name(mechanism)
+        self.name, self.warnings = describe_mechanism(mechanism, eps, delta)
+        for text in self.warnings:
+            warnings.warn(text, UserWarning, stacklevel=3)
         self.component = getattr(mechanism, "component", None)
         self.seed = seed
         self.d = getattr(mechanism, "output_dim", None)
@@ -178,6 +296,18 @@ class SampleSource:
         self.labels: dict = {}
         self._width_from = None            # the input whose outputs fixed the width
         self._kinds: dict = {}             # id(input) -> (input, kinds of its outputs)
+        self.distinct_text = ""            # how many distinct outputs a selection batch held
+        self.contract_samples = 0          # outputs drawn by the sampling-contract checks
+        self._contract: dict = {}          # id(input) -> (input, probe calls, their seeds, largest batch checked)
+
+    def labels_only(self) -> bool:
+        """Whether every output drawn so far was a label (no numbers)."""
+        return bool(self._kinds) and all(kinds == {"labels"} for _, kinds in self._kinds.values())
+
+    def note_distinct(self, rows: np.ndarray) -> None:
+        """Record how many of a batch's outputs are distinct (for the no-power message)."""
+        distinct = np.unique(rows, axis=0).shape[0] if rows.size else 0
+        self.distinct_text = f"{distinct:,} distinct among {rows.shape[0]:,} outputs of one input"
 
     def fast_path(self, x) -> bool:
         """Whether outputs of M(x) are drawn by compiled code (numeric inputs of a component)."""
@@ -228,8 +358,25 @@ class SampleSource:
             check_finite(out, self.name, x)
         else:
             out = self.call(x, n, *key)
+            self._check_contract(x, out, key)
         self.drawn += n
         return out
+
+    def _check_contract(self, x, batch: np.ndarray, key: tuple) -> None:
+        """The sampling contract (:mod:`.contract`) on the first batch of each input, and again on any
+        batch ``contract.RECHECK_FACTOR`` times larger than the largest checked before; the probe
+        calls are drawn once per input (seeds keyed after the first batch's stream)."""
+        _, probes, seeds, checked = self._contract.get(id(x), (x, None, None, 0))
+        if batch.shape[0] < max(2, contract.RECHECK_FACTOR * checked):
+            return
+        if probes is None:
+            seeds = [stream_seed(self.seed, *key, contract.PROBE_STREAM, i) for i in range(contract.PROBE_CALLS)]
+            probes = [self.call(x, contract.PROBE_OUTPUTS, *key, contract.PROBE_STREAM, i)
+                      for i in range(contract.PROBE_CALLS)]
+            self.contract_samples += contract.PROBE_CALLS * contract.PROBE_OUTPUTS
+            self.drawn += contract.PROBE_CALLS * contract.PROBE_OUTPUTS
+        self._contract[id(x)] = (x, probes, seeds, batch.shape[0])
+        contract.check_batch(batch, probes, seeds, self.name, x)
 
     def histograms(self, x, n: int, binnings: list, key: tuple, bar=None) -> list[np.ndarray]:
         """Count several statistics on the same n fresh outputs of M(x).

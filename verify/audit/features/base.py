@@ -53,6 +53,14 @@ class FitData:
         return self.rows_x.shape[1]
 
 
+def label_entries(rows: np.ndarray) -> np.ndarray:
+    """Which entries of the output rows are labels (strings, tuples, mappings that are not
+    numbers): their numbers name them (``source.label_value``), they do not measure anything, so
+    only equality-based statistics (categories) may read them."""
+    from ..source import LABEL_BASE
+    return rows >= LABEL_BASE
+
+
 @dataclass(eq=False)
 class Statistic:
     """A scalar function of an output row (``spec``: compiled; ``func``: Python), made by ``feature``."""

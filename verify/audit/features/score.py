@@ -15,7 +15,7 @@ from scipy import optimize
 from ..fast import ADDITIVE, FEATURE_DIFF, FEATURE_VALUE, LINEAR, make_spec
 from ..layers import LAW
 from .additive import additive_statistic
-from .base import Feature, FitData, Statistic, interval, vector
+from .base import Feature, FitData, Statistic, interval, label_entries, vector
 
 
 class Score(Feature):
@@ -26,8 +26,8 @@ class Score(Feature):
     order = 30
 
     def statistics(self, data: FitData) -> list[Statistic]:
-        if data.d < 2:
-            return []
+        if data.d < 2 or label_entries(data.rows_x).any() or label_entries(data.rows_x_prime).any():
+            return []                                   # a score weighs numbers, not labels
         rows1, rows2 = data.rows_x, data.rows_x_prime
         out = [additive_statistic(self, "naive-Bayes score", rows1, rows2, kind=FEATURE_VALUE),
                additive_statistic(self, "naive-Bayes score (differences)", rows1, rows2, kind=FEATURE_DIFF)]

@@ -16,4 +16,6 @@ assemble    the certification                            the ``AuditResult``
 
 The claim (eps, delta) and alpha enter at *validate* and are read from the plan afterwards;
 each layer's share of alpha is fixed once the selection knows which layers have a statistic.
+With a budget, :mod:`.sequential` runs select and refine before every round, on the outputs of
+the rounds before it, and bets on each round's fresh outputs in place of *certify*.
 """

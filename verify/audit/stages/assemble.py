@@ -9,61 +9,70 @@ from __future__ import annotations
 
 from verify.inference import p_text
 
-from .. import statistics as st
+from .. import tradeoff
 from ..inputs import as_input
 from ..layers import FLOATING_POINT, LAW, LAYERS, TITLES
 from ..result import LIMITED_COUNT, NOT_REJECTED, NOT_TESTED, VIOLATED, AuditResult, LayerResult, eps_estimate
 from ..source import SampleSource
 from .certify import Certification, Certified
-from .validate import AuditPlan, resolution_floor
+from .validate import AuditPlan
 
 #: labels shown in the result's info (number -> label)
 SHOWN_LABELS = 64
 
 
-def assemble(plan: AuditPlan, source: SampleSource, cert: Certification, *, seconds: float,
-             select_seconds: float) -> AuditResult:
-    """The result of an audit from its plan, its sample source and its certification."""
-    layer_results = {layer: (layer_result(plan, source, cert.layers[layer], cert.n) if layer in cert.layers
-                             else untested(plan, layer)) for layer in LAYERS}
+def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, *, seconds: float,
+             select_seconds: float, no_power: str = "") -> AuditResult:
+    """The result of an audit from its plan, its sample source and its certification (None: the
+    audit had no power, for the reason ``no_power``)."""
+    layers_certified = cert.layers if cert is not None else {}
+    layer_results = {layer: (layer_result(plan, source, layers_certified[layer], cert.n)
+                             if layer in layers_certified else untested(plan, layer, no_power))
+                     for layer in LAYERS}
     law, fp = layer_results[LAW], layer_results[FLOATING_POINT]
-    tested = [lay for lay in (law, fp) if lay.status != NOT_TESTED]
+    tested = [lay for lay in (law, fp) if lay.tested]
     headline = next((lay for lay in (law, fp) if lay.violated),
-                    max(tested, key=lambda lay: lay.eps_lower_bound))
+                    max(tested, key=lambda lay: lay.eps_lower_bound, default=law))
     failed = LAW if law.violated else FLOATING_POINT if fp.violated else None
-    top = cert.layers[headline.layer]
-    n = cert.n
-    notes = [f"only n={n} certification samples: the bound is weak"] if n < 1000 else []
-    curve = cert.curve
+    status = (VIOLATED if failed else NOT_TESTED if not tested or any(lay.no_power for lay in (law, fp))
+              else NOT_REJECTED)
+    n = cert.n if cert is not None else 0
+    fixed_n = cert is not None and cert.sequential is None
+    notes = [f"only n={n} certification samples: the bound is weak"] if fixed_n and 0 < n < 1000 else []
     n_samples = source.drawn
     eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
-    if cert.sequential is not None and law.status != NOT_TESTED:
-        # a sequential audit resolves what its certified rounds resolve: n at the last round's level
-        eps_ceiling = float(st.eps_ceiling(n, law.event_alpha))
-        delta_floor = float(resolution_floor(n, plan.n_select, plan.n_refine, law.event_alpha, plan.eps,
-                                                plan.delta))
+    if cert is not None and cert.eps_ceiling is not None:    # a sequential audit: what its rounds resolve
+        eps_ceiling, delta_floor = cert.eps_ceiling, cert.delta_floor
+    info = {"select_seconds": select_seconds, "contract_check_samples": source.contract_samples,
+            "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]}}
+    curve = tradeoff.Certified(fpr=[], fnr=[], mu_lower_bound=0.0, eps=[], alpha_per_event=0.0, events=0)
+    if cert is not None:
+        top = cert.layers[headline.layer]
+        curve = cert.curve
+        info.update({"certify_seconds": cert.seconds, "certification_floor": plan.certification_floor,
+                     "certify_samples_per_second": 2 * n / cert.seconds if cert.seconds > 0 else float("inf"),
+                     "fast_path": bool(source.fast_path(plan.pairs[top.refined.pair][0])
+                                       and top.event.statistic.compiled),
+                     "curve_alpha_per_event": curve.alpha_per_event, "curve_events": curve.events,
+                     "selection_proxy": top.refined.selection_proxy,
+                     "refined_proxy": top.event.proxy if plan.n_refine else None, "n_refine": plan.n_refine,
+                     "rare_nominee": (None if top.refined.nominee is None
+                                      else top.refined.nominee.describe(source.labels)),
+                     "rare_nominee_chosen": top.refined.nominee_chosen,
+                     "contender": None if top.refined.contender is None else top.refined.contender.statistic.name,
+                     "contender_chosen": top.refined.contender_chosen})
     return AuditResult(
-        mechanism=source.name, eps=plan.eps, delta=plan.delta, alpha=plan.alpha,
-        eps_lower_bound=headline.eps_lower_bound, p_value=headline.p_value, violated=failed is not None,
+        status=status, mechanism=source.name, eps=plan.eps, delta=plan.delta, alpha=plan.alpha,
+        eps_lower_bound=headline.eps_lower_bound, p_value=headline.p_value,
+        violated=True if failed else None if status == NOT_TESTED else False,
         witness=headline.witness, curve_delta=plan.delta_grid.tolist(), curve_eps=curve.eps, n=n,
-        n_select=plan.n_select, n_samples=n_samples, seconds=seconds,
+        n_select=cert.n_select if cert is not None and cert.n_select is not None else plan.n_select,
+        n_samples=n_samples, seconds=seconds,
         samples_per_second=n_samples / seconds if seconds > 0 else float("inf"),
         eps_ceiling=eps_ceiling, delta_floor=delta_floor, pairs_tried=len(plan.pairs), seed=plan.seed,
         law=law, floating_point=fp, layer_failed=failed, headline=headline.layer,
-        tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound, warnings=notes,
-        info={"select_seconds": select_seconds, "certify_seconds": cert.seconds,
-              "certification_floor": plan.certification_floor,
-              "certify_samples_per_second": 2 * n / cert.seconds if cert.seconds > 0 else float("inf"),
-              "fast_path": bool(source.fast_path(plan.pairs[top.refined.pair][0]) and top.event.statistic.compiled),
-              "curve_alpha_per_event": curve.alpha_per_event, "curve_events": curve.events,
-              "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]},
-              "selection_proxy": top.refined.selection_proxy,
-              "refined_proxy": top.event.proxy if plan.n_refine else None, "n_refine": plan.n_refine,
-              "rare_nominee": None if top.refined.nominee is None else top.refined.nominee.describe(source.labels),
-              "rare_nominee_chosen": top.refined.nominee_chosen,
-              "contender": None if top.refined.contender is None else top.refined.contender.statistic.name,
-              "contender_chosen": top.refined.contender_chosen},
-        sequential=cert.sequential)
+        tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound,
+        warnings=notes + source.warnings, info=info, sequential=None if cert is None else cert.sequential)
 
 
 def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) -> LayerResult:
@@ -90,7 +99,8 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * c.events_certified,
                        events_certified=c.events_certified, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
-                       eps_cap=max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta))),
+                       eps_cap=(c.eps_cap if c.eps_cap is not None
+                                else max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta)))),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)
 
 
@@ -98,10 +108,13 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
 FEW_TO_RANK = 10_000
 
 
-def untested(plan: AuditPlan, layer: str) -> LayerResult:
-    """A layer that was not tested, and why."""
+def untested(plan: AuditPlan, layer: str, no_power: str = "") -> LayerResult:
+    """A layer that was not tested, and why (``no_power``: the reason the layer, which applies, had
+    no power; such a layer is never a pass)."""
     if layer not in plan.requested_layers:
         why = f"no {TITLES[layer]} feature asked for"
+    elif no_power and layer == LAW:
+        return LayerResult(layer=layer, status=NOT_TESTED, note=no_power, no_power=True)
     elif layer == FLOATING_POINT and plan.n_select < FEW_TO_RANK:
         why = (f"no floating-point statistic applied: the outputs are integers or labels, or {plan.n_select:,} "
                f"selection outputs per input are too few for a granularity class to repeat (raise n to tell)")

@@ -23,25 +23,11 @@ compiled kernel).  Each layer is then judged at its share of alpha (:mod:`..laye
 The eps(delta) curve and the trade-off view are certified on the curve events of the law
 layer (of the floating-point layer when the law is not tested), simultaneously at alpha.
 
-Sequential certification (:func:`certify_sequential`, an audit with a ``budget``) counts the
-same events on rounds of fresh outputs, 1000, 2000, 4000, ... per input, and judges the
-cumulative counts after every round k at alpha_k = alpha * 6 / (pi^2 k^2) (each layer at its
-share of it): an alpha-spending union bound.  Why it is anytime-valid: the events were fixed
-before any certification output was drawn, so after round k the certifier's statements on
-the cumulative counts are false with probability at most alpha_k (the round sizes depend only
-on the budget and the clock, never on the counts; with Poissonization each round draws
-Poisson(size) outputs, and a sum of independent Poisson counts is Poisson); summed over all
-rounds the probability that
-*any* statement of *any* round is false is at most sum_k alpha_k = alpha (sum 1/k^2 = pi^2/6).
-So the statements of the round at which the audit stops -- as soon as a layer is violated, or
-when the budget is spent, a data-dependent time -- hold at confidence 1 - alpha.  It costs a
-factor pi^2 k^2 / 6 in alpha at round k (a few percent of the bound's width), in exchange for
-stopping after a few thousand outputs on a gross violation.  The curve is certified at the
-stopping round's alpha_k likewise.
+An audit with a ``budget`` certifies in rounds instead (:mod:`.sequential`), with the
+counting (:func:`count_events`) and the stratified test of this stage.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 
@@ -54,12 +40,10 @@ from .. import tradeoff
 from ..events import Event
 from ..layers import FLOATING_POINT, LAW
 from ..result import SequentialRun
-from ..source import SampleSource
+from ..source import CERTIFY, SampleSource
 from .refine import Refined
-from .validate import FIRST_ROUND, AuditPlan
+from .validate import AuditPlan
 
-#: the sample streams' key of sequential rounds: (pair, side, SEQUENTIAL_STREAM, round)
-SEQUENTIAL_STREAM = 5
 #: the key of the Poisson number of outputs of a certification stream: (SIZE_STREAM, pair, side, *stream).
 #: Sample streams begin with a pair index, so this one is disjoint from every stream of outputs
 #: (the block path keys a chunk c of certification (pair, side, 1, c)): the numbers drawn are
@@ -79,6 +63,8 @@ class Certified:
     p_claim              p-value of H0 "(eps, delta)-DP holds" on this event
     p_strata             floating point: p-value of "the event is no more frequent under the
                          favoured input within each binade" (None: not tested)
+    eps_cap              the largest bound these samples could certify (None: the certifier's bound
+                         with every output of the favoured input in the event and none of the other's)
     """
 
     layer: str
@@ -94,6 +80,7 @@ class Certified:
     eps_lower_bound: float
     p_claim: float
     p_strata: float | None
+    eps_cap: float | None = None
 
     @property
     def event(self) -> Event:
@@ -131,6 +118,9 @@ class Certification:
     n           certification outputs per input the statements rest on (the mean of the
                 Poisson numbers drawn, at delta = 0)
     sequential  the rounds of a sequential certification (None: n outputs at once)
+    eps_ceiling, delta_floor, n_select
+                what the rounds of a sequential certification resolve, and the selection outputs
+                per input of its last choice (None: the plan's)
     """
 
     layers: dict
@@ -138,12 +128,15 @@ class Certification:
     seconds: float
     n: int
     sequential: SequentialRun | None = None
+    eps_ceiling: float | None = None
+    delta_floor: float | None = None
+    n_select: int | None = None
 
 
 def certify(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], bar=None) -> Certification:
     """Count and judge every layer's event on n fresh outputs per input (see the module docstring)."""
     t0 = time.perf_counter()
-    hists, sizes = count_events(plan, source, refined, plan.n, (1,), bar)
+    hists, sizes = count_events(plan, source, refined, plan.n, (CERTIFY,), bar)
     layers = judge(plan, refined, hists, sizes, plan.n)
     return Certification(layers, _curve(plan, refined, hists, sizes, plan.alpha), time.perf_counter() - t0, plan.n)
 
@@ -156,70 +149,15 @@ def _curve(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dic
                             sizes[pair, 0], alpha, plan.delta_grid, n_prime=sizes[pair, 1])
 
 
-def spent_alpha(k: int) -> float:
-    """The share of alpha spent at round k (1, 2, ...): 6 / (pi^2 k^2), summing to 1 over all rounds."""
-    return 6.0 / (math.pi ** 2 * k * k)
-
-
-def certify_sequential(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], started: float,
-                       bar=None) -> Certification:
-    """Count every layer's event on rounds of fresh outputs until a layer is violated or the budget is spent.
-
-    Round k draws FIRST_ROUND * 2^(k-1) outputs per input (the last round cut to what the
-    budget leaves) and judges the cumulative counts at alpha * spent_alpha(k) (the module
-    docstring says why that is valid at the stopping round).  ``started``: the audit's start
-    (``time.perf_counter()``), from which a budget in seconds runs; a round is begun only if
-    twice the previous one's time still fits (the first round always runs).
-    """
-    t0 = time.perf_counter()
-    budget = plan.budget
-    n_pairs = len({r.pair for r in refined.values()})
-    hists: dict = {}
-    sizes: dict = {}
-    n = k = 0
-    layers: dict = {}
-    exhausted = False
-    last = 0.0
-    while True:
-        size = FIRST_ROUND << k
-        if budget.samples is not None:
-            size = min(size, (budget.samples - source.drawn) // (2 * n_pairs))
-        elif k > 0 and time.perf_counter() - started + 2.0 * last > budget.seconds:
-            size = 0
-        if size < 1 or (k > 0 and budget.samples is not None and size < FIRST_ROUND):
-            exhausted = True
-            break
-        k += 1
-        if bar is not None:
-            bar.total += 2 * size * n_pairs
-            bar.refresh()
-        t_round = time.perf_counter()
-        round_hists, round_sizes = count_events(plan, source, refined, size, (SEQUENTIAL_STREAM, k), bar)
-        for key, h in round_hists.items():
-            hists[key] = hists[key] + h if key in hists else h
-        for key, m in round_sizes.items():
-            sizes[key] = sizes.get(key, 0) + m
-        last = time.perf_counter() - t_round
-        n += size
-        layers = judge(plan, refined, hists, sizes, n, spent_alpha(k))
-        if any(c.violated for c in layers.values()):
-            break
-    curve = _curve(plan, refined, hists, sizes, plan.alpha * spent_alpha(k))
-    run = SequentialRun(budget=str(budget), rounds=k, n_certify=n, samples=source.drawn,
-                        budget_exhausted=exhausted, stopped_early=not exhausted)
-    return Certification(layers, curve, time.perf_counter() - t0, n, run)
-
-
 def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], n: int, stream: tuple,
-                 bar=None) -> tuple[dict, dict]:
+                 bar=None, poisson: bool | None = None) -> tuple[dict, dict]:
     """((layer, side) -> histogram of the layer's statistic on fresh outputs of that input
     ((layer, side, "hedge") -> its hedge's, when that has a statistic of its own),
     (pair, side) -> how many outputs were drawn).
 
     Every layer's statistic on a pair is counted on the same outputs (one draw per input):
-    n of them, or Poisson(n) when the plan's certifier needs Poisson counts (:func:`draw_size`).
-    ``stream`` ends the sample streams' keys (pair, side, *stream): a sequential certification
-    counts round r on the stream (1, r), say, and adds the histograms up.
+    n of them, or Poisson(n) when the plan's certifier needs Poisson counts (:func:`draw_size`;
+    ``poisson`` overrides).  ``stream`` ends the sample streams' keys (pair, side, *stream).
     """
     by_pair: dict[int, list] = {}
     for layer, r in refined.items():
@@ -232,7 +170,7 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
         keys += [(layer, ("hedge",)) for layer in members if _own_binning(refined[layer])]
         binnings = [_binning(refined[layer].hedge if tag else refined[layer].event) for layer, tag in keys]
         for side, x in enumerate(plan.pairs[p]):
-            size = sizes[p, side] = draw_size(plan, n, (p, side, *stream))
+            size = sizes[p, side] = draw_size(plan, n, (p, side, *stream), poisson)
             if bar is not None and size != n:
                 bar.total += size - n
             for (layer, tag), h in zip(keys, source.histograms(x, size, binnings, (p, side, *stream), bar)):
@@ -249,10 +187,11 @@ def _own_binning(r: Refined) -> bool:
     return r.hedge is not None and not r.event.shares_bins(r.hedge)
 
 
-def draw_size(plan: AuditPlan, n: int, key: tuple) -> int:
+def draw_size(plan: AuditPlan, n: int, key: tuple, poisson: bool | None = None) -> int:
     """The number of outputs to draw on the stream ``key``: n, or a Poisson(n) draw of its own seed
-    when the plan's certifier needs Poisson counts (the same seed gives the same number)."""
-    if not plan.certifier.poisson:
+    when the plan's certifier needs Poisson counts (or ``poisson`` says so; the same seed gives the
+    same number)."""
+    if not (plan.certifier.poisson if poisson is None else poisson):
         return n
     return int(np.random.default_rng(stream_seed(plan.seed, SIZE_STREAM, *key)).poisson(n))
 

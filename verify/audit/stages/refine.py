@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 
 from ..events import Event, best_single_bin, hedge_gain, search, search_counts, validate_counts, validation_margin
-from ..source import SampleSource
+from ..source import REFINE, SELECT, SampleSource
 from .select import Choice, most_promising
 from .validate import SHORTLIST, AuditPlan
 
@@ -75,7 +75,7 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
         binnings = [(ev.statistic, ev.edges) for _, _, ev in items]
         for part, m in enumerate(sizes):
             for side, x in enumerate(plan.pairs[q]):
-                for (layer, role, _), h in zip(items, source.histograms(x, m, binnings, (q, side, 3 + part), bar)):
+                for (layer, role, _), h in zip(items, source.histograms(x, m, binnings, (q, side, REFINE + part), bar)):
                     counts[layer, role, side, part] = h
     return {layer: _refined(plan, c, {k[1:]: v for k, v in counts.items() if k[0] == layer}, sizes)
             for layer, c in choices.items()}
@@ -163,7 +163,7 @@ def _unrefined(plan: AuditPlan, source: SampleSource, choice: Choice) -> Refined
     outputs of its pair (drawn again from the same streams)."""
     event, p = choice.chosen.event, choice.chosen.pair
     fit = plan.n_select // 2
-    s_a = event.statistic.evaluate(source.rows(plan.pairs[p][0], plan.n_select, p, 0, 0)[fit:])
-    s_b = event.statistic.evaluate(source.rows(plan.pairs[p][1], plan.n_select, p, 1, 0)[fit:])
+    s_a = event.statistic.evaluate(source.rows(plan.pairs[p][0], plan.n_select, p, 0, SELECT)[fit:])
+    s_b = event.statistic.evaluate(source.rows(plan.pairs[p][1], plan.n_select, p, 1, SELECT)[fit:])
     curve = search(event.statistic, s_a, s_b, plan.n, plan.alpha, plan.delta_grid, edges=event.edges)
     return Refined(event, p, curve, choice.selection_proxy, None)

@@ -21,7 +21,7 @@ from .. import features as feat
 from ..events import Event, rare_event, search, validate
 from ..inputs import as_input
 from ..layers import LAYERS
-from ..source import SampleSource
+from ..source import QUICK_SELECT, SELECT, SampleSource
 from .validate import SHORTLIST, AuditPlan
 
 #: a validated proxy is trusted if its standard error is at most this fraction of the best proxy
@@ -61,13 +61,17 @@ def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
     if plan.keep_pairs is not None and len(plan.pairs) > plan.keep_pairs:
         # a quick pass over every pair (a quarter of the selection outputs, own streams),
         # then the full selection on the most promising pairs only
-        quick, _ = candidates(plan, source, kept, max(20, plan.n_select // 4), stream=2)
+        quick, _ = candidates(plan, source, kept, max(20, plan.n_select // 4), stream=QUICK_SELECT)
         best_per_pair: dict = {}
         for c in quick:
             best_per_pair[c.pair] = max(best_per_pair.get(c.pair, -math.inf), c.proxy)
         kept = sorted(best_per_pair, key=best_per_pair.get, reverse=True)[:plan.keep_pairs]
-    found, rare = candidates(plan, source, kept, plan.n_select, stream=0)
+    found, rare = candidates(plan, source, kept, plan.n_select, stream=SELECT)
     if not found:
+        if source.labels_only():
+            raise NoPower(f"no power, because the outputs are labels that almost never repeat "
+                          f"({source.distinct_text}): no output recurs often enough to be counted (return "
+                          f"numbers for measured values; a mapping of numbers is read as a vector)")
         names = ", ".join(f.name for f, _ in plan.features)
         raise InputError(f"no statistic of the features asked for ({names}) applies to the outputs of "
                          f"{source.name}")
@@ -87,6 +91,11 @@ def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
     return out
 
 
+class NoPower(Exception):
+    """No statistic can be counted on these outputs (labels that never repeat): the audit has no
+    power, and says so instead of a verdict (its message is the reason)."""
+
+
 def candidates(plan: AuditPlan, source: SampleSource, which, n_select: int, stream: int):
     """(validated, rare): per statistic of every pair in ``which``, the best validated event,
     and the most promising event never seen under one input (events.rare_event) with its
@@ -99,6 +108,8 @@ def candidates(plan: AuditPlan, source: SampleSource, which, n_select: int, stre
         rows_b = source.rows(b, n_select, p, 1, stream)
         data = feat.FitData(rows_a[:fit], rows_b[:fit], x=as_input(a), x_prime=as_input(b),
                             log_density=plan.log_density)
+        if source.labels_only():                    # for the no-power message
+            source.note_distinct(rows_a)
         for stat in feat.candidate_statistics(plan.features, data):
             s_a, s_b = stat.evaluate(rows_a[fit:]), stat.evaluate(rows_b[fit:])
             k = screen - fit

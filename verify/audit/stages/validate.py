@@ -27,8 +27,8 @@ from ..inputs import Domain, neighbour_pair, pattern_pairs
 SELECT_MIN, SELECT_MAX = 200_000, 1_000_000
 #: events per family shortlisted on the screening part of the selection samples
 SHORTLIST = 4
-#: outputs per input of the first round of a sequential certification (round k draws 2^(k-1) times this)
-FIRST_ROUND = 1000
+#: certification outputs per input of an audit of n outputs at once, unless given
+DEFAULT_N = 1_000_000
 #: the allowed forms of a budget, for error messages
 BUDGET_FORM = "SECONDS with an 's' suffix (e.g. '30s') or a number of samples (e.g. 2e6 or '2e6')"
 
@@ -76,8 +76,9 @@ class AuditPlan:
 
     eps, delta        the claim
     alpha             1 - confidence of everything the audit certifies (both layers together)
-    n                 certification outputs per input
-    n_select          selection outputs per input and pair (fit 1/2, screen 1/8, validate 3/8)
+    n                 certification outputs per input (a sequential audit: 0, its rounds size themselves)
+    n_select          selection outputs per input and pair (fit 1/2, screen 1/8, validate 3/8; 0 in a
+                      sequential audit, whose rounds choose on the rounds before them)
     n_refine          refinement outputs per input of the chosen pairs (0: no refinement)
     seed              seed of every sample stream
     pairs             the input pairs (x, x') tried
@@ -93,7 +94,8 @@ class AuditPlan:
     certifier         how a pre-chosen event's counts become a bound and a p-value
                       (:func:`..statistics.certifier_for` delta: the conditional test on
                       Poisson counts at delta = 0, Clopper-Pearson otherwise)
-    budget            sequential certification within this :class:`Budget` (None: n outputs at once)
+    budget            a sequential audit within this :class:`Budget` (:mod:`.sequential`; None: n
+                      outputs at once)
     """
 
     eps: float
@@ -125,7 +127,7 @@ class AuditPlan:
         return {layer: self.alpha * share for layer, share in layers.shares(tested).items()}
 
 
-def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1_000_000, seed=0,
+def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=None, seed=0,
              n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
              keep_pairs=None, n_refine=None, progress=False, budget=None) -> AuditPlan:
     """Check the arguments of :func:`verify.audit.audit` (its docstring says what they are) and plan it."""
@@ -144,7 +146,14 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
     eps = check_real("eps", eps, low=0.0)
     delta = check_delta(delta)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    n = check_int("n", n, low=1)
+    if budget is not None:
+        given = [name for name, value in (("n", n), ("n_select", n_select), ("n_refine", n_refine))
+                 if value is not None]
+        if given:
+            raise InputError(f"{', '.join(given)} size{'s' if len(given) == 1 else ''} an audit of n outputs at "
+                             f"once; with a budget the rounds size themselves: give {' and '.join(given)} or budget, "
+                             f"not both")
+    n = DEFAULT_N if n is None else check_int("n", n, low=1)
     seed = check_int("seed", seed, low=0)
     if keep_pairs is not None:
         keep_pairs = check_int("keep_pairs", keep_pairs, low=1)
@@ -152,7 +161,11 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
     if not requested:
         raise InputError("features: no statistic asked for (give e.g. 'auto', 'law' or 'value')")
     law_alpha = alpha * layers.shares({f.layer for f, _ in requested}).get(layers.LAW, 1.0)
-    ceiling, cert_floor = check_resolution(n, law_alpha, eps, delta)
+    if budget is not None:                  # any budget is valid: a small one certifies less
+        n = budget.samples // 4 if budget.samples is not None else DEFAULT_N
+        ceiling, cert_floor = st.eps_ceiling(max(n, 1), law_alpha), 1.0
+    else:
+        ceiling, cert_floor = check_resolution(n, law_alpha, eps, delta)
     if n_select is None:
         n_select = max(20, min(n, SELECT_MAX, max(n // 8, SELECT_MIN)))
     n_select = check_int("n_select", n_select, low=20)
@@ -163,8 +176,6 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
         for pair in pairs:
             for value in pair:
                 check_input(value)
-    if budget is not None and budget.samples is not None:
-        check_budget(budget.samples, len(pairs), n_select, n_refine, keep_pairs)
     if delta_grid is None:
         delta_grid = st.log_delta_grid(n)
     delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
@@ -175,21 +186,6 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=1
                      log_density=log_density, eps_ceiling=float(ceiling), certification_floor=float(cert_floor),
                      delta_floor=float(resolution_floor(n, n_select, n_refine, law_alpha, eps, delta)),
                      progress=bool(progress), certifier=st.certifier_for(delta), budget=budget)
-
-
-def check_budget(samples: int, n_pairs: int, n_select: int, n_refine: int, keep_pairs: int | None) -> None:
-    """InputError unless a budget of ``samples`` outputs covers selection, refinement and a first round.
-
-    Counted at their most: every pair's selection (a quick pass more with ``keep_pairs``), the
-    refinement of up to four pairs (each layer's chosen pair and rare nominee), and the first
-    certification round of up to two pairs (one per layer).
-    """
-    select_draws = 2 * n_pairs * (n_select + (max(20, n_select // 4) if keep_pairs is not None else 0))
-    need = select_draws + 2 * min(4, n_pairs) * n_refine + 2 * min(2, n_pairs) * FIRST_ROUND
-    if samples < need:
-        raise InputError(f"budget={samples:.3g} samples cannot cover selection, refinement and a first "
-                         f"certification round of {FIRST_ROUND} outputs per input: give budget >= {need:.3g} "
-                         f"(or a smaller n, which sizes selection and refinement)")
 
 
 def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[float, float]:

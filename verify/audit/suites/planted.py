@@ -32,6 +32,15 @@ def gaussian_sigma(eps: float, delta: float) -> float:
     return math.sqrt(2.0 * math.log(1.25 / delta)) / eps
 
 
+def gaussian_eps(mu: float, delta: float) -> float:
+    """The exact eps at ``delta`` of a Gaussian mechanism whose inputs are mu standard deviations apart
+    (``gauss_delta``: Balle & Wang, ICML'18, Thm 8)."""
+    from scipy.optimize import brentq
+
+    from dpbench.mechanisms.perturbations.gaussian import gauss_delta
+    return float(brentq(lambda e: gauss_delta(e, mu) - delta, 0.0, 100.0)) if gauss_delta(0.0, mu) > delta else 0.0
+
+
 def _named(mechanism, name: str):
     mechanism.__name__ = mechanism.__qualname__ = mechanism.name = name
     return mechanism
@@ -217,7 +226,13 @@ def noisy_mean(eps: float, add_remove_safe: bool = False):
 
 @dataclass
 class PlantedBug:
-    """A mechanism with one bug of a known class, the same mechanism fixed, and the claim."""
+    """A mechanism with one bug of a known class, the same mechanism fixed, and the claim.
+
+    true_eps  the exact eps of the buggy mechanism on (x, x') at the claimed delta (inf: not DP at
+              that delta; a floating-point bug is not DP as implemented)
+    mass      when the violation lives on a rare event (an atom, a rare output): its mass under
+              the favoured input (the other input never produces it); None otherwise
+    """
     name: str
     bug_class: str
     mechanism: object
@@ -227,6 +242,8 @@ class PlantedBug:
     eps: float
     delta: float
     why: str
+    true_eps: float = math.inf
+    mass: float | None = None
 
     @property
     def layer(self) -> str:
@@ -261,45 +278,48 @@ def planted_bugs() -> list[PlantedBug]:
         PlantedBug("laplace_releases_input", "atom",
                    with_leak(generator_laplace(1.0, True), 1e-3, lambda x: x, "laplace_releases_input"),
                    generator_laplace(1.0, True), 0.0, 1.0, 1.0, 0.0,
-                   "releases its input itself with probability 1e-3"),
+                   "releases its input itself with probability 1e-3", mass=1e-3),
         PlantedBug("gaussian_leak_1e-4", "atom",
                    with_leak(generator_gaussian(1.0, 1e-5, True), 1e-4, lambda x: x, "gaussian_leak_1e-4"),
                    generator_gaussian(1.0, 1e-5, True), 0.0, 1.0, 1.0, 1e-5,
-                   "Gaussian mechanism releasing its input with probability 1e-4 > delta"),
+                   "Gaussian mechanism releasing its input with probability 1e-4 > delta", mass=1e-4),
         PlantedBug("laplace_debug_value", "atom",
                    with_leak(inverse_cdf_laplace(0.5, True), 2e-4, lambda x: 1000.0 * x + 7.0, "laplace_debug_value"),
                    inverse_cdf_laplace(0.5, True), 2.0, 3.0, 0.5, 0.0,
-                   "a debug value 1000 x + 7 with probability 2e-4"),
+                   "a debug value 1000 x + 7 with probability 2e-4", mass=2e-4),
         PlantedBug("vector_laplace_releases_input", "atom",
                    with_leak(generator_laplace(1.0, True), 3e-4, lambda x: x, "vector_laplace_releases_input"),
                    generator_laplace(1.0, True), np.zeros(3), np.array([1.0, 0, 0]), 1.0, 0.0,
-                   "3-d Laplace releasing its input with probability 3e-4"),
+                   "3-d Laplace releasing its input with probability 3e-4", mass=3e-4),
         PlantedBug("thresholded_count_T10", "rare output", thresholded_count(1.0, 10), thresholded_count(1.0, 13),
                    0.0, 1.0, 1.0, 1e-5,
-                   f"threshold 10 releases mass {release_mass(1.0, 10):.2g} > delta (bottom = -1)"),
+                   f"threshold 10 releases mass {release_mass(1.0, 10):.2g} > delta (bottom = -1)",
+                   mass=release_mass(1.0, 10)),
         PlantedBug("thresholded_count_T9_bottom0", "rare output", thresholded_count(1.0, 9, bottom=0.0),
                    thresholded_count(1.0, 13, bottom=0.0), 0.0, 1.0, 1.0, 1e-5,
-                   f"threshold 9 releases mass {release_mass(1.0, 9):.2g} (bottom = 0)"),
+                   f"threshold 9 releases mass {release_mass(1.0, 9):.2g} (bottom = 0)", mass=release_mass(1.0, 9)),
         PlantedBug("thresholded_histogram_3d", "rare output", thresholded_count(0.5, 17, dim=3),
                    thresholded_count(0.5, 25, dim=3), np.array([0.0, 100, 100]), np.array([1.0, 100, 100]),
-                   0.5, 1e-5, f"3-key histogram, threshold 17 releases mass {release_mass(0.5, 17):.2g}"),
+                   0.5, 1e-5, f"3-key histogram, threshold 17 releases mass {release_mass(0.5, 17):.2g}",
+                   mass=release_mass(0.5, 17)),
         PlantedBug("randomized_response_error_code", "rare output", randomized_response(1.0, 4, leak=2e-4),
                    randomized_response(1.0, 4), 0.0, 1.0, 1.0, 1e-5,
-                   "randomised response emitting an error code with probability 2e-4 for x = 1"),
+                   "randomised response emitting an error code with probability 2e-4 for x = 1", mass=2e-4),
         PlantedBug("noisy_mean_add_remove", "add/remove", noisy_mean(1.0), noisy_mean(1.0, True), [0.0],
                    [0.0, 1.0], 1.0, 0.0, "mean with noise 1/(eps len(x)): replace-one calibration, datasets of "
                    "different sizes"),
         PlantedBug("gaussian_l2_sensitivity", "vector", generator_gaussian(1.0, 1e-5, True, dim=8),
                    generator_gaussian(1.0, 1e-5, True, dim=8, sensitivity=math.sqrt(8.0)), np.zeros(8), np.ones(8),
-                   1.0, 1e-5, "8-d Gaussian with sigma for l2-sensitivity 1; the inputs differ by sqrt(8)"),
+                   1.0, 1e-5, "8-d Gaussian with sigma for l2-sensitivity 1; the inputs differ by sqrt(8)",
+                   true_eps=gaussian_eps(math.sqrt(8.0) / gaussian_sigma(1.0, 1e-5), 1e-5)),
         PlantedBug("laplace_l1_sensitivity", "vector", generator_laplace(1.0, True),
                    generator_laplace(0.2, True), np.zeros(5), np.ones(5), 1.0, 0.0,
-                   "5-d Laplace with scale 1/eps per coordinate; the inputs differ by 5 in l1"),
+                   "5-d Laplace with scale 1/eps per coordinate; the inputs differ by 5 in l1", true_eps=5.0),
         PlantedBug("laplace_half_scale", "scale", generator_laplace(2.0, True), generator_laplace(1.0, True),
-                   0.0, 1.0, 1.0, 0.0, "Laplace scale 1/(2 eps)"),
+                   0.0, 1.0, 1.0, 0.0, "Laplace scale 1/(2 eps)", true_eps=2.0),
         PlantedBug("gaussian_sigma_eps_squared", "scale", generator_gaussian(2.0, 1e-5, True),
                    generator_gaussian(1.0, 1e-5, True), 0.0, 1.0, 1.0, 1e-5,
-                   "Gaussian sigma computed for eps = 2"),
+                   "Gaussian sigma computed for eps = 2", true_eps=gaussian_eps(1.0 / gaussian_sigma(2.0, 1e-5), 1e-5)),
     ]
     return cases
 

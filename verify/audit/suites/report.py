@@ -71,7 +71,10 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
              "FloatingPointLaplace is the textbook float sampler, which is not DP at all. Published "
              "columns: eps lower bounds from DP-Sniper's reference logs (DD-Search with logistic "
              "regression / MLP, two StatDP runs); `best` is the largest of them. `true eps` is the "
-             "exact eps of the mechanism on these inputs where known (inf: not DP). `wall s` was "
+             "exact eps of the mechanism on these inputs where known (inf: not DP). A row below the best "
+             "published figure is marked short, with its reach chance where the row's exact law is known: the "
+             "chance that the best event of the family, at that law, certifies the figure at the suite's n "
+             "(a row short by sampling error stays in the table as it is). `wall s` was "
              "measured on a 2-core machine shared with other jobs; `cpu s` is the CPU time of all "
              "threads (compilation included when the cache was cold), the steadier figure.", "",
              "| mechanism | ours eps_LB | layer | best published | DD-Search LR | DD-Search MLP | StatDP 1 "
@@ -88,7 +91,7 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
             short.append((case, res, best))
         true = "" if case.true_eps is None else ("inf" if math.isinf(case.true_eps) else f"{case.true_eps:.5f}")
         w = res.witness
-        lines.append(f"| {case.name} | **{res.eps_lower_bound:.5f}**{'' if ok else ' (short)'} | "
+        lines.append(f"| {case.name} | **{res.eps_lower_bound:.5f}**{'' if ok else short_cell(case, res, best)} | "
                      f"{res.headline_layer.title} | {best:.5f} | " + " | ".join(cells)
                      + f" | {true} | {res.n_samples:.2e} | {secs:.1f} | {cpu:.1f} | "
                      f"x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: {_short(w['event'])}{_hedge_text(w)} |")
@@ -217,9 +220,9 @@ def planted_section(planted, wall: float, cpu: float, sequential=None, seed: int
                      f"{layer_cell(bad.floating_point, case.eps)} | {layer_cell(good.law, case.eps)} | "
                      f"{layer_cell(good.floating_point, case.eps)} | {bad.delta_floor:.2g} | "
                      f"{_short(bad.witness['event'])} |")
-    caught = sum(bad.violated for _, bad, _ in planted)
-    in_layer = sum(getattr(bad, case.layer).violated for case, bad, _ in planted)
-    passed = sum(not good.violated for _, _, good in planted)
+    caught = sum(bad.violated is True for _, bad, _ in planted)
+    in_layer = sum(getattr(bad, case.layer).violated is True for case, bad, _ in planted)
+    passed = sum(good.violated is False for _, _, good in planted)
     lines += ["", f"Caught {caught} of {len(planted)} bugs, {in_layer} of them by the layer the bug belongs to; "
                   f"{passed} of {len(planted)} fixed versions pass both layers (each fixed version is a correct "
                   f"mechanism: at alpha = 0.01 a sound audit flags it with probability at most 0.01). Planted "
@@ -228,31 +231,65 @@ def planted_section(planted, wall: float, cpu: float, sequential=None, seed: int
 
 
 def sequential_section(planted, sequential) -> list[str]:
-    """Markdown lines of the sequential table: the samples each planted bug needed to be caught."""
+    """Markdown lines of the sequential table: the samples in all each planted bug needed to be caught."""
+    from statistics import median
+
+    from ..evalues import rare_event_floor
+    from ..stages.sequential import FIRST_ROUND, GROWTH, STEPS
     lines = ["## Planted bugs caught sequentially: the samples each one needed", "",
              "The same audits with a budget (`verify.audit(..., budget=B)`, `dpbench audit --budget B`), B = "
-             "the samples the fixed-n audit above drew: selection and refinement as above, then certification "
-             "in rounds of 1000, 2000, 4000, ... outputs per input, round k judged at alpha 6 / (pi^2 k^2) "
-             "(alpha-spending union bound: anytime-valid at alpha = 0.01), stopping at the first certified "
-             "violation. `certification outputs`: per input, all rounds; `samples`: drawn by the whole audit "
-             "(selection included); `of fixed-n`: the samples as a fraction of the fixed-n audit's.", "",
-             "| case | caught by | rounds | certification outputs per input | samples | of fixed-n | "
-             "law eps >= | floating point eps >= |",
-             "|---|---|---|---|---|---|---|---|"]
+             "the samples the fixed-n audit above drew. Round 1 draws a Poisson number of outputs of each input "
+             f"(mean {FIRST_ROUND}), each later round {GROWTH:g} times as many; before a round, each layer's event is "
+             "chosen on the rounds before it (selection on all but the last, refinement on the last), and the round "
+             f"is bet on in {STEPS} steps: the layer's wealth is multiplied by each step's e-value of its event, and "
+             "the audit stops as soon as a layer's wealth reaches 1 / (its share of alpha) (a test supermartingale: "
+             "anytime-valid at alpha = 0.01 by Ville's inequality, `verify.audit.evalues`). `samples in all`: every "
+             "output the audit drew (both inputs, every round and stage, the sampling-contract check); `of fixed-n`: "
+             "as a fraction of the fixed-n audit's; `true eps`: the buggy mechanism's exact eps at the claimed delta; "
+             "`floor`: for a bug whose violation lives on a rare event of mass m (an atom, a rare output) never "
+             "produced by the other input, the outputs in all that a bet on that very event, known in advance, needs "
+             "to reach the level in expectation, 2 ln(1/alpha_law) / (m ln(1 + e^-eps) - delta e^-eps): no audit of "
+             "this kind catches it with fewer.", "",
+             "| case | true eps | caught by | rounds | samples in all | of fixed-n | floor | law | floating point |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    floors = {}
     for (case, bad, _), seq in zip(planted, sequential):
         run = seq.sequential
         caught = caught_by(seq) if seq.violated else f"not caught ({run.budget} spent)"
-        lines.append(f"| {case.name} | {caught} | {run.rounds} | {run.n_certify:,} | {run.samples:,} | "
-                     f"{run.samples / bad.n_samples:.2f} | {layer_cell(seq.law, case.eps)} | "
+        level = seq.law.alpha if seq.law.tested else 0.01
+        floors[case.name] = (2 * rare_event_floor(case.mass, case.eps, case.delta, level)
+                             if case.mass is not None else None)
+        floor = "" if floors[case.name] is None else f"{floors[case.name]:,.0f}"
+        true = "inf" if math.isinf(case.true_eps) else f"{case.true_eps:.3f}"
+        lines.append(f"| {case.name} | {true} | {caught} | {run.rounds} | {run.samples:,} | "
+                     f"{run.samples / bad.n_samples:.3f} | {floor} | {layer_cell(seq.law, case.eps)} | "
                      f"{layer_cell(seq.floating_point, case.eps)} |")
-    caught = [(seq, bad) for (_, bad, _), seq in zip(planted, sequential) if seq.violated]
-    if caught:
-        outputs = sorted(seq.sequential.n_certify for seq, _ in caught)
-        share = sum(seq.sequential.samples for seq, _ in caught) / sum(bad.n_samples for _, bad in caught)
-        lines += ["", f"Caught {len(caught)} of {len(sequential)} bugs sequentially; certification outputs per "
-                      f"input: median {outputs[len(outputs) // 2]:,}, at most {outputs[-1]:,} (fixed-n: "
-                      f"{caught[0][1].n:,}); samples in all: {share:.2f} of the fixed-n audits'.", ""]
-    return lines
+    rows = list(zip(planted, sequential))
+    caught = [seq for _, seq in rows if seq.violated]
+
+    def summary(what, chosen):
+        samples = [seq.sequential.samples for _, seq in chosen]
+        missed = sum(not seq.violated for _, seq in chosen)
+        return (f"- {what} ({len(chosen)}): samples in all median {median(samples):,.0f}, at most {max(samples):,}"
+                + (f"; {missed} not caught within the budget" if missed else "") + ".")
+    gross = [(c, seq) for (c, _, _), seq in rows if c.layer == "law" and c.true_eps >= 2 * c.eps and c.mass is None]
+    rare = [(c, seq) for (c, _, _), seq in rows if c.layer == "law" and c.true_eps >= 2 * c.eps and c.mass is not None]
+    fp = [(c, seq) for (c, _, _), seq in rows if c.layer != "law"]
+    fixed = sum(bad.n_samples for (_, bad, _), seq in rows if seq.violated)
+    lines += ["", f"Caught {len(caught)} of {len(sequential)} bugs sequentially; samples in all: "
+                  f"{sum(seq.sequential.samples for seq in caught) / max(1, fixed):.3f} of the fixed-n audits'.", ""]
+    if gross:
+        lines.append(summary("Law bugs of true eps at least twice the claim whose violation is not confined to a rare "
+                             "event", gross))
+    if rare:
+        ratio = [seq.sequential.samples / floors[c.name] for c, seq in rare if seq.violated]
+        lines.append(summary("Law bugs of true eps at least twice the claim whose violation lives on a rare event",
+                             rare) + (f" Their floors: median {median([floors[c.name] for c, _ in rare]):,.0f}, "
+                                      f"at least {min(floors[c.name] for c, _ in rare):,.0f}; the audit drew "
+                                      f"{min(ratio):.1f} to {max(ratio):.1f} times its bug's floor." if ratio else ""))
+    if fp:
+        lines.append(summary("Floating-point bugs", fp))
+    return lines + [""]
 
 
 def audit_planted(n: int = 2_000_000, alpha: float = 0.01, seed: int = 0):
@@ -263,10 +300,10 @@ def audit_planted(n: int = 2_000_000, alpha: float = 0.01, seed: int = 0):
             for c in planted_bugs()]
 
 
-def audit_planted_sequential(planted, alpha: float = 0.01, seed: int = 0, n: int = 2_000_000):
+def audit_planted_sequential(planted, alpha: float = 0.01, seed: int = 0):
     """Every planted bug of ``planted`` (rows of :func:`audit_planted`) audited sequentially within the
     samples its fixed-n audit drew: one result per row."""
-    return [audit(c.mechanism, c.x, c.x_prime, eps=c.eps, delta=c.delta, n=n, alpha=alpha, seed=seed,
+    return [audit(c.mechanism, c.x, c.x_prime, eps=c.eps, delta=c.delta, alpha=alpha, seed=seed,
                   budget=bad.n_samples) for c, bad, _ in planted]
 
 
@@ -289,14 +326,30 @@ def _shortfall_reason(case, res, best) -> str:
     return _observed_shortfall(case, res, best) + _ideal_chance(case, res, best)
 
 
+def reach(case, res, best):
+    """(chance, ideal floor) that a perfect selection (the best event of the family, at its exact law
+    on the witness pair) certifies the published figure ``best`` at the row's n; None without a law."""
+    layer = res.headline_layer
+    law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
+    return None if law is None else fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
+
+
+def short_cell(case, res, best) -> str:
+    """The note of a row below the published figure: short, and the chance a perfect selection reaches
+    the figure at the row's n (a row short by sampling error keeps its chance beside it)."""
+    found = reach(case, res, best)
+    if found is None or not math.isfinite(found[1].n):
+        return " (short)"
+    return f" (short; reach chance {100 * found[0]:.0f}%)"
+
+
 def _ideal_chance(case, res, best) -> str:
     """What the row's n allows at best: the chance that a perfect selection (the best event of the
     family, at its exact law on the witness pair) certifies the published figure at this n."""
-    layer = res.headline_layer
-    law = fl.row_law(case, layer.witness["x"], layer.witness["x_prime"]) if layer.layer == LAW else None
-    if law is None:
+    found = reach(case, res, best)
+    if found is None:
         return ""
-    chance, ideal = fl.reach_chance(law, best, res.n, layer.alpha, res.delta)
+    chance, ideal = found
     if not math.isfinite(ideal.n):
         exact = f" (the mechanism's exact eps, {case.true_eps:.5f}, is on another pair)" if case.true_eps else ""
         return (f" At its exact law, no event on the witness pair reaches {best:.5f} at any n: the selection's "

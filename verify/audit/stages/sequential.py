@@ -1,0 +1,431 @@
+"""The audit with a budget: every stage in rounds, anytime-valid (:func:`run`).
+
+Round 1 draws a Poisson(FIRST_ROUND) number of outputs of each input of every pair; round k
+draws GROWTH times more.  Before round k >= 2 is drawn, each layer's event is chosen on the
+outputs of the rounds before it, by the stages of the fixed-n audit: selection
+(:mod:`.select`) on rounds 1..k-2 and refinement (:mod:`.refine`) on round k-1 (round 2:
+selection on round 1, no refinement).  Round k's fresh outputs are then the layer's bet
+(:mod:`..evalues`): its wealth is multiplied by the round's e-value of that event (of its two
+events, half on each, when refinement could not tell them apart).  The audit stops as soon as
+a layer's wealth at the claim reaches 1 / (its share of alpha) -- that layer is violated --
+or when the budget is spent.  Whatever the data did to the choices and to the stopping time,
+every statement holds at confidence 1 - alpha together (the wealth is a test
+supermartingale: Ville's inequality; the layers split alpha as in :mod:`..layers`, the floating
+point's share only if the first round's outputs are not all integers or labels).
+
+So nothing is drawn for selection alone but the first round: each round's outputs are evidence
+first and the ground on which the next events are chosen afterwards, and a gross violation stops
+the audit after a few rounds of a few hundred outputs (Gonzalez, Dulce-Rubio, Ramdas & Ribero,
+"Sequentially auditing differential privacy", NeurIPS 2025, bet on one witness function learned
+online; here the audit's own events are the witnesses).  Any positive budget is valid: a small one
+gives a weaker bound, and one too small to bet at all leaves the layers "not tested: no power".
+
+The rounds' outputs are kept (later rounds choose on them) up to STORE_MAX numbers.  Past that
+the last choice is final, and later rounds draw only its pairs and count its events without
+keeping them (by compiled code when the mechanism has it).  The floating-point layer's
+stratified test (:func:`.certify._strata_test`) is made on each round's counts at its share of
+alpha times 6 / (pi^2 k^2) for the k-th round bet on (an alpha-spending union bound over rounds),
+and the eps(delta) curve and trade-off view on the last round's counts likewise.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from dpbench.engine import guard
+from dpbench.randomness import stream_seed
+
+from .. import evalues, layers, tradeoff
+from ..events import Event, histogram
+from ..features.grain import fractional
+from ..layers import FLOATING_POINT, LAW
+from ..result import SequentialRun
+from ..source import CHUNK, REFINE, SEQUENTIAL, SampleSource
+from .certify import SIZE_STREAM, Certification, Certified, _binning, _own_binning, _strata_test, count_events
+from .refine import Refined, refine
+from .select import NoPower, select
+from .validate import AuditPlan, resolution_floor
+
+#: outputs per input and pair of the first round (a Poisson mean), and each next round's factor
+FIRST_ROUND, GROWTH = 250, 2.0
+#: a round's outputs are drawn and bet on in this many steps (its events fixed), so that a violation
+#: stops the audit within a part of a round
+STEPS = 4
+#: a round of fewer outputs per input is not drawn (the budget is spent)
+MIN_ROUND = 20
+#: the most numbers (outputs x their width) kept for choosing events, over all pairs and inputs
+STORE_MAX = 20_000_000
+#: selection and refinement rank events by the bound they would certify on this many times the next
+#: round's outputs (the wealth grows over several rounds: the event that pays is the one that
+#: certifies by then, not at once)
+HORIZON = 4
+
+
+def spent_alpha(k: int) -> float:
+    """The share of alpha spent at the k-th round bet on (1, 2, ...): 6 / (pi^2 k^2), summing to 1."""
+    return 6.0 / (math.pi ** 2 * k * k)
+
+
+class Replay:
+    """What selection and refinement would draw from a sample source, served from the kept rounds:
+    selection's outputs of (pair, side) are ``selected`` (rounds 1..k-2), refinement's two halves
+    (streams REFINE and REFINE + 1) the first ``half`` and the next outputs of ``refined`` (round
+    k-1).  Labels, names and the no-power bookkeeping are the real source's."""
+
+    def __init__(self, source: SampleSource, selected: dict, refined: dict, half: int):
+        self.source, self.selected, self.refined, self.half = source, selected, refined, half
+        self.name, self.labels = source.name, source.labels
+
+    def fast_path(self, x) -> bool:
+        return False
+
+    def labels_only(self) -> bool:
+        return self.source.labels_only()
+
+    def note_distinct(self, rows) -> None:
+        self.source.note_distinct(rows)
+
+    def rows(self, x, n: int, pair: int, side: int, *stage) -> np.ndarray:
+        return self.selected[pair, side][:n]
+
+    def histograms(self, x, n: int, binnings: list, key: tuple, bar=None) -> list[np.ndarray]:
+        pair, side, stage = key[:3]
+        kept = self.refined[pair, side]
+        part = kept[:self.half] if stage == REFINE else kept[self.half:self.half + n]
+        return [histogram(stat.evaluate(part), edges) for stat, edges in binnings]
+
+
+@dataclass
+class Kept:
+    """The outputs of the rounds so far, per (pair, side): one array per round."""
+
+    rounds: dict
+
+    def numbers(self) -> int:
+        return sum(r.size for runs in self.rounds.values() for r in runs)
+
+    def joined(self, upto: int) -> tuple[dict, int]:
+        """((pair, side) -> the outputs of the first ``upto`` rounds, cut to their common length; that length)."""
+        out = {key: np.concatenate(runs[:upto]) for key, runs in self.rounds.items()}
+        n = min(r.shape[0] for r in out.values())
+        return {key: r[:n] for key, r in out.items()}, n
+
+    def last(self) -> tuple[dict, int]:
+        """((pair, side) -> the last round's outputs, cut to their common length; that length)."""
+        n = min(runs[-1].shape[0] for runs in self.rounds.values())
+        return {key: runs[-1][:n] for key, runs in self.rounds.items()}, n
+
+
+def poisson_size(seed: int, mean: float, key: tuple) -> int:
+    """A Poisson(mean) number of outputs for the stream ``key``, from a seed of its own."""
+    return int(np.random.default_rng(stream_seed(seed, SIZE_STREAM, *key)).poisson(mean))
+
+
+def draw_round(plan: AuditPlan, source: SampleSource, pairs, mean: float, stream: tuple, bar=None) -> dict:
+    """(pair, side) -> a Poisson(mean) number of fresh outputs of the stream (round, step), for every
+    pair of ``pairs``."""
+    out = {}
+    for p in pairs:
+        for side, x in enumerate(plan.pairs[p]):
+            size = poisson_size(plan.seed, mean, (p, side, SEQUENTIAL, *stream))
+            parts = [source.rows(x, min(CHUNK, size - first), p, side, SEQUENTIAL, *stream, c)
+                     for c, first in enumerate(range(0, size, CHUNK))]
+            out[p, side] = np.concatenate(parts) if parts else np.zeros((0, source.d or 1))
+            if bar is not None:
+                bar.update(size)
+    return out
+
+
+def round_counts(refined: dict[str, Refined], rows: dict) -> dict:
+    """(layer, side[, "hedge"]) -> histogram of the layer's event (its hedge's) on the round's outputs."""
+    hists = {}
+    for layer, r in refined.items():
+        for side in (0, 1):
+            hists[layer, side] = histogram(r.event.statistic.evaluate(rows[r.pair, side]), r.event.edges)
+            if _own_binning(r):
+                stat, edges = _binning(r.hedge)
+                hists[layer, side, "hedge"] = histogram(stat.evaluate(rows[r.pair, side]), edges)
+    return hists
+
+
+def layer_counts(r: Refined, hists: dict, layer: str) -> list[tuple[int, int]]:
+    """[(favoured, other)] counts of the layer's event, and of its hedge when it has one."""
+    out = [r.event.counts(hists[layer, 0], hists[layer, 1])]
+    if r.hedge is not None:
+        tag = ("hedge",) if _own_binning(r) else ()
+        out.append(r.hedge.counts(hists[(layer, 0, *tag)], hists[(layer, 1, *tag)]))
+    return out
+
+
+class Tally:
+    """What the outputs drawn so far say of each layer's events: counts (favoured, other) and
+    outputs (favoured input, other), from which the next round's bet is sized (:func:`evalues.bet_size`)."""
+
+    def __init__(self):
+        self.counts: dict = {}             # layer -> [[k1, k2, n1, n2] per event (the event, its hedge)]
+
+    def from_kept(self, refined: dict[str, Refined], kept: Kept) -> None:
+        """The counts of every layer's event(s) on all the kept rounds of its pair."""
+        joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
+        hists = round_counts(refined, joined)
+        for layer, r in refined.items():
+            n1, n2 = joined[r.pair, 0].shape[0], joined[r.pair, 1].shape[0]
+            self.counts[layer] = [[k1, k2, *((n1, n2) if ev.forward else (n2, n1))]
+                                  for (k1, k2), ev in zip(layer_counts(r, hists, layer), _events(r))]
+
+    def add(self, refined: dict[str, Refined], hists: dict, sizes: dict) -> None:
+        """Add a round's counts (the events fixed: the outputs of later rounds size later bets)."""
+        for layer, r in refined.items():
+            n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
+            for row, (k1, k2), ev in zip(self.counts[layer], layer_counts(r, hists, layer), _events(r)):
+                row[0] += k1
+                row[1] += k2
+                row[2] += n1 if ev.forward else n2
+                row[3] += n2 if ev.forward else n1
+
+    def frequencies(self, layer: str) -> list[tuple[float, float]]:
+        """[(p1, p2)] of the layer's event(s), each count with half an output added (no zero frequency)."""
+        return [((k1 + 0.5) / (n1 + 1.0), (k2 + 0.5) / (n2 + 1.0)) for k1, k2, n1, n2 in self.counts[layer]]
+
+
+def _events(r: Refined) -> list:
+    return [r.event] if r.hedge is None else [r.event, r.hedge]
+
+
+@dataclass
+class Budget:
+    """What is left of the budget, and the size of the next round."""
+
+    plan: AuditPlan
+    started: float
+
+    def first_size(self, draws: int, drawn: int) -> float:
+        """The first round's mean per input and pair (``draws`` input-pair streams): FIRST_ROUND, or
+        less so that a second round, GROWTH times larger, still fits a samples budget; 0: no room."""
+        mean = float(FIRST_ROUND)
+        if self.plan.budget.samples is not None:
+            left = (self.plan.budget.samples - drawn) / (draws * (1.0 + GROWTH))
+            mean = min(mean, left - 5.0 * math.sqrt(max(left, 1.0)))
+        return mean if mean >= MIN_ROUND else 0.0
+
+    def next_size(self, mean: float, draws: int, drawn: int, last_seconds: float) -> float:
+        """The next round's mean per input and pair (``draws`` input-pair streams), cut to what the
+        budget leaves; 0: spent.  A samples budget keeps five standard deviations of the Poisson
+        sizes in hand; a seconds budget starts a round only if the last one's time, times GROWTH,
+        still fits."""
+        b = self.plan.budget
+        if b.samples is not None:
+            left = (b.samples - drawn) / draws
+            mean = min(mean, left - 5.0 * math.sqrt(max(left, 1.0)))
+        elif time.perf_counter() - self.started + GROWTH * last_seconds > b.seconds:
+            return 0.0
+        return mean if mean >= MIN_ROUND else 0.0
+
+
+def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_long: bool = False) -> Certification:
+    """The rounds of a sequential audit (see the module docstring); NoPower when the budget cannot bet."""
+    t0 = time.perf_counter()
+    budget = Budget(plan, started)
+    everything = range(len(plan.pairs))
+    mean = budget.first_size(2 * len(plan.pairs), source.drawn)
+    if mean < MIN_ROUND:
+        raise NoPower(f"no power, because the budget of {plan.budget} cannot draw a first round of outputs to "
+                      f"choose events on and a second to bet on them (at least {MIN_ROUND} outputs per input "
+                      f"each, {len(plan.pairs)} input pair{'s' if len(plan.pairs) > 1 else ''})")
+    kept = Kept({(p, side): [] for p in everything for side in (0, 1)})
+    first = draw_round(plan, source, everything, mean, (1,), bar)
+    for key, rows in first.items():
+        kept.rounds[key].append(rows)
+    _check_duration(plan, source, started, allow_long)
+    tested = {LAW, FLOATING_POINT} & plan.requested_layers
+    if not any(fractional(rows) for rows in first.values()):
+        tested.discard(FLOATING_POINT)           # integers or labels: no floating point to read
+    levels = {layer: plan.alpha * share for layer, share in layers.shares(tested).items()}
+    state = Bets({layer: evalues.Wealth(plan.eps, plan.delta) for layer in levels}, levels)
+    k, last_seconds, fixed_from, n_select = 1, time.perf_counter() - t0, None, 0
+    refined = None
+    exhausted = False
+    while not state.violated:
+        pairs = everything if fixed_from is None else sorted({r.pair for r in refined.values()})
+        mean = budget.next_size(mean * GROWTH, 2 * len(pairs), source.drawn, last_seconds)
+        if mean <= 0:
+            exhausted = True
+            break
+        t_round = time.perf_counter()
+        if fixed_from is None:
+            refined, n_select = _choose(plan, source, kept, mean)
+            refined = by_growth(plan, {layer: r for layer, r in refined.items() if layer in levels}, kept)
+            if not refined:
+                raise NoPower("no power, because no statistic of the layers tested applies to these outputs")
+            state.tally.from_kept(refined, kept)
+            if kept.numbers() + 2 * len(plan.pairs) * (mean + 5 * math.sqrt(mean)) * max(1, source.d or 1) > STORE_MAX:
+                fixed_from = k + 1                  # the kept outputs are full: this choice is final
+        k += 1
+        parts = {key: [] for key in kept.rounds}
+        for step in range(STEPS):
+            if fixed_from is None:
+                rows = draw_round(plan, source, everything, mean / STEPS, (k, step), bar)
+                for key, batch in rows.items():
+                    parts[key].append(batch)
+                hists, sizes = round_counts(refined, rows), {key: batch.shape[0] for key, batch in rows.items()}
+            else:
+                hists, sizes = count_events(replace(plan, n=int(mean)), source, refined, mean / STEPS,
+                                            (SEQUENTIAL, k, step), bar, poisson=True)
+            state.bet(refined, hists, sizes, mean / STEPS)
+            if state.violated:
+                break
+        if fixed_from is None:
+            for key, batches in parts.items():
+                kept.rounds[key].append(np.concatenate(batches))
+        last_seconds = time.perf_counter() - t_round
+    if refined is None:                                   # the budget ended after the first round
+        raise NoPower(f"no power, because the budget of {plan.budget} ended before a round could be bet on")
+    run_info = SequentialRun(budget=str(plan.budget), rounds=k, n_certify=int(round(sum(state.means))),
+                             samples=source.drawn, budget_exhausted=exhausted and not state.violated,
+                             stopped_early=state.violated, fixed_from=fixed_from)
+    cert = _certification(plan, refined, state, run_info, time.perf_counter() - t0)
+    cert.n_select = n_select
+    return cert
+
+
+@dataclass
+class Bets:
+    """Every tested layer's wealth (:class:`evalues.Wealth`) and its floating-point stratified test,
+    the bets so far, and the counts of the last one."""
+
+    wealth: dict
+    levels: dict
+    strata: dict = field(default_factory=dict)
+    means: list = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
+    hists: dict | None = None
+    sizes: dict | None = None
+    violated: bool = False
+
+    def bet(self, refined: dict[str, Refined], hists: dict, sizes: dict, mean: float) -> None:
+        """One bet of every layer on fresh counts of its event(s) (Poisson(mean) outputs of each input)."""
+        self.means.append(mean)
+        spend = spent_alpha(len(self.means))
+        for layer, r in refined.items():
+            self.wealth[layer].bet(layer_counts(r, hists, layer), self.tally.frequencies(layer), mean)
+            if _has_strata(r):
+                p = _strata_test(r.event, hists[layer, 0], hists[layer, 1])
+                self.strata[layer] = min(self.strata.get(layer, math.inf), (1.0 if p is None else p) / spend)
+            self.violated |= _violated(self.wealth[layer], self.strata.get(layer), self.levels[layer], _has_strata(r))
+        self.tally.add(refined, hists, sizes)
+        self.hists, self.sizes = hists, sizes
+
+
+def by_growth(plan: AuditPlan, refined: dict[str, Refined], kept: Kept) -> dict[str, Refined]:
+    """Each layer's event for the round: of its refined event, its hedge, the events of its curve and
+    every half-line of its statistic's bins (both directions), the one whose counts on the kept rounds
+    promise the fastest growth of the wealth at the claim (each frequency one standard error toward
+    the claim, :func:`evalues.growth`); the refined event when none promises growth.  One event: the
+    wealth is not split."""
+    joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
+    out = {}
+    for layer, r in refined.items():
+        stat, edges = r.event.statistic, r.event.edges
+        h = [histogram(stat.evaluate(joined[r.pair, side]), edges).astype(np.float64) for side in (0, 1)]
+        n = [joined[r.pair, side].shape[0] for side in (0, 1)]
+        candidates = [r.event] + [ev for ev in ([r.hedge] if r.hedge is not None else []) + list(r.curve_events)
+                                  if ev.shares_bins(r.event)] + _half_lines(stat, edges, plan.delta)
+
+        def pessimistic(k, m):
+            return np.maximum(np.sqrt(k) - 0.5, 0.0) ** 2 / max(m, 1), (np.sqrt(k + 1.0) + 0.5) ** 2 / max(m, 1)
+
+        scores = []
+        for ev in candidates:
+            k1, k2 = ev.counts(h[0], h[1])
+            n1, n2 = (n[0], n[1]) if ev.forward else (n[1], n[0])
+            scores.append(evalues.growth(pessimistic(k1, n1)[0], pessimistic(k2, n2)[1], plan.eps, plan.delta))
+        best = int(np.argmax(scores))
+        out[layer] = replace(r, event=candidates[best], hedge=None) if scores[best] > 0 else r
+    return out
+
+
+def _half_lines(stat, edges: np.ndarray, delta: float) -> list:
+    """Every half-line of a statistic's bins ("above bin j", "up to bin j"), favouring either input."""
+    bins = edges.size + 1
+    out = []
+    for j in range(1, bins):
+        for upper in (False, True):
+            mask = np.zeros(bins, dtype=bool)
+            mask[j:] = upper
+            mask[:j] = not upper
+            for forward in (True, False):
+                out.append(Event(stat, edges, mask, forward, 0.0, delta))
+    return out
+
+
+def _choose(plan: AuditPlan, source: SampleSource, kept: Kept, mean: float) -> tuple[dict[str, Refined], int]:
+    """(each layer's event for the next round, the selection outputs per input it was chosen on),
+    chosen on the kept rounds: selection on all but the last, refinement on the last (the second
+    round: selection on the first, no refinement)."""
+    done = len(next(iter(kept.rounds.values())))
+    if done == 1:
+        selected, n_select = kept.joined(1)
+        refine_rows, n_refine = {}, 0
+    else:
+        selected, n_select = kept.joined(done - 1)
+        refine_rows, n_refine = kept.last()
+    round_plan = replace(plan, n=int(mean * HORIZON), n_select=max(n_select, 1), n_refine=n_refine)
+    replay = Replay(source, selected, refine_rows, max(1, n_refine // 2))
+    return refine(round_plan, replay, select(round_plan, replay)), n_select
+
+
+def _has_strata(r: Refined) -> bool:
+    """Whether the layer's event is a union of floating-point classes with binades (the stratified
+    test applies: :func:`.certify._strata_test`)."""
+    return r.event.statistic.layer == FLOATING_POINT and r.event.statistic.info.get("strata") is not None
+
+
+def _violated(w: evalues.Wealth, strata: float | None, level: float, needs_strata: bool) -> bool:
+    """Whether a layer is violated: its wealth at the claim reached 1 / level (and, for an event of
+    floating-point classes, a round's stratified test rejected too: an intersection-union test)."""
+    return w.rejects(level) and (not needs_strata or (strata is not None and strata <= level))
+
+
+def _certification(plan: AuditPlan, refined: dict[str, Refined], state: Bets, run_info: SequentialRun,
+                   seconds: float) -> Certification:
+    """The certification of the rounds: each layer's verdict, bound and p-value from its wealth, its
+    witness from the last bet's counts; the curve on the last bet's counts."""
+    hists, sizes, wealth, strata, levels, bets = (state.hists, state.sizes, state.wealth, state.strata,
+                                                  state.levels, state.means)
+    out = {}
+    for layer, r in refined.items():
+        level = levels[layer]
+        (k1, k2), w = layer_counts(r, hists, layer)[0], wealth[layer]
+        n1, n2 = sizes[r.pair, 0], sizes[r.pair, 1]
+        out[layer] = Certified(
+            layer=layer, refined=replace(r, hedge=None), hist_x=hists[layer, 0], hist_x_prime=hists[layer, 1],
+            k_favoured=k1, k_other=k2, n_favoured=n1 if r.event.forward else n2,
+            n_other=n2 if r.event.forward else n1, level=level, alpha=plan.alpha,
+            eps_lower_bound=w.lower_bound(level), p_claim=w.p_value(),
+            p_strata=min(1.0, strata[layer]) if _has_strata(r) and layer in strata else None,
+            eps_cap=evalues.best_case_bound(bets, plan.eps, plan.delta, level))
+    curve_layer = LAW if LAW in refined else next(iter(refined))
+    r = refined[curve_layer]
+    curve = tradeoff.certify(r.curve_events, hists[curve_layer, 0], hists[curve_layer, 1], sizes[r.pair, 0],
+                             plan.alpha * spent_alpha(len(bets)), plan.delta_grid, n_prime=sizes[r.pair, 1])
+    law_level = levels.get(LAW, plan.alpha)
+    n = int(round(sum(bets)))
+    return Certification(out, curve, seconds, n, run_info,
+                         eps_ceiling=evalues.best_case_bound(bets, plan.eps, plan.delta, law_level),
+                         delta_floor=float(resolution_floor(n, plan.n_select, plan.n_refine, law_level, plan.eps,
+                                                            plan.delta)))
+
+
+def _check_duration(plan: AuditPlan, source: SampleSource, started: float, allow_long: bool) -> None:
+    """Refuse (InputError) a samples budget that would take more than a day at the rate of the first round."""
+    seconds = time.perf_counter() - started
+    if allow_long or plan.budget.samples is None or source.drawn <= 0 or seconds <= 0:
+        return
+    estimate = plan.budget.samples * seconds / source.drawn
+    guard.refuse_beyond_a_day(
+        estimate, f"budget: {plan.budget} would take about {guard.describe_seconds(estimate)} at the "
+                  f"{source.drawn / seconds:,.0f} outputs/s of the first round",
+        'give a smaller budget, or a budget in seconds (budget="1h"; --budget 1h)')
