@@ -196,7 +196,7 @@ def test_nan_from_a_registered_mechanism_is_refused(nan_mechanism, capsys):
     sampler (InputError), as simulate and the module:function audit do."""
     assert main(["audit", nan_mechanism, "--eps", "1", "--n", "20000", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "mechanism nan_on_one returned" in err and "non-finite" in err and "input 1" in err
+    assert "mechanism nan_on_one(eps=1.0) returned" in err and "non-finite" in err and "input 1" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     sampler = dpbench.sampler(nan_mechanism, eps=1.0)
     assert sampler(0.0, 100, 1).shape == (100,)
