@@ -40,7 +40,6 @@ CASES = [
     ("linear_shuffle", {"eps": 10.0, "eps0_mode": "paper"}, {"model": "shuffle", "eps": 10.0, "eps0_mode": "paper"}),
     ("linear_shuffle", {"eps": 10.0, "delta": 1e-3}, {"model": "shuffle", "eps": 10.0, "delta": 1e-3}),
     ("linear_batched", {"design": "uniform"}, {"model": "none", "design": "uniform"}),
-    ("linear_phased_elim", {}, {"model": "none", "schedule": "lattimore"}),
 ]
 
 
@@ -54,11 +53,49 @@ def test_kernel_matches_reference(policy, params, ref):
     ("linear_central", {"eps": 1.0}, {"model": "central", "eps": 1.0, "noise_scale": "paper"}),
     ("linear_local", {"eps": 10.0}, {"model": "local", "eps": 10.0, "gamma_mode": "paper"}),
     ("linear_shuffle", {"eps": 10.0}, {"model": "shuffle", "eps": 10.0, "eps0_mode": "paper"}),
-    ("linear_phased_elim", {}, {"model": "none", "schedule": "lattimore", "ls_delta": 0.01}),
 ])
 def test_negative_control_a_changed_rule_is_detected(policy, params, wrong):
     """The comparison is sharp: one changed width, noise scale or level changes the arms."""
     assert not np.array_equal(_trace(policy, **params), _reference(**wrong))
+
+
+# Lattimore & Szepesvari Algorithm 12 (the paper's non-private reference [24, Ch. 22]) against
+# tests/reference/seed004.lattimore_phased_elimination, written from the book: the 8-action
+# instance above (phases of 2 d pi / eps_l^2 log(k l (l+1) / delta) pulls: about 220, 870, 3.5e3,
+# 1.4e4 at delta = 1/T, then a phase cut at T), and the paper's K = 10 sphere instance
+# (instance_seed 0) with T = 2e5 (6 phases, the last one cut).  Exact agreement of the arm
+# sequences: a phase one pull longer or shorter, or another elimination width, moves every later
+# pull (the mutations ls_* of tests/mutations.toml are caught here).
+def _sphere(k=10, seed=0):
+    from dpbench.environments.linear import unit_sphere
+    actions, theta = unit_sphere(k, 2, seed)
+    return actions.tolist(), theta.tolist()
+
+
+LS_CASES = [(ACTIONS, THETA, T, None), (ACTIONS, THETA, T, 0.1), (*_sphere(), 200_000, None),
+            (*_sphere(), 200_000, 0.05)]
+
+
+@pytest.mark.parametrize("actions,theta,horizon,delta", LS_CASES,
+                         ids=["8 actions", "8 actions, delta=0.1", "sphere K=10", "sphere K=10, delta=0.05"])
+def test_lattimore_phased_elimination_matches_the_books_algorithm(actions, theta, horizon, delta):
+    params = {} if delta is None else {"delta": delta}
+    ours = dpbench.simulate("linear_phased_elim", "linear", horizon, REPS, SEED, actions=actions, theta=theta,
+                            trace=True, **params).trace
+    theirs = run_reference("seed004.lattimore_phased_elimination", rep_seeds(SEED, 0, REPS), actions=actions,
+                           theta=theta, horizon=horizon, delta=delta)
+    assert np.array_equal(ours, theirs)
+    for arms in theirs:         # the comparison exercises eliminations: the last tenth plays fewer actions
+        assert len(set(arms[-horizon // 10:])) < len(set(arms))
+
+
+def test_lattimore_negative_control_another_delta_changes_the_arms():
+    """The comparison is sharp: the book's algorithm at another confidence (phase lengths
+    log(k l (l+1)/delta) with delta = 0.01 instead of 1/T) gives other arm sequences."""
+    ours = _trace("linear_phased_elim")
+    theirs = run_reference("seed004.lattimore_phased_elimination", rep_seeds(SEED, 0, REPS), actions=ACTIONS,
+                           theta=THETA, horizon=T, delta=0.01)
+    assert not np.array_equal(ours, theirs)
 
 
 def test_linucb_matches_reference():
