@@ -190,6 +190,37 @@ def test_corrected_modes_commit_to_the_best_action():
         assert (r.pulls[:, np.argmax(r.means)] > 5 * 10**5).all(), policy
 
 
+def test_instances_drawn_per_repetition_come_from_the_repetitions_seeds():
+    """instance="per_repetition" (spec 8.3's default): repetition r runs on the instance drawn from
+    SeedSequence(its seed, spawn_key=(instance_seed,)), with its rewards from its seed as usual: the
+    same numbers as that instance given explicitly and run as repetition r; for any thread count or
+    chunking; every policy of an experiment (one master seed) meets the same instances."""
+    from dpbench.environments.linear import unit_sphere
+    kw = dict(k=10, d=2, instance="per_repetition", instance_seed=3, eps=1.0)
+    one = dpbench.simulate("linear_central", "linear_sphere", 10**5, 5, SEED, threads=1, **kw)
+    two = dpbench.simulate("linear_central", "linear_sphere", 10**5, 5, SEED, threads=2, **kw)
+    tail = dpbench.simulate("linear_central", "linear_sphere", 10**5, 2, SEED, first_rep=3, **kw)
+    assert np.array_equal(one.regret, two.regret) and np.array_equal(one.regret[3:], tail.regret)
+    for r in (0, 3):
+        seq = np.random.SeedSequence(int(rep_seeds(SEED, r, 1)[0]), spawn_key=(3,))
+        actions, theta = unit_sphere(10, 2, seq)
+        alone = dpbench.simulate("linear_central", "linear", 10**5, 1, SEED, first_rep=r, actions=actions.tolist(),
+                                 theta=theta.tolist(), eps=1.0)
+        assert np.array_equal(alone.regret[0], one.regret[r]) and np.array_equal(alone.pulls[0], one.pulls[r])
+        if r == 0:
+            assert np.array_equal(one.means, alone.means)          # the result holds repetition 0's means
+    fixed = dpbench.simulate("linear_central", "linear_sphere", 10**5, 5, SEED, k=10, d=2, instance_seed=3, eps=1.0)
+    assert len({tuple(p) for p in fixed.pulls}) < len({tuple(p) for p in one.pulls})
+
+
+def test_a_checked_run_replays_each_repetitions_own_instance():
+    r = dpbench.simulate("linear_shuffle", "linear_sphere", 10**5, 2, SEED, first_rep=1, check=True, k=10, d=2,
+                         instance="per_repetition", eps=1.0)
+    assert r.metadata["check"]["outcome"] == "passed"
+    with pytest.raises(InputError, match="instance"):
+        dpbench.simulate("linear_central", "linear_sphere", 1000, 1, 0, instance="each", eps=1.0)
+
+
 def test_gaussian_rewards_draw_one_normal_per_batch_and_warn():
     r = dpbench.simulate("linear_central", "linear_sphere", 10**5, 2, 1, k=5, d=3, noise="gaussian",
                          sigma=0.5, eps=1.0)
