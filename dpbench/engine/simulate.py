@@ -110,6 +110,7 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
     seed = check_int("seed", seed, low=0)
     if instance.redraw is not None:             # drawn per repetition: the plan holds repetition 0's
         instance = instance.redraw(int(rep_seeds(seed, 0, 1)[0]))
+        instance.info["instance_per_repetition"] = True     # results record it (paired comparisons)
     if instance.k < 2:
         raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
     try:
