@@ -212,7 +212,8 @@ def test_references_without_an_experiment_are_in_args_experiment():
                                                       over("far", at_least=1.5)], ev)}
     assert got == {"near.at_most": Verdict.REPRODUCED, "far.at_most": Verdict.CONTRADICTED,
                    "far.at_least": Verdict.REPRODUCED}
-    from dpbench.reporting.references import run_references       # what the report checks and links
+    from dpbench.reporting.references import run_references
+
     assert {(r.experiment, r.run) for r in run_references(over("far", at_most=1.2))} >= {
         ("far", "panel:p"), ("far", "p / ref")}
 
