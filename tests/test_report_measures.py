@@ -247,3 +247,10 @@ def test_runs_that_met_the_same_instances_are_compared_pair_by_pair():
     assert bootstrap_estimate((x, y), mean_ratio, paired=True).se < 0.1 * bootstrap_estimate((x, y), mean_ratio).se
     d = paired_difference_estimate(x, y)
     assert d.value == pytest.approx(np.mean(x - y)) and d.df == 49
+
+
+def test_every_verdict_has_a_figure_mark():
+    """A figure marks each claim it carries with its verdict: every verdict the rule can give has a
+    mark and a legend entry (a row that depends on the reading stopped the seed 004 build)."""
+    from dpbench.reporting.paper_figures import LEGEND, SYMBOL
+    assert set(SYMBOL) == set(Verdict) and all(f"{SYMBOL[v]} {v.value}" in LEGEND for v in Verdict)

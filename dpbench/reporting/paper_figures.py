@@ -32,9 +32,10 @@ from .claims import ClaimResult, Verdict
 from .front_page import anchor
 
 #: marks of a verdict inside a figure (the caption spells them out)
-SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.INCONCLUSIVE: "?",
-          Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–"}
-LEGEND = "✓ reproduced, ✗ contradicted, ? inconclusive, … unobservable at this horizon, – not checked"
+SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.DEPENDS: "±", Verdict.CONSISTENT: "○",
+          Verdict.INCONCLUSIVE: "?", Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–"}
+LEGEND = ("✓ reproduced, ✗ contradicted, ± depends on the reading, ○ consistent (cannot fail), ? inconclusive, "
+          "… unobservable at this horizon, – not checked")
 ORDERING = {"ordering", "argmin", "pairs", "sweep_dominance"}
 SLOPES = {"exponent", "level_exponent"}
 PANEL_SIZE = (3.9, 3.2)                      # inches per panel (at the report's 200 dpi: 780 x 640 px)
