@@ -399,20 +399,17 @@ LS, LS05 = "L&S phased elimination (delta = 1/T)", "L&S phased elimination (delt
 BATCHED = "non-private batched"
 #: (numerator, denominator) runs of seed004_check_instances, with their keys in seed004_fig2 / _fixed
 COMPARISONS = ((BATCHED, LS), (BATCHED, LS05), ("Alg. 1 central, eps=100", LS), ("Alg. 2 local, eps=100", LS),
-               ("Alg. 3 shuffle, eps=100", LS), ("Alg. 1 central, eps=100", BATCHED),
-               ("Alg. 2 local, eps=100", BATCHED))
+               ("Alg. 1 central, eps=100", BATCHED), ("Alg. 2 local, eps=100", BATCHED))
 _FIG2_KEY = {LS: f"(a) central (Alg. 1) / {LS}", LS05: f"(a) central (Alg. 1) / {LS05}",
              BATCHED: f"(a) central (Alg. 1) / {BATCHED}",
              "Alg. 1 central, eps=100": "(a) central (Alg. 1) / Alg. 1 central, eps=100.0",
-             "Alg. 2 local, eps=100": "(b) local (Alg. 2) / Alg. 2 local, eps=100.0",
-             "Alg. 3 shuffle, eps=100": "(c) shuffle (Alg. 3) / Alg. 3 shuffle, eps=100.0"}
+             "Alg. 2 local, eps=100": "(b) local (Alg. 2) / Alg. 2 local, eps=100.0"}
 
 
 def _short(label: str) -> str:
     return (label.replace("L&S phased elimination (delta = 1/T)", "L&S(1/T)")
             .replace("L&S phased elimination (delta = 0.05)", "L&S(0.05)").replace("non-private batched", "batched")
-            .replace(" central, eps=100", " (eps=100)").replace(" local, eps=100", " (eps=100)")
-            .replace(" shuffle, eps=100", " (eps=100)"))
+            .replace(" central, eps=100", " (eps=100)").replace(" local, eps=100", " (eps=100; = Alg. 3)"))
 
 
 def instance_ratios(runs: dict) -> list[dict]:
