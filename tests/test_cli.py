@@ -55,7 +55,7 @@ def test_quick_report_builds_from_the_command_line(tmp_path):
     assert text.startswith("# Seed 004") and "Smoke build" in text
     # the audits and errata are rows of the claims table since the claims became data
     for heading in ("## At a glance", "## The paper's claims", "## Errata", "## Figures", "## Claims in detail",
-                    "## Bound checks", "## Provenance"):
+                    "## The non-private reference and the instance", "## Bound checks", "## Provenance"):
         assert heading in text, heading
     assert "audit.alg1" in text and "erratum E1" in text
     # a smoke build names only files a user has, says warnings in its own words, decides nothing
@@ -65,8 +65,8 @@ def test_quick_report_builds_from_the_command_line(tmp_path):
     random_rows = [r for r in rows if any(c["random"] for x in r["readings"] for c in x["comparisons"])]
     decided = ("reproduced", "contradicted", "depends on the reading", "consistent (cannot fail)")
     assert random_rows and all(r["verdict"] not in decided for r in random_rows)
-    assert {p.name for p in (tmp_path / "reports").glob("seed004_*.png")} >= {"seed004_fig2.png", "seed004_fig4.png",
-                                                                               "seed004_fig3b.png"}
+    assert {p.name for p in (tmp_path / "reports").glob("seed004_*.png")} >= {
+        "seed004_fig2.png", "seed004_fig2_fixed.png", "seed004_fig3.png", "seed004_fig4.png", "seed004_instances.png"}
 
 
 def test_check_reports_what_it_checked_and_the_outcome(capsys):

@@ -40,7 +40,6 @@ CASES = [
     ("linear_shuffle", {"eps": 10.0, "eps0_mode": "paper"}, {"model": "shuffle", "eps": 10.0, "eps0_mode": "paper"}),
     ("linear_shuffle", {"eps": 10.0, "delta": 1e-3}, {"model": "shuffle", "eps": 10.0, "delta": 1e-3}),
     ("linear_batched", {"design": "uniform"}, {"model": "none", "design": "uniform"}),
-    ("linear_phased_elim", {}, {"model": "none", "schedule": "lattimore"}),
 ]
 
 
@@ -54,11 +53,49 @@ def test_kernel_matches_reference(policy, params, ref):
     ("linear_central", {"eps": 1.0}, {"model": "central", "eps": 1.0, "noise_scale": "paper"}),
     ("linear_local", {"eps": 10.0}, {"model": "local", "eps": 10.0, "gamma_mode": "paper"}),
     ("linear_shuffle", {"eps": 10.0}, {"model": "shuffle", "eps": 10.0, "eps0_mode": "paper"}),
-    ("linear_phased_elim", {}, {"model": "none", "schedule": "lattimore", "ls_delta": 0.01}),
 ])
 def test_negative_control_a_changed_rule_is_detected(policy, params, wrong):
     """The comparison is sharp: one changed width, noise scale or level changes the arms."""
     assert not np.array_equal(_trace(policy, **params), _reference(**wrong))
+
+
+# Lattimore & Szepesvari Algorithm 12 (the paper's non-private reference [24, Ch. 22]) against
+# tests/reference/seed004.lattimore_phased_elimination, written from the book: the 8-action
+# instance above (phases of 2 d pi / eps_l^2 log(k l (l+1) / delta) pulls: about 220, 870, 3.5e3,
+# 1.4e4 at delta = 1/T, then a phase cut at T), and the paper's K = 10 sphere instance
+# (instance_seed 0) with T = 2e5 (6 phases, the last one cut).  Exact agreement of the arm
+# sequences: a phase one pull longer or shorter, or another elimination width, moves every later
+# pull (the mutations ls_* of tests/mutations.toml are caught here).
+def _sphere(k=10, seed=0):
+    from dpbench.environments.linear import unit_sphere
+    actions, theta = unit_sphere(k, 2, seed)
+    return actions.tolist(), theta.tolist()
+
+
+LS_CASES = [(ACTIONS, THETA, T, None), (ACTIONS, THETA, T, 0.1), (*_sphere(), 200_000, None),
+            (*_sphere(), 200_000, 0.05)]
+
+
+@pytest.mark.parametrize("actions,theta,horizon,delta", LS_CASES,
+                         ids=["8 actions", "8 actions, delta=0.1", "sphere K=10", "sphere K=10, delta=0.05"])
+def test_lattimore_phased_elimination_matches_the_books_algorithm(actions, theta, horizon, delta):
+    params = {} if delta is None else {"delta": delta}
+    ours = dpbench.simulate("linear_phased_elim", "linear", horizon, REPS, SEED, actions=actions, theta=theta,
+                            trace=True, **params).trace
+    theirs = run_reference("seed004.lattimore_phased_elimination", rep_seeds(SEED, 0, REPS), actions=actions,
+                           theta=theta, horizon=horizon, delta=delta)
+    assert np.array_equal(ours, theirs)
+    for arms in theirs:         # the comparison exercises eliminations: the last tenth plays fewer actions
+        assert len(set(arms[-horizon // 10:])) < len(set(arms))
+
+
+def test_lattimore_negative_control_another_delta_changes_the_arms():
+    """The comparison is sharp: the book's algorithm at another confidence (phase lengths
+    log(k l (l+1)/delta) with delta = 0.01 instead of 1/T) gives other arm sequences."""
+    ours = _trace("linear_phased_elim")
+    theirs = run_reference("seed004.lattimore_phased_elimination", rep_seeds(SEED, 0, REPS), actions=ACTIONS,
+                           theta=THETA, horizon=T, delta=0.01)
+    assert not np.array_equal(ours, theirs)
 
 
 def test_linucb_matches_reference():
@@ -151,6 +188,37 @@ def test_corrected_modes_commit_to_the_best_action():
                            ("linear_shuffle", {"eps": 1.0}), ("linear_local", {"eps": 1.0})):
         r = dpbench.simulate(policy, "linear_sphere", 10**6, 100, 7, k=10, d=2, instance_seed=2, **params)
         assert (r.pulls[:, np.argmax(r.means)] > 5 * 10**5).all(), policy
+
+
+def test_instances_drawn_per_repetition_come_from_the_repetitions_seeds():
+    """instance="per_repetition" (spec 8.3's default): repetition r runs on the instance drawn from
+    SeedSequence(its seed, spawn_key=(instance_seed,)), with its rewards from its seed as usual: the
+    same numbers as that instance given explicitly and run as repetition r; for any thread count or
+    chunking; every policy of an experiment (one master seed) meets the same instances."""
+    from dpbench.environments.linear import unit_sphere
+    kw = dict(k=10, d=2, instance="per_repetition", instance_seed=3, eps=1.0)
+    one = dpbench.simulate("linear_central", "linear_sphere", 10**5, 5, SEED, threads=1, **kw)
+    two = dpbench.simulate("linear_central", "linear_sphere", 10**5, 5, SEED, threads=2, **kw)
+    tail = dpbench.simulate("linear_central", "linear_sphere", 10**5, 2, SEED, first_rep=3, **kw)
+    assert np.array_equal(one.regret, two.regret) and np.array_equal(one.regret[3:], tail.regret)
+    for r in (0, 3):
+        seq = np.random.SeedSequence(int(rep_seeds(SEED, r, 1)[0]), spawn_key=(3,))
+        actions, theta = unit_sphere(10, 2, seq)
+        alone = dpbench.simulate("linear_central", "linear", 10**5, 1, SEED, first_rep=r, actions=actions.tolist(),
+                                 theta=theta.tolist(), eps=1.0)
+        assert np.array_equal(alone.regret[0], one.regret[r]) and np.array_equal(alone.pulls[0], one.pulls[r])
+        if r == 0:
+            assert np.array_equal(one.means, alone.means)          # the result holds repetition 0's means
+    fixed = dpbench.simulate("linear_central", "linear_sphere", 10**5, 5, SEED, k=10, d=2, instance_seed=3, eps=1.0)
+    assert len({tuple(p) for p in fixed.pulls}) < len({tuple(p) for p in one.pulls})
+
+
+def test_a_checked_run_replays_each_repetitions_own_instance():
+    r = dpbench.simulate("linear_shuffle", "linear_sphere", 10**5, 2, SEED, first_rep=1, check=True, k=10, d=2,
+                         instance="per_repetition", eps=1.0)
+    assert r.metadata["check"]["outcome"] == "passed"
+    with pytest.raises(InputError, match="instance"):
+        dpbench.simulate("linear_central", "linear_sphere", 1000, 1, 0, instance="each", eps=1.0)
 
 
 def test_gaussian_rewards_draw_one_normal_per_batch_and_warn():

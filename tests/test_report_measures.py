@@ -219,3 +219,65 @@ def test_a_mechanism_audit_claim_is_decided_on_both_layers_unless_it_says_law_on
     assert law.verdict is not Verdict.CONTRADICTED and "floating point" not in law.cause
     with pytest.raises(dpbench.InputError, match="args.layer"):
         M.audit_layers({"layer": "flaot"})
+
+
+def test_references_without_an_experiment_are_in_args_experiment():
+    """A sweep or run named without ``experiment`` is in ``args.experiment``, so a claim's reading
+    can move every reference of a measurement to another experiment by that one key (seed 004's
+    instance reading: seed004_fig2 -> seed004_fig2_fixed); ``at_least`` bounds a ratio from below."""
+    def exp(level):
+        runs = [("p", f"alg, eps={e}", {"eps": e}, result(f"a{e}", level * (1 + 0.05 * i), seed=10 + i))
+                for i, e in enumerate((1.0, 2.0))]
+        return experiment(*runs, ("p", "ref", {}, result("ref", 1000.0, seed=20)))
+    ev = Evidence({"near": exp(1000.0), "far": exp(3000.0)})
+    ev.measure("ratio_over", M.measure_ratio_over)
+    def over(where, **bound):
+        return Claim(f"{where}.{next(iter(bound))}", "x", "x", "computed", {"measure": "ratio_over", "args": {
+            "experiment": where, "sweep": {"panel": "p", "policy": "dp_ftpl_new"}, "variable": "eps",
+            "reference": "p / ref", **bound}})
+    got = {r.claim.id: r.verdict for r in evaluate([over("near", at_most=1.2), over("far", at_most=1.2),
+                                                      over("far", at_least=1.5)], ev)}
+    assert got == {"near.at_most": Verdict.REPRODUCED, "far.at_most": Verdict.CONTRADICTED,
+                   "far.at_least": Verdict.REPRODUCED}
+    from dpbench.reporting.references import run_references
+
+    assert {(r.experiment, r.run) for r in run_references(over("far", at_most=1.2))} >= {
+        ("far", "panel:p"), ("far", "p / ref")}
+
+
+def test_runs_that_met_the_same_instances_are_compared_pair_by_pair():
+    """Instances drawn per repetition (seed 004): repetition r of every run of one master seed met
+    the same instance, whose difficulty moves both runs together.  The pairs are compared pair by pair
+    (paired bootstrap of the ratio, paired t of the difference), which the instance's spread no longer
+    swamps; unpaired, the same numbers decide nothing.  Runs of other seeds or instances stay unpaired."""
+    from verify.inference import bootstrap_estimate, mean_ratio, paired_difference_estimate
+    hardness = np.random.default_rng(3).lognormal(0.0, 1.0, 50)             # the instances' spread
+    noise = np.random.default_rng(4).normal(1.0, 0.02, (2, 50))
+    def run(label, level, per_rep=True, seed=0):
+        r = result(label, 1.0, reps=50, seed=seed)
+        r.regret = r.regret * 0 + (level * hardness * noise[int(level > 1.05)])[:, None]
+        r.info = {"instance_per_repetition": per_rep}
+        return r
+    base, up = run("base", 1.0), run("up", 1.1)
+    ev = Evidence({"e": experiment(("", "base", {}, base), ("", "up", {}, up),
+                                   ("", "fixed", {}, run("fixed", 1.1, per_rep=False)),
+                                   ("", "other seed", {}, run("other seed", 1.1, seed=9)))})
+    ev.measure("pairs", M.measure_pairs)
+    def pair(low, high):
+        return Claim(f"{low}<{high}", "x", "x", "computed", {"measure": "pairs",
+                                                             "args": {"experiment": "e", "pairs": [[low, high]]}})
+    got = {r.claim.id: r.verdict for r in evaluate([pair("base", "up"), pair("base", "fixed"),
+                                                     pair("base", "other seed")], ev)}
+    assert got == {"base<up": Verdict.REPRODUCED, "base<fixed": Verdict.INCONCLUSIVE,
+                   "base<other seed": Verdict.INCONCLUSIVE}
+    x, y = up.final_regrets, base.final_regrets
+    assert bootstrap_estimate((x, y), mean_ratio, paired=True).se < 0.1 * bootstrap_estimate((x, y), mean_ratio).se
+    d = paired_difference_estimate(x, y)
+    assert d.value == pytest.approx(np.mean(x - y)) and d.df == 49
+
+
+def test_every_verdict_has_a_figure_mark():
+    """A figure marks each claim it carries with its verdict: every verdict the rule can give has a
+    mark and a legend entry (a row that depends on the reading stopped the seed 004 build)."""
+    from dpbench.reporting.paper_figures import LEGEND, SYMBOL
+    assert set(SYMBOL) == set(Verdict) and all(f"{SYMBOL[v]} {v.value}" in LEGEND for v in Verdict)

@@ -141,6 +141,16 @@ def difference_estimate(a, b) -> Estimate:
                     method="Welch")
 
 
+def paired_difference_estimate(a, b) -> Estimate:
+    """mean(a - b) of samples paired by position (e.g. two runs whose repetition r met the same
+    instance): the t estimate of the differences (n - 1 degrees of freedom)."""
+    a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    if a.size != b.size:
+        raise InputError(f"paired samples must have one size (got {a.size} and {b.size})")
+    est = mean_estimate(a - b)
+    return Estimate(est.value, est.se, est.df, est.reps, method="paired t")
+
+
 def mean_estimate(x) -> Estimate:
     """mean(x) with its standard error (t with n - 1 degrees of freedom)."""
     x = np.asarray(x, dtype=float).ravel()
@@ -157,22 +167,31 @@ def _variance(x: np.ndarray) -> float:
 
 
 def bootstrap_estimate(samples: Sequence, statistic: Callable, *, n_resamples: int = 2000,
-                       seed: int = 0) -> Estimate:
+                       seed: int = 0, paired: bool = False) -> Estimate:
     """``statistic(*samples, axis=-1)`` with its bootstrap standard error (repetitions of each
-    sample resampled independently); t with (smallest sample - 1) degrees of freedom.  Its
-    interval at a report's family-wise level is value +- q se: at levels like 1 - 1e-4 a
-    percentile interval of a few thousand resamples would be read off its extreme resamples."""
+    sample resampled independently; ``paired``: the samples are paired by position, e.g. runs
+    whose repetition r met the same instance, and the positions are resampled jointly); t with
+    (smallest sample - 1) degrees of freedom.  Its interval at a report's family-wise level is
+    value +- q se: at levels like 1 - 1e-4 a percentile interval of a few thousand resamples would
+    be read off its extreme resamples."""
     data = tuple(np.asarray(s, dtype=float).ravel() for s in samples)
     if not data or min(d.size for d in data) < 2:
         raise InputError("bootstrap_estimate needs samples of at least 2 values each")
+    if paired and len({d.size for d in data}) != 1:
+        raise InputError(f"paired samples must have one size (got {[d.size for d in data]})")
     estimate = float(statistic(*data, axis=-1))
     rng = np.random.default_rng(seed)
-    draws = statistic(*(d[rng.integers(0, d.size, (n_resamples, d.size))] for d in data), axis=-1)
+    if paired:
+        rows = rng.integers(0, data[0].size, (n_resamples, data[0].size))
+        draws = statistic(*(d[rows] for d in data), axis=-1)
+    else:
+        draws = statistic(*(d[rng.integers(0, d.size, (n_resamples, d.size))] for d in data), axis=-1)
     draws = np.asarray(draws, dtype=float)
     finite = draws[np.isfinite(draws)]
     se = float(finite.std(ddof=1)) if finite.size == draws.size and finite.size > 1 else math.inf
     n = min(d.size for d in data)
-    return Estimate(estimate, se, float(n - 1), int(n), method=f"bootstrap s.e. ({n_resamples} resamples)")
+    return Estimate(estimate, se, float(n - 1), int(n),
+                    method=f"{'paired ' if paired else ''}bootstrap s.e. ({n_resamples} resamples)")
 
 
 def mean_ratio(x, y, axis=-1):
@@ -373,5 +392,5 @@ def slope_estimate(fit: SlopeFit) -> Estimate:
 
 
 __all__ = ["Interval", "Estimate", "TestResult", "SlopeFit", "bootstrap_ci", "bootstrap_estimate",
-           "difference_estimate", "mean_estimate", "mean_ratio", "compare", "holm", "curve_slope", "power_law",
-           "slope_estimate", "WELCH", "MANN_WHITNEY"]
+           "difference_estimate", "paired_difference_estimate", "mean_estimate", "mean_ratio", "compare", "holm",
+           "curve_slope", "power_law", "slope_estimate", "WELCH", "MANN_WHITNEY"]

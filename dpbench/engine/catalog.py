@@ -155,7 +155,13 @@ class Built:
 
 @dataclass
 class Instance:
-    """A built environment: the engine component, true means and the reward range."""
+    """A built environment: the engine component, true means and the reward range.
+
+    ``redraw``: for an environment drawn afresh for every repetition (e.g. ``linear_sphere`` with
+    ``instance="per_repetition"``), ``redraw(seed)`` returns the instance of the repetition whose
+    seed (``rep_seeds``, uint32) is ``seed``, itself with the same ``redraw``; the engine rebuilds
+    the policy on it (:func:`repetition_plan`).  None: one instance for
+    every repetition."""
     env: tuple
     means: np.ndarray
     reward_low: float
@@ -163,6 +169,7 @@ class Instance:
     name: str = ""
     params: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    redraw: Callable[[int], Instance] | None = None
 
     @property
     def k(self) -> int:
@@ -171,6 +178,20 @@ class Instance:
     @property
     def gaps(self) -> np.ndarray:
         return float(self.means.max()) - self.means
+
+
+def repetition_plan(plan, rep_seed):
+    """The plan (:class:`~dpbench.engine.simulate.Plan`) of the repetition seeded ``rep_seed``:
+    ``plan`` itself, or, for an environment drawn per repetition (``plan.instance.redraw``), that
+    repetition's instance with the policy built on it (the same parameters; a ``mechanism=``
+    composed as in ``prepare``)."""
+    if plan.instance.redraw is None:
+        return plan
+    instance = plan.instance.redraw(int(rep_seed))
+    built = plan.spec.build(instance, plan.horizon, **plan.params)
+    if plan.composition is not None:
+        built.mechanism = plan.composition.mechanism.component
+    return replace_field(plan, instance=instance, built=built)
 
 
 @dataclass(frozen=True)

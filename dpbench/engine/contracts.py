@@ -344,14 +344,16 @@ def run_checked(plan, rep: int, observe=None) -> CheckSummary:
     else returns what was checked.  ``observe(state, t)``, if given, reads the policy's state
     after every ``select`` (to record what a run's results do not keep, e.g. a batch's core set)."""
     from ..randomness import rep_seeds
+    from .catalog import repetition_plan
     from .kernel import simulate_kernel
 
+    seeds = rep_seeds(plan.seed, rep, 1)
+    plan = repetition_plan(plan, seeds[0])          # an instance drawn per repetition: this one's
     checked = _Checked(plan, observe)
     loop_code = simulate_kernel.py_func
     names = {v: getattr(checked, v) for v in ("init_state", "select", "update", "respond_broadcast",
                                               "broadcast")}
     loop = types.FunctionType(loop_code.__code__, {**loop_code.__globals__, **names}, loop_code.__name__)
-    seeds = rep_seeds(plan.seed, rep, 1)
     n_check = plan.checkpoints.shape[0]
     regret = np.zeros((1, n_check))
     pulls = np.zeros((1, plan.instance.k), dtype=np.int64)

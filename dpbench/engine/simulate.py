@@ -6,6 +6,10 @@ progress bar advances, and a run can be split across processes: repetition r alw
 ``rep_seeds(seed, r, 1)``, whatever the chunking.  Ctrl-C stops the compiled loop within a
 block of pulls (:mod:`.kernel`), even inside one long repetition, and keeps every finished
 repetition (:class:`Interrupted` carries them).
+
+An environment drawn afresh for every repetition (an :class:`Instance` with ``redraw``) is
+drawn from that seed too (:func:`~.catalog.repetition_plan`): the plan holds repetition 0's instance, and
+each repetition runs its own instance and policy, one repetition per call of the loop.
 """
 from __future__ import annotations
 
@@ -21,7 +25,16 @@ import numpy as np
 from ..randomness import rep_seeds
 from ..validation import MAX_COUNT, InputError, check_count, check_int, unknown_name
 from . import contracts
-from .catalog import ALGORITHMS, ENVIRONMENTS, AlgorithmSpec, Built, EnvironmentSpec, Instance, validate_params
+from .catalog import (
+    ALGORITHMS,
+    ENVIRONMENTS,
+    AlgorithmSpec,
+    Built,
+    EnvironmentSpec,
+    Instance,
+    repetition_plan,
+    validate_params,
+)
 from .composition import Composition, compose
 from .kernel import BAD_SELECT, simulate_kernel
 from .result import SimulationResult, log_checkpoints, now_iso, package_versions
@@ -117,13 +130,16 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
             if p.name in params:
                 env_params[p.name] = params.pop(p.name)
     instance, env_spec = _environment(env, env_params)
+    seed = check_int("seed", seed, low=0)
+    if instance.redraw is not None:             # drawn per repetition: the plan holds repetition 0's
+        instance = instance.redraw(int(rep_seeds(seed, 0, 1)[0]))
+        instance.info["instance_per_repetition"] = True     # results record it (paired comparisons)
     if instance.k < 2:
         raise InputError(f"a bandit needs at least 2 arms (got {instance.k})")
     try:
         horizon = check_count("horizon", horizon, low=instance.k)
     except InputError as err:           # the lower end is the arm count: say so
         raise InputError(f"{err}: at least one pull of each of the {instance.k} arms") from None
-    seed = check_int("seed", seed, low=0)
     composition = None if mechanism is None else compose(spec, mechanism, params, instance)
     own = {p.name for p in spec.params}
     unknown = sorted(set(params) - own)
@@ -209,9 +225,16 @@ def _run_chunk(plan: Plan, first: int, count: int, trace: bool):
     pulls = np.zeros((count, plan.instance.k), dtype=np.int64)
     out_trace = np.zeros((count, plan.horizon if trace else 0), dtype=np.int64)
     try:
-        _call_stoppable((plan.built.policy, plan.built.mechanism, plan.instance.env,
-                         plan.instance.gaps, np.int64(plan.horizon), seeds, plan.checkpoints,
-                         regret, pulls, out_trace))
+        if plan.instance.redraw is None:
+            _call_stoppable((plan.built.policy, plan.built.mechanism, plan.instance.env,
+                             plan.instance.gaps, np.int64(plan.horizon), seeds, plan.checkpoints,
+                             regret, pulls, out_trace))
+        else:                                             # one instance (and policy) per repetition
+            for r in range(count):
+                own = repetition_plan(plan, seeds[r])
+                _call_stoppable((own.built.policy, own.built.mechanism, own.instance.env, own.instance.gaps,
+                                 np.int64(plan.horizon), seeds[r:r + 1], plan.checkpoints, regret[r:r + 1],
+                                 pulls[r:r + 1], out_trace[r:r + 1]))
     except KeyboardInterrupt:
         final = regret[:, -1]
         finished = (final >= 0) & np.isfinite(final) & (pulls.sum(axis=1) == plan.horizon)

@@ -15,9 +15,10 @@ not say which law it simulated.  ``LinearArms`` offers:
 The engine's arms are the action indices; gaps are max_b mu_b - mu_a (pseudo-regret,
 eq. 1).  Catalog names:
 
-* ``linear_sphere``: K actions and theta* uniform on the unit sphere S^{d-1}, drawn
-  once from ``instance_seed`` (the paper's Sec. 6 data; the paper does not say whether
-  it re-drew the instance per run, so one fixed instance per seed is used);
+* ``linear_sphere``: K actions and theta* uniform on the unit sphere S^{d-1} (the paper's
+  Sec. 6 data; the paper does not say whether it re-drew the instance per run): drawn once
+  from ``instance_seed`` (``instance="fixed"``, the default) or afresh for every repetition
+  from the repetition's seed (``instance="per_repetition"``, the spec's §8.3 default);
 * ``linear``: explicit ``actions`` (K x d) and ``theta``;
 * ``linear_sphere_net``: the continuous unit sphere replaced by a zeta-net (Lemma 1):
   the exact circle net for d = 2, a greedy net of a random pool otherwise.  Regret is
@@ -242,16 +243,42 @@ def linear(actions, theta, noise: str = "rademacher", sigma: float = 1.0, *, nam
     return Instance(env, means.copy(), low, high, name, params, info)
 
 
+INSTANCE_MODES = ("fixed", "per_repetition")
+
+
 def linear_sphere(k: int = 10, d: int = 2, instance_seed: int = 0, noise: str = "rademacher",
-                  sigma: float = 1.0) -> Instance:
-    """K actions and theta* uniform on the unit sphere S^{d-1} (paper Sec. 6)."""
-    actions, theta = unit_sphere(k, d, instance_seed)
-    params = {"k": k, "d": d, "instance_seed": instance_seed}
-    info = {"instance": f"K={k} actions and theta* uniform on S^{d - 1}, numpy Generator({instance_seed})",
-            "proposed_defaults_environment": ["reward law: Rademacher r in {-1,+1}, P(+1) = (1 + <a,theta>)/2 "
-                                  "(paper silent; spec §8.3)",
-                                  "one fixed instance per instance_seed (paper silent)"]}
-    return linear(actions, theta, noise, sigma, name="linear_sphere", params=params, info=info)
+                  sigma: float = 1.0, instance: str = "fixed") -> Instance:
+    """K actions and theta* uniform on the unit sphere S^{d-1} (paper Sec. 6).
+
+    ``instance="fixed"``: one instance, drawn from ``numpy.random.default_rng(instance_seed)``, for
+    every repetition.  ``"per_repetition"`` (the spec's default, §8.3: the actions and theta*
+    resampled per seed): repetition r draws its own from ``default_rng(SeedSequence(s_r,
+    spawn_key=(instance_seed,)))``, s_r its seed (``rep_seeds``), so it depends on (master seed,
+    r) only, never on threads or chunking, and every run of an experiment (one master seed)
+    meets the same instances; its rewards keep their own stream."""
+    if instance not in INSTANCE_MODES:
+        raise InputError(f"unknown instance {instance!r}; allowed values: {', '.join(INSTANCE_MODES)}")
+    params = {"k": k, "d": d, "instance_seed": instance_seed, "instance": instance}
+    law = ["reward law: Rademacher r in {-1,+1}, P(+1) = (1 + <a,theta>)/2 (paper silent; spec §8.3)"]
+
+    def build(seed, what):
+        actions, theta = unit_sphere(k, d, seed)
+        info = {"instance": what, "proposed_defaults_environment": law + [
+            "one fixed instance per instance_seed (paper silent)" if instance == "fixed" else
+            "actions and theta* resampled per repetition (paper silent; spec §8.3)"]}
+        return linear(actions, theta, noise, sigma, name="linear_sphere", params=params, info=info)
+
+    if instance == "fixed":
+        return build(instance_seed, f"K={k} actions and theta* uniform on S^{d - 1}, numpy Generator({instance_seed})")
+
+    def redraw(rep_seed: int) -> Instance:
+        seq = np.random.SeedSequence(int(rep_seed), spawn_key=(int(instance_seed),))
+        out = build(seq, f"per repetition: K={k} actions and theta* uniform on S^{d - 1}, numpy Generator("
+                         f"SeedSequence(repetition seed, spawn_key=({instance_seed},))); this one: repetition seed "
+                         f"{int(rep_seed)}")
+        out.redraw = redraw
+        return out
+    return redraw(0)
 
 
 def linear_sphere_net(d: int = 2, zeta: float = 0.01, pool: int = 100_000, instance_seed: int = 0,
@@ -293,8 +320,11 @@ register_environment(EnvironmentSpec(
     "linear_sphere", "linear bandit: K actions and theta* uniform on the unit sphere (seed 004 Sec. 6)",
     (Param("k", "number of actions K", integer(2), 10),
      Param("d", "dimension d", integer(1), 2),
-     Param("instance_seed", "seed of the random instance", integer(0), 0),
-     _NOISE, _SIGMA), linear_sphere))
+     Param("instance_seed", "seed of the fixed instance (with instance=per_repetition: the key of the "
+           "repetitions' draws)", integer(0), 0),
+     _NOISE, _SIGMA,
+     Param("instance", "fixed: one instance for every repetition; per_repetition: each repetition draws its "
+           "own from its seed (spec §8.3)", choice(*INSTANCE_MODES), "fixed")), linear_sphere))
 register_environment(EnvironmentSpec(
     "linear", "linear bandit with explicit actions (K x d, rows ';'-separated) and theta",
     (Param("actions", "K x d action matrix, e.g. '1,0;0,1;0.6,0.8'",

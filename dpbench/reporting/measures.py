@@ -39,6 +39,7 @@ from .claims import (
     Verdict,
     fixed_schedule,
     learning_horizon,
+    paired,
     provenance_of,
     round_robin,
     saturated,
@@ -206,13 +207,13 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     a = args(claim)
     variable = a["variable"]
     tol = need_tolerance(a, claim)
-    no_learning = final(result_of(ev, a["saturation"])).mean() if "saturation" in a else math.inf
-    runs = dict(sweep_of(ev, a["sweep"], variable))
+    no_learning = final(result_of(ev, _ref(a, a["saturation"]))).mean() if "saturation" in a else math.inf
+    runs = dict(sweep_of(ev, _ref(a, a["sweep"]), variable))
     for extra in a.get("extra", []):
         runs.update(sweep_of(ev, extra, variable))
     lo, hi = float(a.get("lo", -math.inf)), float(a.get("hi", math.inf))
     subtract = bool(a.get("subtract", True))
-    level = final(result_of(ev, a["level"])) if "level" in a else np.zeros(2)
+    level = final(result_of(ev, _ref(a, a["level"]))) if "level" in a else np.zeros(2)
     level_mean = float(level.mean())
     room = float(a.get("room", 0.5))
     max_share = float(a.get("max_share", SATURATION_SHARE))
@@ -302,7 +303,7 @@ def measure_sweep_dominance(claim, ev: Evidence) -> Outcome:
     against (-inf, 0]."""
     a = args(claim)
     variable = a["variable"]
-    better, worse = sweep_of(ev, a["better"], variable), sweep_of(ev, a["worse"], variable)
+    better, worse = sweep_of(ev, _ref(a, a["better"]), variable), sweep_of(ev, _ref(a, a["worse"]), variable)
     lo, hi = float(a.get("lo", -math.inf)), float(a.get("hi", math.inf))
     common = sorted(x for x in set(better) & set(worse) if lo <= x <= hi)
     if not common:
@@ -313,7 +314,7 @@ def measure_sweep_dominance(claim, ev: Evidence) -> Outcome:
         t = int(b.checkpoints[-1])
         names = [f"{a['better']['policy']} at {variable} = {x:g}", f"{a['worse']['policy']} at {variable} = {x:g}"]
         comps.append(order_check(final(b), final(w), f"{variable} = {x:g}", round_robin([b, w], t, names, ev),
-                                 fixed=fixed_schedule([b, w], t)))
+                                 fixed=fixed_schedule([b, w], t), paired=paired([b, w])))
         shown.append(f"{x:g}: {fmt(final(b).mean())} vs {fmt(final(w).mean())}")
     results = [better[x] for x in common] + [worse[x] for x in common]
     return Outcome("mean R(T), better vs worse: " + "; ".join(shown), comparisons=comps,
@@ -321,7 +322,11 @@ def measure_sweep_dominance(claim, ev: Evidence) -> Outcome:
 
 
 def _ref(a: dict, ref) -> dict:
-    return dict(ref) if isinstance(ref, dict) else {"experiment": a["experiment"], "run": ref}
+    """A run or sweep reference of ``args`` as a table: a label, or a table without ``experiment``,
+    is in ``args.experiment`` (so that a claim's readings can change the experiment alone)."""
+    if isinstance(ref, dict):
+        return dict(ref) if "experiment" in ref else {"experiment": a.get("experiment"), **ref}
+    return {"experiment": a.get("experiment"), "run": ref}
 
 
 def _short(ref: dict) -> str:
@@ -357,7 +362,7 @@ def measure_pairs(claim, ev: Evidence) -> Outcome:
                                    + "; ".join(lim.reason for lim in limits),
                                    max(known) if len(known) == len(limits) else None)
         comps.append(order_check(rs[0].regret_at(t), rs[1].regret_at(t), f"{names[0]} < {names[1]}", why,
-                                 fixed=fixed_schedule(rs, t)))
+                                 fixed=fixed_schedule(rs, t), paired=paired(rs)))
         for n, r in zip(names, rs):
             used[n] = (r, t)
     shown = "; ".join(f"{n}: {fmt(r.regret_at(t).mean())} +- {fmt(r.regret_at(t).std(ddof=1) / math.sqrt(r.reps), 2)}"
@@ -484,14 +489,14 @@ def measure_monotone(claim, ev: Evidence) -> Outcome:
     A ratio shown above the band contradicts the claim; a flat stretch within the noise is
     inconclusive unless ``within`` covers it."""
     a = args(claim)
-    sweep = sweep_of(ev, a["sweep"], a["variable"])
+    sweep = sweep_of(ev, _ref(a, a["sweep"]), a["variable"])
     xs = sorted(sweep)
     within = float(a.get("within", 0.0))
     comps = []
     for lo, hi in zip(xs, xs[1:]):
         pair = [sweep[hi], sweep[lo]]
         t = int(pair[0].checkpoints[-1])
-        comps.append(Check(ratio_estimate(final(pair[0]), final(pair[1]), fixed_schedule(pair, t)),
+        comps.append(Check(ratio_estimate(final(pair[0]), final(pair[1]), fixed_schedule(pair, t), paired(pair)),
                            high=1.0 + within, label=f"R({a['variable']} = {hi:g}) / R({lo:g})",
                            unobservable=round_robin(pair, t, [f"{a['variable']} = {hi:g}", f"{lo:g}"], ev)))
     shown = ", ".join(f"{x:g}: {fmt(final(sweep[x]).mean())}" for x in xs)
@@ -501,13 +506,14 @@ def measure_monotone(claim, ev: Evidence) -> Outcome:
 
 def measure_ratio_over(claim, ev: Evidence) -> Outcome:
     """R(x)/R(reference) for every value x of ``sweep`` in [``lo``, ``hi``] (bootstrap standard
-    errors): against (-inf, ``at_most``] (an upper bound) or 1 +- ``within``."""
+    errors): against (-inf, ``at_most``] (an upper bound), [``at_least``, inf) (a lower bound) or
+    1 +- ``within``."""
     a = args(claim)
-    sweep = sweep_of(ev, a["sweep"], a["variable"])
-    ref = result_of(ev, a["reference"])
+    sweep = sweep_of(ev, _ref(a, a["sweep"]), a["variable"])
+    ref = result_of(ev, _ref(a, a["reference"]))
     lo, hi = float(a.get("lo", -math.inf)), float(a.get("hi", math.inf))
     t = int(ref.checkpoints[-1])
-    ests = {x: ratio_estimate(final(r), final(ref), fixed_schedule([r, ref], t))
+    ests = {x: ratio_estimate(final(r), final(ref), fixed_schedule([r, ref], t), paired([r, ref]))
             for x, r in sorted(sweep.items()) if lo <= x <= hi}
     if not ests:
         raise NotChecked(f"no {a['variable']} in [{lo:g}, {hi:g}]")
@@ -515,6 +521,8 @@ def measure_ratio_over(claim, ev: Evidence) -> Outcome:
     size = dict(horizon=int(ref.checkpoints[-1]), **provenance_of([ref] + list(sweep.values())))
     if "at_most" in a:
         band = (-math.inf, float(a["at_most"]))
+    elif "at_least" in a:
+        band = (float(a["at_least"]), math.inf)
     else:
         band = (1.0 - float(a["within"]), 1.0 + float(a["within"]))
     return Outcome(shown, comparisons=[Check(e, *band, f"{a['variable']} = {x:g}") for x, e in ests.items()],

@@ -9,6 +9,7 @@
         paper.toml        optional: title, citation, intro (shown under the title) and, per
                           experiment, how its figure is drawn: [figures.KEY] with x (the
                           swept parameter the paper's figure has on its x axis; default t),
+                          xlabel (that axis's label; default the parameter's name),
                           title, paper_figure ("Fig. 3") and skip
         checks/           optional: experiment files of the report's own check runs
         bounds.py         optional: the paper's theorems, verify.bounds.register(Bound(...))
@@ -63,7 +64,7 @@ from .references import run_references
 CLAIMS_FILE = "claims.toml"
 PAPER_FILE = "paper.toml"
 _PAPER_KEYS = {"title", "citation", "intro", "figures", "choice", "builds_on"}
-_FIGURE_KEYS = {"title", "paper_figure", "x", "skip"}
+_FIGURE_KEYS = {"title", "paper_figure", "x", "xlabel", "skip"}
 
 
 @dataclass

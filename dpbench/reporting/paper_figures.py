@@ -41,7 +41,7 @@ LEGEND = ("✓ reproduced, ✗ contradicted, ± depends on the reading, ○ cons
           "figure's runs, with that reading's verdict, at the horizon it tests")
 ORDERING = {"ordering", "argmin", "pairs", "sweep_dominance"}
 SLOPES = {"exponent", "level_exponent"}
-PANEL_SIZE = (3.9, 3.2)                      # inches per panel (at the report's 100 dpi: 390 x 320 px)
+PANEL_SIZE = (3.9, 3.2)                      # inches per panel (at the report's 200 dpi: 780 x 640 px)
 _FIG = re.compile(r"\bFig(?:ure)?s?\.?\s*(\d+)(\([a-z]\))?")
 
 
@@ -131,7 +131,7 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
         mine = [r for r in by_key.get(m.key, {}).values()
                 if any(_in_panel(ref, m.key, panel, run) for ref in _refs(r))]
         if x != "t" and any(s.sweep_group and x in s.params for s in specs):
-            _sweep_panel(ax, exp, run, specs, x, colours, mine, ev)
+            _sweep_panel(ax, exp, run, specs, x, colours, mine, ev, xlabel=m.settings.get("xlabel"))
             drawn = SLOPES
         else:
             _curve_panel(ax, exp, run, specs, colours, mine, m.key, ev)
@@ -369,7 +369,7 @@ def _crossings(ax, claims, span: tuple[float, float]):
                            label=f"{SYMBOL[r.verdict]} {r.claim.id}: crossing ~ {math.exp(est.value):,.0f}")
 
 
-def _sweep_panel(ax, exp, run, specs, variable, colours, claims, ev=None):
+def _sweep_panel(ax, exp, run, specs, variable, colours, claims, ev=None, xlabel=None):
     groups: dict[str, list] = {}
     flat = []
     for s in specs:
@@ -408,7 +408,7 @@ def _sweep_panel(ax, exp, run, specs, variable, colours, claims, ev=None):
     _slopes(ax, claims, points, ev)
     if exp.yscale == "log":
         _plain_ticks(ax.yaxis)
-    ax.set_xlabel(variable, fontsize=7)
+    ax.set_xlabel(xlabel or variable, fontsize=7)
     ax.set_ylabel(f"regret at T = {int(run.config['horizon']):,}", fontsize=7)
     _finish(ax)
 

@@ -16,14 +16,15 @@ class RunRef:
 
 
 _RUN_KEYS = ("runs", "run", "baseline", "best", "worst")
-_ARG_RUN_KEYS = ("runs", "run", "baseline", "pairs", "best", "worst")
+_ARG_RUN_KEYS = ("runs", "run", "baseline", "pairs", "best", "worst", "reference", "level", "saturation")
 
 
 def run_references(claim) -> Iterator[RunRef]:
     """Every experiment and run label a claim names: ``experiment`` with ``runs``/``run``/
     ``baseline``/``best``/``worst`` labels, ``{experiment, run}`` tables anywhere, ``args.experiment``
-    with ``args.runs``/``run``/``baseline``/``pairs`` labels, ``{experiment, panel, ...}`` sweeps and
-    ``args.experiments``."""
+    with ``args.runs``/``run``/``baseline``/``pairs``/``reference``/``level``/``saturation`` labels,
+    ``{experiment, panel, ...}`` sweeps and ``args.experiments``; a table inside ``args`` that names no
+    experiment is in ``args.experiment``."""
     params = claim.params
     top = params.get("experiment")
     if isinstance(top, str):
@@ -45,7 +46,7 @@ def run_references(claim) -> Iterator[RunRef]:
             if key in _ARG_RUN_KEYS:
                 yield from _labels(value, inner, f"args.{key}")
             else:
-                yield from _tables(value, f"args.{key}")
+                yield from _tables(value, f"args.{key}", inner)
 
 
 def _labels(value, experiment, key) -> Iterator[RunRef]:
@@ -53,16 +54,17 @@ def _labels(value, experiment, key) -> Iterator[RunRef]:
         if isinstance(experiment, str):
             yield RunRef(key, experiment, value)
     elif isinstance(value, Mapping):
-        yield from _tables(value, key)
+        yield from _tables(value, key, experiment)
     elif isinstance(value, list):
         for item in value:
             yield from _labels(item, experiment, key)
 
 
-def _tables(value, key) -> Iterator[RunRef]:
-    """``{experiment, run}`` and ``{experiment, panel}`` tables inside ``value``."""
+def _tables(value, key, default=None) -> Iterator[RunRef]:
+    """``{experiment, run}`` and ``{experiment, panel}`` tables inside ``value`` (``experiment``
+    omitted: ``default``)."""
     if isinstance(value, Mapping):
-        exp = value.get("experiment")
+        exp = value.get("experiment", default)
         if isinstance(exp, str) and isinstance(value.get("run"), str):
             yield RunRef(key, exp, value["run"])
         elif isinstance(exp, str) and isinstance(value.get("panel"), str):
@@ -71,4 +73,4 @@ def _tables(value, key) -> Iterator[RunRef]:
             yield RunRef(key, exp)
     elif isinstance(value, list):
         for item in value:
-            yield from _tables(item, key)
+            yield from _tables(item, key, default)

@@ -112,6 +112,7 @@ from .evidence import (
     horizon_to_learn,
     learning_horizon,
     learning_p_value,
+    paired,
     provenance_of,
     round_robin,
     run_name,
@@ -128,6 +129,6 @@ __all__ = ["AS_STATED", "CATEGORIES", "RULE", "Verdict", "Claim", "Choice", "Rea
            "decide", "decide_comparison", "combine", "family_size", "family_of", "location", "families",
            "write_json", "counts", "count_line", "scope_text", "checkpoint", "common_checkpoint", "uniform_share",
            "learning_horizon", "horizon_to_learn", "learning_p_value", "round_robin", "saturated", "fixed_schedule",
-           "provenance_of",
+           "paired", "provenance_of",
            "run_name", "fmt_horizon", "DEFAULT_ALPHA", "POWER", "LEARNING_LEVEL", "SATURATION_SHARE", "MAX_REPS",
            "NUMBER_KEYS", "TOLERANCE_KEYS"]

@@ -210,6 +210,16 @@ def round_robin(results, t: int, names: Sequence[str], ev: Evidence | None = Non
                         max(known) if len(known) == len(horizons) else None)
 
 
+def paired(results) -> bool:
+    """Whether the runs' repetitions are paired: each drew its instance afresh per repetition from the
+    repetition's seed (``info["instance_per_repetition"]``, :mod:`dpbench.engine.simulate`) with one
+    master seed over the same repetitions, so repetition r of every run met the same instance and
+    their values are compared pair by pair (the instance's share of the spread cancels)."""
+    results = list(results)
+    return (len(results) > 1 and all(bool(r.info.get("instance_per_repetition")) for r in results)
+            and len({(int(r.seed), int(r.first_rep), int(r.reps)) for r in results}) == 1)
+
+
 def fixed_schedule(results, t: int) -> bool:
     """Every run is still in its data-independent phase at t (:mod:`..schedules`): its regret at t
     is its schedule's, a computed number rather than an estimate."""

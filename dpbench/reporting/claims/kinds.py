@@ -59,6 +59,7 @@ from .evidence import (
     fixed_schedule,
     horizon_to_learn,
     learning_horizon,
+    paired,
     provenance_of,
     round_robin,
     run_name,
@@ -75,23 +76,26 @@ def register_factor(name: str, fn: Callable[[float], float]) -> None:
     FACTORS[name] = fn
 
 
-def ratio_estimate(num, den, fixed: bool = False):
+def ratio_estimate(num, den, fixed: bool = False, paired: bool = False):
     """mean(num) / mean(den) with its bootstrap standard error; ``fixed`` (both runs in a
     data-independent schedule) and neither varying over its repetitions: an exact ratio of two
-    computed numbers."""
+    computed numbers; ``paired`` (:func:`~dpbench.reporting.claims.paired`): repetitions resampled
+    jointly."""
     from verify.inference import Estimate, bootstrap_estimate, mean_ratio
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     if fixed and np.ptp(num) == 0 and np.ptp(den) == 0:
         return Estimate.exact_value(float(num.mean() / den.mean()), "ratio of two fixed schedules")
-    return bootstrap_estimate((num, den), mean_ratio)
+    return bootstrap_estimate((num, den), mean_ratio, paired=paired)
 
 
-def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", fixed: bool = False):
-    """The claim mean(a) < mean(b) of independent per-repetition values: the difference a - b
-    (Welch) against (-inf, 0], or a one-sided Mann-Whitney test each way.  ``fixed``: both runs
+def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", fixed: bool = False,
+                paired: bool = False):
+    """The claim mean(a) < mean(b) of per-repetition values: the difference a - b (Welch; ``paired``
+    runs, :func:`~dpbench.reporting.claims.paired`: the paired t of the differences) against
+    (-inf, 0], or a one-sided Mann-Whitney test each way.  ``fixed``: both runs
     are in a data-independent schedule (:func:`~dpbench.reporting.claims.fixed_schedule`); when
     neither varies over its repetitions the comparison is of two computed numbers (exact)."""
-    from verify.inference import MANN_WHITNEY, compare, difference_estimate
+    from verify.inference import MANN_WHITNEY, compare, difference_estimate, paired_difference_estimate
     if fixed and np.ptp(a) == 0 and np.ptp(b) == 0:
         return Exact(float(np.mean(a)) < float(np.mean(b)),
                      f"{label}: {float(np.mean(a)):.6g} vs {float(np.mean(b)):.6g}, both fixed schedules at this T",
@@ -100,7 +104,8 @@ def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", f
         less = compare(a, b, alternative="less", method=method)
         more = compare(a, b, alternative="greater", method=method)
         return Hypothesis(less.p_value, True, f"{label}: {less}", unobservable, p_against=more.p_value)
-    return Check(difference_estimate(a, b), high=0.0, label=f"{label} (difference of means)",
+    diff = paired_difference_estimate(a, b) if paired else difference_estimate(a, b)
+    return Check(diff, high=0.0, label=f"{label} ({'paired difference' if paired else 'difference of means'})",
                  unobservable=unobservable)
 
 
@@ -175,7 +180,8 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
     values = [PER_REP[kind](r, t) for r in results]
     comps = [order_check(values[i], values[i + 1], f"{names[i]} < {names[i + 1]}",
                          round_robin([results[i], results[i + 1]], t, names[i:i + 2], ev),
-                         method=claim.get("method", "welch"), fixed=fixed_schedule(results[i:i + 2], t))
+                         method=claim.get("method", "welch"), fixed=fixed_schedule(results[i:i + 2], t),
+                         paired=paired(results[i:i + 2]) and kind == "regret")
              for i in range(len(results) - 1)]
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in zip(names, values))
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
@@ -197,8 +203,10 @@ def ratio(claim: Claim, ev: Evidence) -> Outcome:
     t = common_checkpoint([num, den], claim.horizon)
     value = _expected_value(claim, ev)
     tol = float(claim.get("tolerance", rounding(value) if "expected" in claim.params else 0.0))
-    est = ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t))
-    trail = [f"T = {fmt_t(h)}: {ratio_estimate(num.regret_at(h), den.regret_at(h), fixed_schedule([num, den], h))}"
+    pair = paired([num, den])
+    est = ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t), pair)
+    trail = [f"T = {fmt_t(h)}: "
+             f"{ratio_estimate(num.regret_at(h), den.regret_at(h), fixed_schedule([num, den], h), pair)}"
              for h in horizons_of(num) if h < t and h in set(int(c) for c in den.checkpoints)]
     statistic = f"rho = {est}" + (f"; earlier {'; '.join(trail)}" if trail else "")
     stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])], ev)
@@ -425,10 +433,10 @@ def argmin(claim: Claim, ev: Evidence) -> Outcome:
             why, fixed = round_robin(pair, t, [key, other], ev), fixed_schedule(pair, t)
             if alt == "less":
                 comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method,
-                                         fixed=fixed))
+                                         fixed=fixed, paired=paired(pair)))
             else:
                 comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method,
-                                         fixed=fixed))
+                                         fixed=fixed, paired=paired(pair)))
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in values.items())
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
