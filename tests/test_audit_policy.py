@@ -161,6 +161,8 @@ def test_the_policy_report_puts_fixed_n_beside_sequential(monkeypatch, tmp_path)
     monkeypatch.setattr(policies, "POLICY_N", 20_000)
     policies.write(tmp_path / "policies.md", seed=1)
     text = (tmp_path / "policies.md").read_text()
-    assert text.startswith("# Policy audits") and "| LDP-UCB-B (local), next arm | (1, 0) | 2 | 1.0000 | holds, 0.9" in text
-    assert "control: LDP-UCB-B at eps = 2: the sequential audit caught it with " in text and "Provenance: dpbench" in text
+    assert text.startswith("# Policy audits")
+    assert "| LDP-UCB-B (local), next arm | (1, 0) | 2 | 1.0000 | holds, 0.9" in text
+    assert "control: LDP-UCB-B at eps = 2: the sequential audit caught it with " in text
+    assert "Provenance: dpbench" in text
     assert policies.dp_ftpl_gauss_ceiling(1.0, 0.01) == pytest.approx(0.3599, abs=1e-4)
