@@ -143,9 +143,8 @@ def compare_table(rows) -> Outcome:
 
 def table_a1(claim, ev) -> Outcome:
     """Spec Appendix A.1: F_L, beta, c_eps, G, F_L/beta and the upper/lower slope ratios."""
-    from verify.bounds.factors import F_L, G, beta, c_eps
-
     from .bounds import ratio_upper_to_lower
+    from .factors import F_L, G, beta, c_eps
     args = claim.require("args")
     funcs = {"F_L": F_L, "beta": beta, "c_eps": c_eps, "G": G, "F_L/beta": lambda e: F_L(e) / beta(e),
              "UB_B/LB": lambda e: ratio_upper_to_lower(e, "B"), "UB_L/LB": lambda e: ratio_upper_to_lower(e, "L")}
@@ -159,7 +158,8 @@ def table_a1(claim, ev) -> Outcome:
 def table_a2(claim, ev) -> Outcome:
     """Spec Appendix A.2: bound values on the 20-arm instance from the bounds registry."""
     from verify import bounds
-    from verify.bounds.factors import G
+
+    from .factors import G
     args = claim.require("args")
     keys = {"thm4": "seed000.thm4", "cor8": "seed001.cor8", "thm6": "seed000.thm6", "cor11": "seed001.cor11",
             "ucb1": "auer2002.ucb1"}
@@ -221,7 +221,7 @@ def sigmoid_gap_floor(claim, ev) -> Outcome:
 def factor_difference(claim, ev) -> Outcome:
     """Remark iv after Thm 6: beta(eps) < F_L(eps) for every eps, the difference decreasing in eps;
     the ratio F_L/beta is not monotone (spec)."""
-    from verify.bounds.factors import F_L, beta
+    from .factors import F_L, beta
     eps = np.logspace(-3, 3, 400)
     diff = np.array([F_L(e) - beta(e) for e in eps])
     ratio = np.array([F_L(e) / beta(e) for e in eps])
@@ -286,7 +286,8 @@ def g_ctb_moments(claim, ev) -> Outcome:
     """g(CTB(r; eps); eps) is unbiased for r with variance (beta(eps) - (2r - 1)^2)/4 (spec M6),
     at eps in {0.2, 1, 5} and r in {0, 0.4, 1}."""
     from dpbench.mechanisms.ldp_curators import debias
-    from verify.bounds.factors import beta
+
+    from .factors import beta
     comps, shown = [], []
     for k, eps in enumerate((0.2, 1.0, 5.0)):
         g1, g0 = debias(1.0, eps), debias(0.0, eps)
@@ -370,7 +371,8 @@ def hoeffding_g(claim, ev) -> Outcome:
     """v001's Hoeffding bound for g-values: P{mu >= mean of t g-values + b} <= t^-4 with
     b = sqrt(sum beta(eps_r) log t^4 / (2 t^2)), at small t (measurable), fixed eps."""
     from dpbench.mechanisms.ldp_curators import debias
-    from verify.bounds.factors import beta
+
+    from .factors import beta
     comps, shown = [], []
     n = samples(ev)
     for i, (t, eps, mu) in enumerate(((2, 1.0, 0.5), (3, 2.0, 0.3), (3, 0.5, 0.9))):
@@ -489,9 +491,8 @@ def ctb_literal_formula(claim, ev):
 def sigmoid_gap_r3(claim, ev) -> Outcome:
     """R3 (Lemma 9 corrected): the CTB-S response gap is c_eps (E s(mu_a + Z) - E s(mu_b + Z)) >=
     c_s c_eps (mu_a - mu_b), c_s = 0.2066/e, on the 20-arm Gaussian instance, eps in {0.5, 2}."""
-    from verify.bounds.factors import c_eps
-
     from .bounds import C_S_GAUSSIAN
+    from .factors import c_eps
     means = sorted(set(twenty_arm_means()))
     es = {m: expected_sigmoid(m) for m in means}
     worst = min((es[a] - es[b]) / (a - b) for a in means for b in means if a > b)

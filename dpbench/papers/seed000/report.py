@@ -105,19 +105,20 @@ def distribution_free(t_runs: list, eps_run, agents=FREE_AGENTS, eps0: float = F
     eps at least ``args.limit`` - tolerance).  The worst c must be interior to the c grid at every
     point and the fit must pass its lack-of-fit test, or the row decides nothing."""
     def measure(claim, ev) -> Outcome:
-        from dpbench.reporting.claims.kinds import FACTORS
         from dpbench.reporting.measures import need_tolerance
         from verify.inference import power_law, slope_estimate
+
+        from .factors import NAMED
         args = claim.require("args")
         agent, variable, side = args["agent"], args["variable"], args.get("side", "predicted")
         if not t_runs or eps_run is None:
             raise NotChecked("the distribution-free (F5) experiments were not run")
         if variable == "T":
             points = [(float(run.config["horizon"]), *_worst(run, agent, eps0)) for run in t_runs]
-            factor = FACTORS["sqrt_T_log_T"]
+            factor = NAMED["sqrt_T_log_T"]
         else:
             points = [(eps, *_worst(eps_run, agent, eps)) for eps in eps_grid]
-            factor = FACTORS[agents[agent][2]]
+            factor = NAMED[agents[agent][2]]
         xs = [p[0] for p in points]
         if len(set(xs)) < 3:
             raise NotChecked(f"the F5 runs span fewer than 3 distinct {variable} values (quick sizes)")
@@ -149,7 +150,7 @@ def distribution_free(t_runs: list, eps_run, agents=FREE_AGENTS, eps0: float = F
 
 def factor_values(ev: Evidence):
     """beta_<eps> and F_L_<eps> for the eps the claims name, and factors_at (spec strings)."""
-    from verify.bounds.factors import F_L, beta
+    from .factors import F_L, beta
     for eps in (0.2, 0.5, 2.0):
         ev.measure(f"beta_{eps:g}", lambda c, e, x=eps: beta(x))
         ev.measure(f"F_L_{eps:g}", lambda c, e, x=eps: F_L(x))

@@ -34,6 +34,8 @@ from dpbench.reporting.markdown import Report, fmt, fmt_t
 from dpbench.reporting.measures import estimate
 from dpbench.reporting.runs import run_results
 
+from .vfit import r2_estimate, v_regression
+
 ALPHA = seed000.ALPHA
 
 #: experiment -> (horizon, reps); None keeps the TOML's value.  Fig. 1(c, d) and Fig. 2 run to
@@ -112,34 +114,18 @@ def _fig2(ev, horizon):
     return runs, results, t
 
 
-def r2_estimate(points):
-    """R^2 of the OLS of the run means on V (V_L for L agents, V_B for B agents), with its
-    bootstrap standard error over each run's repetitions."""
-    from verify import regret_fits as rf
-    v = np.array([rf.heldp_v(r) for r in points])
-    vc = v - v.mean()
-
-    def r2(*samples, axis=-1):
-        m = np.stack([np.mean(y, axis=axis) for y in samples], axis=-1)
-        mc = m - m.mean(axis=-1, keepdims=True)
-        return (mc @ vc) ** 2 / (np.sum(mc * mc, axis=-1) * float(vc @ vc))
-    return estimate([np.asarray(r.final_regrets, dtype=float) for r in points], r2)
-
-
 def v_fit(claim, ev) -> Outcome:
     """Fig. 2: pooled OLS of the mean regret on V (16 points): R^2 (bootstrap standard error)
     against the paper's value +- its rounding."""
     from dpbench.reporting.claims.kinds import rounding
-    from verify import regret_fits as rf
     runs, results, t = _fig2(ev, claim.horizon)
     pts = _at(results, t)
-    fit = rf.v_regression(pts, level=1 - ALPHA)
-    alt = rf.v_regression(pts, alternative=True, level=1 - ALPHA)
+    fit, alt = v_regression(pts), v_regression(pts, alternative=True)
     paper = float(claim.require("args")["paper"])
     est = r2_estimate(pts)
-    per = fit.details["per_policy_r_squared"]
-    statistic = (f"pooled R^2 = {est}; with V_L' {alt.estimate:.4f}; L only {fmt(per.get('heldp_ucb_l'))}, "
-                 f"B only {fmt(per.get('heldp_ucb_b'))}; slope {fit.details['slope']:.4g} per unit V")
+    per = fit.per_policy
+    statistic = (f"pooled R^2 = {est}; with V_L' {alt.r_squared:.4f}; L only {fmt(per.get('heldp_ucb_l'))}, "
+                 f"B only {fmt(per.get('heldp_ucb_b'))}; slope {fit.slope:.4g} per unit V")
     return Outcome(statistic, comparisons=(Check(est, paper - rounding(paper), paper + rounding(paper), "R^2"),),
                    horizon=t, reps=min(r.reps for r in results), seed=int(results[0].seed))
 
@@ -303,7 +289,7 @@ def r9_literal_ctb(claim, ev) -> Outcome:
 
 
 def r11_factor(claim, ev) -> Outcome:
-    from verify.bounds.factors import beta
+    from dpbench.papers.seed000.factors import beta
     literal, ours = ((2 + 1) / (2 - 1)) ** 2, beta(2.0)
     ok = abs(ours - 1.7) <= 0.05 and abs(literal - 1.7) > 0.05
     return Outcome(f"literal ((eps + 1)/(eps - 1))^2 at eps = 2: {literal:g}; ((e^eps + 1)/(e^eps - 1))^2: {ours:.4f}",
@@ -395,20 +381,18 @@ def measure(ev: Evidence, runs: dict) -> None:
 
 # ------------------------------------------------------------------ report
 def v_figure(report: Report, run, results=()):
-    from verify import regret_fits as rf
     runs = fig2_runs(run)
     if len(runs) < 3:
         return
-    fit = rf.v_regression(list(runs.values()))
+    fit = v_regression(list(runs.values()))
     fig, (ax,) = new_figure()
-    v, m = np.array(fit.details["V"]), np.array(fit.details["mean_regret"])
+    v, m = fit.v, fit.means
     keys = list(runs)
     for agent, marker in (("L", "o"), ("B", "s")):
         idx = [i for i, k in enumerate(keys) if k[0] == agent]
         ax.scatter(v[idx], m[idx], marker=marker, label=f"HeLDP-UCB-{agent}")
     xs = np.linspace(0, v.max() * 1.05, 50)
-    ax.plot(xs, fit.details["intercept"] + fit.details["slope"] * xs, "k--", lw=1,
-            label=f"OLS, R^2 = {fit.estimate:.4f}")
+    ax.plot(xs, fit.intercept + fit.slope * xs, "k--", lw=1, label=f"OLS, R^2 = {fit.r_squared:.4f}")
     ax.set_xlabel("V (V_L for L, V_B for B)")
     ax.set_ylabel(f"mean regret at T = {fmt_t(next(iter(runs.values())).horizon)}")
     ax.grid(True, alpha=0.3)

@@ -645,14 +645,3 @@ __all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP"
 def not_checked(claim: Claim, ev: Evidence) -> Outcome:
     return Outcome("", Verdict.NOT_CHECKED, reason=str(claim.params["reason"]))
 
-
-def register_seed000_001_factors():
-    from verify.bounds.factors import F_L, beta
-    register_factor("beta", beta)
-    register_factor("F_L", F_L)
-    register_factor("sqrt_beta", lambda e: math.sqrt(beta(e)))
-    register_factor("sqrt_F_L", lambda e: math.sqrt(F_L(e)))
-    register_factor("sqrt_T_log_T", lambda t: math.sqrt(t * math.log(t)))
-
-
-register_seed000_001_factors()
