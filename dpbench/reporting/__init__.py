@@ -27,7 +27,8 @@ def installed_papers() -> list[str]:
 
 def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                  threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
-                 scheduler_name: str | None = None, plugins=(), fresh: set | None = None) -> Path:
+                 scheduler_name: str | None = None, plugins=(), fresh: set | None = None,
+                 pilot: int | None = None) -> Path:
     """Build the report of ``paper`` (an installed paper: "002", "2", "seed002"; or a folder with a
     ``claims.toml``, e.g. ``"./mypaper"``); return the markdown path (``<out_dir>/<paper>.md``).
     Bad input (an unknown paper, a claim naming an experiment or run that does not exist, an
@@ -40,15 +41,19 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
     (``threads`` compiled threads), an open ``distributed.Client`` on its cluster
     (:func:`dpbench.sweeps.dask_backend.connect`; ``scheduler_name`` is what the command line
     called it, for the rebuild command); ``plugins``: the ``--plugin`` modules the command loaded
-    (named in the rebuild command: without them it would not find a user's policy)."""
+    (named in the rebuild command: without them it would not find a user's policy); ``pilot``: R
+    repetitions at every experiment's own horizon, and what each claim needs (:mod:`.pilot`)."""
     from .paper import build, find_paper, load_paper
     name, folder = find_paper(paper)
     target = str(paper) if folder is not None else (name.removeprefix("seed") if name.startswith("seed") else name)
     loaded = load_paper(name, folder)
     if force and fresh is None:
         fresh = set()
-    ctx = ReportContext(name, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir), threads=threads,
-                        progress=progress, fresh=fresh, log=log, paper_dir=folder, target=target,
+    if pilot is not None:
+        from .pilot import check_reps
+        check_reps(pilot)
+    ctx = ReportContext(name, quick=quick, pilot=pilot, results_dir=Path(results_dir), out_dir=Path(out_dir),
+                        threads=threads, progress=progress, fresh=fresh, log=log, paper_dir=folder, target=target,
                         scheduler=scheduler, scheduler_name=scheduler_name, plugins=tuple(plugins))
     return build(ctx, loaded)
 

@@ -462,6 +462,11 @@ def _build(ctx: ReportContext, paper: Paper, records: list) -> Path:
     front_page.details(report, results, display)
     if paper.hook("sections") is not None:
         paper.module.sections(report, runs, results)
+    if ctx.pilot:                                 # what each claim needs, in the report and on the screen
+        from . import pilot
+        found = pilot.needs(results)
+        pilot.section(report, found, ctx.pilot, pilot.planned(plan))
+        ctx.log(pilot.table(found, ctx.pilot, pilot.planned(plan)))
     report.insert(front, front_page.render(report, results, display, sizes=sizes_lines(runs),
                                            choices=paper.choices))
     report.ctx.out_dir.mkdir(parents=True, exist_ok=True)
