@@ -32,9 +32,10 @@ from .claims import ClaimResult, Verdict
 from .front_page import anchor
 
 #: marks of a verdict inside a figure (the caption spells them out)
-SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.INCONCLUSIVE: "?",
-          Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–"}
-LEGEND = "✓ reproduced, ✗ contradicted, ? inconclusive, … unobservable at this horizon, – not checked"
+SYMBOL = {Verdict.REPRODUCED: "✓", Verdict.CONTRADICTED: "✗", Verdict.DEPENDS: "±", Verdict.CONSISTENT: "○",
+          Verdict.INCONCLUSIVE: "?", Verdict.UNOBSERVABLE: "…", Verdict.NOT_CHECKED: "–"}
+LEGEND = ("✓ reproduced, ✗ contradicted, ± depends on the reading, ○ consistent (cannot fail), ? inconclusive, "
+          "… unobservable at this horizon, – not checked")
 ORDERING = {"ordering", "argmin", "pairs", "sweep_dominance"}
 SLOPES = {"exponent", "level_exponent"}
 PANEL_SIZE = (3.9, 3.2)                      # inches per panel (at the report's 100 dpi: 390 x 320 px)
@@ -219,6 +220,7 @@ def _curve_panel(ax, exp, run, specs, colours, claims):
         ax.set_yscale("log")
         ax.set_ylim(bottom=1.0)
     _orderings(ax, run, specs, claims, colours)
+    _flattening(ax, claims)
     cps = [float(c) for s in specs if (res := run.results.get(_key(s))) is not None for c in res.checkpoints]
     if cps:
         _crossings(ax, claims, (min(cps), max(cps)))
@@ -301,6 +303,20 @@ def _orderings(ax, run, specs, claims, colours):
         ax.axvline(t, ls=":", lw=0.8, color="0.3")
         ax.text(t, 0.02, "\n".join(labels), transform=ax.get_xaxis_transform(), fontsize=5.5, ha="right",
                 va="bottom", color="0.15", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
+
+
+def _flattening(ax, claims):
+    """Flattening claims: the two decades they compare, [T/100, T/10] and [T/10, T], shaded at the
+    tested horizon and labelled with the claims and their verdicts."""
+    at: dict[int, list[str]] = {}
+    for r in claims:
+        if r.claim.test == "flattening" and r.outcome.horizon:
+            at.setdefault(int(r.outcome.horizon), []).append(f"{SYMBOL[r.verdict]} {r.claim.id}")
+    for t, labels in at.items():
+        for lo, hi, shade in ((t / 100, t / 10, 0.05), (t / 10, t, 0.1)):
+            ax.axvspan(lo, hi, color="0.2", alpha=shade, lw=0)
+        ax.text(t / 100, 0.98, "flattening: " + ", ".join(labels), transform=ax.get_xaxis_transform(), fontsize=5.5,
+                ha="left", va="top", color="0.15", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
 
 
 def _crossings(ax, claims, span: tuple[float, float]):
