@@ -220,7 +220,7 @@ def _curve_panel(ax, exp, run, specs, colours, claims):
         ax.set_yscale("log")
         ax.set_ylim(bottom=1.0)
     _orderings(ax, run, specs, claims, colours)
-    _flattening(ax, claims)
+    _flattening(ax, specs, claims)
     cps = [float(c) for s in specs if (res := run.results.get(_key(s))) is not None for c in res.checkpoints]
     if cps:
         _crossings(ax, claims, (min(cps), max(cps)))
@@ -305,18 +305,22 @@ def _orderings(ax, run, specs, claims, colours):
                 va="bottom", color="0.15", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
 
 
-def _flattening(ax, claims):
-    """Flattening claims: the two decades they compare, [T/100, T/10] and [T/10, T], shaded at the
-    tested horizon and labelled with the claims and their verdicts."""
+def _flattening(ax, specs, claims):
+    """Flattening claims about this panel's runs: the two decades they compare, [T/100, T/10] and
+    [T/10, T], shaded at the tested horizon and labelled with the claims and their verdicts."""
+    from .references import run_references
+    here = {_key(s) for s in specs} | {s.label for s in specs}
     at: dict[int, list[str]] = {}
     for r in claims:
-        if r.claim.test == "flattening" and r.outcome.horizon:
+        if r.claim.test == "flattening" and r.outcome.horizon and \
+                any(ref.run in here for ref in run_references(r.claim)):
             at.setdefault(int(r.outcome.horizon), []).append(f"{SYMBOL[r.verdict]} {r.claim.id}")
     for t, labels in at.items():
         for lo, hi, shade in ((t / 100, t / 10, 0.05), (t / 10, t, 0.1)):
             ax.axvspan(lo, hi, color="0.2", alpha=shade, lw=0)
-        ax.text(t / 100, 0.98, "flattening: " + ", ".join(labels), transform=ax.get_xaxis_transform(), fontsize=5.5,
-                ha="left", va="top", color="0.15", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
+        ax.text(t / 100, 0.98, "flattening:\n" + "\n".join(labels), transform=ax.get_xaxis_transform(),
+                fontsize=5.5, ha="right", va="top", color="0.15",
+                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
 
 
 def _crossings(ax, claims, span: tuple[float, float]):

@@ -433,6 +433,21 @@ def kl_lemma12(claim, ev) -> Outcome:
                    comparisons=(Exact(not bad, "every grid point within" if not bad else "bound violated"),))
 
 
+def kl_looser(claim, ev) -> Outcome:
+    """A KL-based lower bound's term Delta / KL(mu_a || mu*) (Basu et al. 2019; Chen et al. 2020) against
+    Theorem 1's 1/Delta, for the gap 0.1 as the pair moves towards mean 0: it shrinks, so near 0
+    or 1 the KL-based bound is the looser one (v000 Sec. 2, v001 Remark after Theorem 4)."""
+    def kl(p, q):
+        return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+    gap = 0.1
+    lows = (0.45, 0.2, 0.05, 0.01, 0.001)
+    ratios = [(gap / kl(m, m + gap)) / (1 / gap) for m in lows]
+    ok = all(np.diff(ratios) < 0) and ratios[-1] < 0.2
+    return Outcome("(Delta/KL) / (1/Delta) with Delta = 0.1 at mu_a = "
+                   + ", ".join(f"{m:g}: {r:.3g}" for m, r in zip(lows, ratios)),
+                   comparisons=(Exact(ok, "shrinks towards 0 as the means approach 0" if ok else "does not shrink"),))
+
+
 def analytic_dp(claim, ev) -> Outcome:
     """sup_y |log p(y|r)/p(y|r')| over an (r, r') grid: <= eps for CTL/CTB with equality at (0, 1);
     < eps for CTL-S/CTB-S, approaching eps as |r| grows (spec item 2)."""
@@ -520,7 +535,7 @@ def register(ev: Evidence) -> Evidence:
     """Add every measurement of this module to ``ev`` under its function name."""
     for fn in (table_a1, table_a2, table_a4, lemma7_E_s_prime, lemma7_at_0107, lemma7_sup, sigmoid_gap_floor,
                factor_difference, ctl_moments, ctb_law, g_ctb_moments, laplace_tail, laplace_tail_hetero, hoeffding_g,
-               kl_lemma12,
+               kl_lemma12, kl_looser,
                analytic_dp, audit, constant_r5, ctb_literal_formula, sigmoid_gap_r3, sign_r4):
         ev.measure(fn.__name__, fn)
     return ev
