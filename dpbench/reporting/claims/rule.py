@@ -143,9 +143,7 @@ def decide(claim: Claim, outcome: Outcome, level: float, *, at_horizon: bool = F
     def blind(c) -> bool:
         return c.unobservable is not None and not c.unobservable.waived
 
-    comparisons = [replace(c, unobservable=replace(c.unobservable, waived=True))
-                   if at_horizon and c.unobservable is not None else c for c in outcome.comparisons]
-    decisions = [decide_comparison(c, level) for c in comparisons]
+    decisions = [decide_comparison(c, level) for c in outcome.comparisons]
     detail = "; ".join(d.text for d in decisions)
     if outcome.degenerate:
         return result(Verdict.INCONCLUSIVE, f"degenerate: {outcome.degenerate}; {detail}",
