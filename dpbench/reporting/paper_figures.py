@@ -276,15 +276,23 @@ def _finish(ax):
         ax.legend(fontsize=5.5, loc="best", framealpha=0.7, handlelength=1.5)
 
 
+def _tested(claims, kinds):
+    """(row, horizon, verdict) of every reading of the ``kinds`` claims: a claim decided under
+    several horizon readings is marked at each, with that reading's verdict."""
+    for r in claims:
+        if _kind(r.claim) not in kinds:
+            continue
+        for x in r.readings:
+            if x.outcome.horizon:
+                yield r, int(x.outcome.horizon), x.verdict
+
+
 def _orderings(ax, run, specs, claims, colours):
     """The ordering claims of this panel: the tested runs' means and 95% intervals at the tested
-    horizon, on a dotted line labelled with the claims and their verdicts."""
+    horizon (each horizon reading's), on a dotted line labelled with the claims and their verdicts."""
     from .references import run_references
     at: dict[int, list[str]] = {}
-    for r in claims:
-        if _kind(r.claim) not in ORDERING or not r.outcome.horizon:
-            continue
-        t = int(r.outcome.horizon)
+    for r, t, verdict in _tested(claims, ORDERING):
         names = {ref.run for ref in run_references(r.claim) if ref.run and not ref.run.startswith("panel:")}
         drawn = False
         for s in specs:
@@ -297,8 +305,8 @@ def _orderings(ax, run, specs, claims, colours):
                 ax.errorbar([t], [v.mean()], yerr=[[half], [half]], fmt="o", ms=3, capsize=2, lw=0.8,
                             color=colours.get(_family(s.label), "k"), zorder=5)
                 drawn = True
-        if drawn:
-            at.setdefault(t, []).append(f"{SYMBOL[r.verdict]} {r.claim.id}")
+        if drawn and (label := f"{SYMBOL[verdict]} {r.claim.id}") not in at.get(t, []):
+            at.setdefault(t, []).append(label)
     for t, labels in at.items():
         ax.axvline(t, ls=":", lw=0.8, color="0.3")
         ax.text(t, 0.02, "\n".join(labels), transform=ax.get_xaxis_transform(), fontsize=5.5, ha="right",
@@ -311,10 +319,10 @@ def _flattening(ax, specs, claims):
     from .references import run_references
     here = {_key(s) for s in specs} | {s.label for s in specs}
     at: dict[int, list[str]] = {}
-    for r in claims:
-        if r.claim.test == "flattening" and r.outcome.horizon and \
-                any(ref.run in here for ref in run_references(r.claim)):
-            at.setdefault(int(r.outcome.horizon), []).append(f"{SYMBOL[r.verdict]} {r.claim.id}")
+    for r, t, verdict in _tested(claims, {"flattening"}):
+        if any(ref.run in here for ref in run_references(r.claim)) and \
+                (label := f"{SYMBOL[verdict]} {r.claim.id}") not in at.get(t, []):
+            at.setdefault(t, []).append(label)
     for t, labels in at.items():
         for lo, hi, shade in ((t / 100, t / 10, 0.05), (t / 10, t, 0.1)):
             ax.axvspan(lo, hi, color="0.2", alpha=shade, lw=0)
