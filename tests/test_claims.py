@@ -151,7 +151,7 @@ RATIO = 'test = "ratio"\nrun = "a"\nbaseline = "b"\nexpected = 1.0'
     (RATIO, 'tolerance = "2"', ": key 'tolerance' must be a number (got the string '2')"),
     (RATIO, 'effect = 10\ntolerance = "2"', ": key 'tolerance' must be a number (got the string '2')"),
     (ORDERING, 'experimnt = "e"', "(ordering): unknown key(s) experimnt; allowed: runs, experiment, method, "
-                                  "per_rep; did you mean experiment?"),
+                                  "per_rep, horizon_range; did you mean experiment?"),
 ])
 def test_a_claims_bad_value_is_named_when_the_table_loads(tmp_path, kind, extra, message):
     bad = tmp_path / "claims.toml"

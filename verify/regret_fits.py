@@ -27,8 +27,7 @@ Inputs are ``SimulationResult`` objects (``checkpoints``, ``regret[R, C]``,
 Main entry points: :func:`log_regret_fit` (R(t) = a + C ln t, spec 000/001 F1),
 :func:`curve_exponent` (log-log exponent along a curve),
 :func:`power_law_fit` (exponent across runs), :func:`privacy_scaling` (C vs
-eps, F3), :func:`gap_scaling` (C vs Delta, F4), :func:`v_regression` (seed 001
-Fig. 2), :func:`ratio_at` (privacy-cost ratios, F2), :func:`check_values`
+eps, F3), :func:`gap_scaling` (C vs Delta, F4), :func:`ratio_at` (privacy-cost ratios, F2), :func:`check_values`
 (explicit bounds at the horizon or at every checkpoint).
 """
 from __future__ import annotations
@@ -658,15 +657,15 @@ def _run_slopes(results: Mapping, window, min_reps, agreement) -> tuple[list, li
     return xs, samples, excluded
 
 
-def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, window=None,
+def privacy_scaling(results: Mapping, *, factor: Callable | None = None, factor_name: str = "F", window=None,
                     predicted: float | None = None, tolerance: float = 0.2, agreement: float = 0.2,
                     min_reps: int = 3, level: float = 0.95) -> Fit:
     """Slope of ln C on ln eps, C the log-regret slope of each run (spec 000/001 F3).
 
     ``results`` maps eps -> SimulationResult.  Runs whose window is not
     logarithmic are excluded (listed in ``details['excluded']``).  Checks: C
-    proportional to the theory factor (``factor`` = ``"beta"``, ``"F_L"`` or a
-    function): the slope of ln(C / F) in ln eps is 0, with its lack-of-fit test
+    proportional to the theory factor ``factor`` (a function of eps; ``factor_name``
+    names it in the check): the slope of ln(C / F) in ln eps is 0, with its lack-of-fit test
     (``details['factor_fit']``; the factor's local slope is in
     ``details['factor_local_slope']``), and/or ``predicted``
     (e.g. -2, the small-eps limit of both factors).  Fit 2 of F3, C = k F(eps), is
@@ -676,8 +675,10 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
     ----------
     results : mapping
         eps -> SimulationResult.
-    factor : {"beta", "F_L"} or callable, optional
+    factor : callable, optional
         The theory factor F(eps), C proportional to F.
+    factor_name : str
+        Its name in the check ("C proportional to NAME(eps)").
     window, agreement, min_reps, level
         As for :func:`log_regret_fit` (per run).
     predicted : float, optional
@@ -699,8 +700,7 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
             fit.verdict.reason += f"; {len(excluded)} run(s) excluded as not logarithmic (eps = " \
                                   f"{', '.join(f'{e:g}' for e in excluded)})"
         return fit
-    fn = {"beta": lambda e: _bounds.factors.beta(e), "F_L": lambda e: _bounds.factors.F_L(e)}.get(
-        factor, factor) if factor is not None else None
+    fn = factor
     label = "eps^-2 law (small-eps limit)"
     if fn is not None:
         fx = np.array([fn(e) for e in xs])
@@ -710,7 +710,7 @@ def privacy_scaling(results: Mapping, *, factor: str | Callable | None = None, w
         model = sm.OLS(c_mean, fx).fit()
         fit.details.update({"factor_local_slope": local, "k": float(model.params[0]),
                             "k_r_squared": float(model.rsquared), "eps2_C": (np.square(xs) * c_mean).tolist()})
-        name = factor if isinstance(factor, str) else "F"
+        name = factor_name
         # C proportional to F: ln(C / F) has slope 0 in ln eps, and its lack-of-fit test asks whether
         # C / F is constant within the noise (F itself is no power law, so ln C's slope is not one number)
         law = power_law(xs, [s / f for s, f in zip(samples, fx)], level=level)
@@ -756,96 +756,6 @@ def gap_scaling(results: Mapping, *, predicted: float = -1.0, window=None, toler
                               f"{', '.join(f'{d:g}' for d in excluded)})"
     if fit.applicable:
         fit.details["C_times_gap"] = [float(x * s.mean()) for x, s in zip(xs, samples)]
-    return fit
-
-
-# ------------------------------------------------------ seed 001 Figure 2
-def heldp_v(result, alternative: bool = False) -> float:
-    """V of a HeLDP run: V_L (or V_L' with ``alternative``) for L agents, V_B for B agents.
-
-    Parameters
-    ----------
-    result : SimulationResult
-        A HeLDP-UCB run (its ``info`` carries V_L, V_L' and V_B).
-    alternative : bool
-        V_L' instead of V_L for an L agent.
-
-    Returns
-    -------
-    float
-    """
-    info = getattr(result, "info", {}) or {}
-    policy = str(getattr(result, "policy", ""))
-    key = "V_B" if policy.endswith(("_b", "_bs")) else ("V_L_alt" if alternative else "V_L")
-    if key not in info:
-        raise InputError(f"result of {policy!r} carries no {key} in its info (not a HeLDP run?)")
-    return float(info[key])
-
-
-def v_regression(results: Sequence, *, alternative: bool = False, paper_r2: float = 0.9977,
-                 tolerance: float = 5e-5, level: float = 0.95, n_boot: int = 2000, seed: int = 0,
-                 min_runs: int = 3) -> Fit:
-    """Linear regression of final regret on V (seed 001 Fig. 2), with R^2 and its bootstrap interval.
-
-    ``results`` are HeLDP ``SimulationResult`` objects (each carries V_L, V_L' and V_B in
-    ``info``).  The pooled fit is the estimate; per-policy fits are in ``details``.
-    The check compares R^2's interval with the paper's ``paper_r2`` +- ``tolerance`` (default:
-    its rounding): inside, outside or straddling.
-
-    Parameters
-    ----------
-    results : sequence of SimulationResult
-        HeLDP runs.
-    alternative : bool
-        Regress on V_L' instead of V_L.
-    paper_r2 : float
-        The paper's R^2.
-    tolerance : float
-        Half-width of the band around it.
-    level, n_boot, seed
-        Confidence level of R^2's bootstrap interval, its resamples and seed.
-    min_runs : int
-        Fewest runs for an applicable fit.
-
-    Returns
-    -------
-    Fit
-        R^2 as the estimate with its interval; slope and per-policy fits in ``details``.
-    """
-    level = _check_level(level)
-    kind = "regret ~ V: R^2"
-    results = list(results)
-    if len(results) < min_runs:
-        return _not_applicable(kind, f"{len(results)} run(s); a regression needs at least {min_runs}", level)
-    v = np.array([heldp_v(r, alternative) for r in results])
-    ys = [np.asarray(r.final_regrets, dtype=float) for r in results]
-    if min(y.size for y in ys) < 2:
-        return _not_applicable(kind, "every run needs at least 2 repetitions for an interval", level)
-
-    def r2(vals, yy):
-        return float(sm.OLS(yy, sm.add_constant(vals)).fit().rsquared)
-
-    def r2_of_means(*samples, axis=-1):          # vectorised: R^2 of the OLS of the run means on V
-        m = np.stack([np.mean(y, axis=axis) for y in samples], axis=-1)
-        mc, vc = m - m.mean(axis=-1, keepdims=True), v - v.mean()
-        return (mc @ vc) ** 2 / (np.sum(mc * mc, axis=-1) * float(vc @ vc))
-
-    means = np.array([y.mean() for y in ys])
-    model = sm.OLS(means, sm.add_constant(v)).fit()
-    boot = bootstrap_ci(ys, r2_of_means, level=level, n_resamples=n_boot, seed=seed)
-    interval = (boot.low, boot.high)
-    groups = {}
-    for r, vi, m in zip(results, v, means):
-        groups.setdefault(r.policy, []).append((vi, m))
-    per_group = {g: (r2(np.array([p[0] for p in pts]), np.array([p[1] for p in pts])) if len(pts) >= 3 else None)
-                 for g, pts in groups.items()}
-    fit = Fit(kind, float(model.rsquared), interval, level, int(min(y.size for y in ys)), len(results),
-              Verdict(WITHIN, "fitted"),
-              details={"slope": float(model.params[1]), "intercept": float(model.params[0]), "V": v.tolist(),
-                       "mean_regret": means.tolist(), "per_policy_r_squared": per_group,
-                       "alternative_V_L": alternative})
-    fit.checks = [claim_check(fit, paper_r2, "seed001.fig2", relative_tolerance=tolerance / abs(paper_r2))]
-    fit.checks[0].evidence["paper"] = paper_r2
     return fit
 
 
@@ -930,6 +840,6 @@ def claim_check(fit: Fit, claimed: float, label: str, *, relative_tolerance: flo
 
 
 __all__ = ["Fit", "Verdict", "Curves", "as_curves", "log_regret_fit", "check_values", "curve_exponent",
-           "power_law_fit", "privacy_scaling", "gap_scaling", "v_regression", "heldp_v", "ratio_at",
+           "power_law_fit", "privacy_scaling", "gap_scaling", "ratio_at",
            "claim_check", "exponent_checks", "WITHIN", "OUTSIDE", "INCONCLUSIVE", "CONSISTENT",
            "INCONSISTENT", "NOT_APPLICABLE"]

@@ -1,4 +1,5 @@
-"""``dpbench report PAPER|all|FOLDER [--quick]``: build the bound-validation report of a paper."""
+"""``dpbench report PAPER|all|FOLDER [--quick | --pilot [R]]``: build the bound-validation report of a
+paper (``--pilot``: a few repetitions first, and what each claim needs, :mod:`dpbench.reporting.pilot`)."""
 from __future__ import annotations
 
 import time
@@ -17,6 +18,10 @@ def register(subparsers):
     p.add_argument("paper", metavar="PAPER", help="000, 001, ..., seed002, all, or a paper folder (./mypaper)")
     p.add_argument("--quick", action="store_true",
                    help="smoke build (T <= 20,000, <= 4 repetitions): checks the report builds; decides nothing")
+    p.add_argument("--pilot", nargs="?", type=int, const=5, default=None, metavar="R",
+                   help="size the full build first: every experiment at its own horizon with R repetitions "
+                        "(default 5) into reports/pilot, and a table of what each claim needs (the repetitions "
+                        "and horizon that decide it at the effect the pilot observed)")
     p.add_argument("--results", default="dpbench-results", metavar="DIR",
                    help="where experiment results are saved and reused (default: dpbench-results)")
     p.add_argument("--out", default=None, metavar="DIR",
@@ -57,13 +62,18 @@ def run(args) -> int:
             raise InputError("workers applies to --scheduler local only")
         check_int("workers", args.workers, low=1)
     check_real("connect_timeout", args.connect_timeout, low=0.0, low_open=True)
+    if args.pilot is not None:
+        if args.quick:
+            raise InputError("--pilot and --quick exclude each other (a pilot runs the full horizons)")
+        from ..reporting.pilot import check_reps
+        check_reps(args.pilot)
     papers = installed_papers() if str(args.paper).lower() == "all" else [args.paper]
     for paper in papers:
         find_paper(paper)                 # an unknown paper fails before anything runs
     fresh = set() if args.force else None     # one set: a configuration two reports share is computed once
     options = dict(quick=args.quick, results_dir=args.results, out_dir=out_dir(args), threads=args.threads,
                    progress=not args.no_progress, scheduler_name=None if scheduler is None else args.scheduler,
-                   plugins=getattr(args, "plugin", ()), fresh=fresh, allow_long=args.yes)
+                   plugins=getattr(args, "plugin", ()), fresh=fresh, allow_long=args.yes, pilot=args.pilot)
     # the whole command estimated (and refused beyond a day) before any experiment runs
     checked = []
     for paper in papers:
@@ -85,4 +95,5 @@ def out_dir(args) -> str:
     if args.out is not None:
         return args.out
     from ..reporting.context import QUICK_OUT
-    return QUICK_OUT if args.quick else "reports"
+    from ..reporting.pilot import PILOT_OUT
+    return QUICK_OUT if args.quick else PILOT_OUT if args.pilot is not None else "reports"

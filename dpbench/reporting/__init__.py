@@ -28,7 +28,7 @@ def installed_papers() -> list[str]:
 def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                  threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
                  scheduler_name: str | None = None, plugins=(), fresh: set | None = None,
-                 allow_long: bool = False, estimated: bool = False) -> Path:
+                 allow_long: bool = False, estimated: bool = False, pilot: int | None = None) -> Path:
     """Build the report of ``paper`` (an installed paper: "002", "2", "seed002"; or a folder with a
     ``claims.toml``, e.g. ``"./mypaper"``); return the markdown path (``<out_dir>/<paper>.md``).
     Bad input (an unknown paper, a claim naming an experiment or run that does not exist, an
@@ -41,7 +41,8 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
     (``threads`` compiled threads), an open ``distributed.Client`` on its cluster
     (:func:`dpbench.sweeps.dask_backend.connect`; ``scheduler_name`` is what the command line
     called it, for the rebuild command); ``plugins``: the ``--plugin`` modules the command loaded
-    (named in the rebuild command: without them it would not find a user's policy).
+    (named in the rebuild command: without them it would not find a user's policy); ``pilot``: R
+    repetitions at every experiment's own horizon, and what each claim needs (:mod:`.pilot`).
 
     Before any experiment runs, the time of the whole build is estimated (the repetitions the
     shared store lacks, from each policy's measured pulls per second): above 10 minutes a
@@ -52,14 +53,14 @@ def build_report(paper, *, quick: bool = False, results_dir="dpbench-results", o
     ctx, loaded = report_context(paper, quick=quick, results_dir=results_dir, out_dir=out_dir, threads=threads,
                                  progress=progress, force=force, log=log, scheduler=scheduler,
                                  scheduler_name=scheduler_name, plugins=plugins, fresh=fresh,
-                                 allow_long=allow_long)
+                                 allow_long=allow_long, pilot=pilot)
     return build(ctx, loaded, estimated=estimated)
 
 
 def report_context(paper, *, quick: bool = False, results_dir="dpbench-results", out_dir="reports",
                    threads=None, progress: bool = False, force: bool = False, log=print, scheduler=None,
                    scheduler_name: str | None = None, plugins=(), fresh: set | None = None,
-                   allow_long: bool = False):
+                   allow_long: bool = False, pilot: int | None = None):
     """(:class:`ReportContext`, loaded paper) of a report build (see :func:`build_report`)."""
     from .paper import find_paper, load_paper
     name, folder = find_paper(paper)
@@ -67,8 +68,11 @@ def report_context(paper, *, quick: bool = False, results_dir="dpbench-results",
     loaded = load_paper(name, folder)
     if force and fresh is None:
         fresh = set()
-    ctx = ReportContext(name, quick=quick, results_dir=Path(results_dir), out_dir=Path(out_dir), threads=threads,
-                        progress=progress, fresh=fresh, log=log, paper_dir=folder, target=target,
+    if pilot is not None:
+        from .pilot import check_reps
+        check_reps(pilot)
+    ctx = ReportContext(name, quick=quick, pilot=pilot, results_dir=Path(results_dir), out_dir=Path(out_dir),
+                        threads=threads, progress=progress, fresh=fresh, log=log, paper_dir=folder, target=target,
                         scheduler=scheduler, scheduler_name=scheduler_name, plugins=tuple(plugins),
                         allow_long=allow_long)
     return ctx, loaded

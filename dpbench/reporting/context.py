@@ -26,6 +26,7 @@ class ReportContext:
     report go, and what the build ran so far."""
     paper: str                         # "seed002", or the folder name of a user's paper
     quick: bool = False
+    pilot: int | None = None           # --pilot R: every experiment at its horizon, R repetitions
     results_dir: Path = Path("dpbench-results")
     out_dir: Path = Path("reports")
     threads: int | None = None
@@ -59,9 +60,12 @@ class ReportContext:
         parts = ["dpbench report", self.target or self.paper] + [f"--plugin {m}" for m in self.plugins]
         if quick:
             parts.append("--quick")
+        if self.pilot:
+            parts.append(f"--pilot {self.pilot}")
         if Path(self.results_dir) != Path("dpbench-results"):
             parts.append(f"--results {self.results_dir}")
-        if Path(self.out_dir) != Path(QUICK_OUT if self.quick else "reports"):   # not this build's default
+        default = QUICK_OUT if self.quick else "reports/pilot" if self.pilot else "reports"
+        if Path(self.out_dir) != Path(default):                                 # not this build's default
             parts.append(f"--out {self.out_dir}")
         if self.scheduler_name:
             parts.append(f"--scheduler {self.scheduler_name}")
@@ -76,6 +80,8 @@ class ReportContext:
         reps = exp.reps if reps is None else reps
         if self.quick:
             return min(horizon, QUICK_HORIZON), min(reps, QUICK_REPS)
+        if self.pilot:
+            return int(horizon), min(int(reps), int(self.pilot))
         return int(horizon), int(reps)
 
     def resolve(self, name):

@@ -201,7 +201,8 @@ def findings(results: Sequence[ClaimResult], sizes: Sequence[str] = (), choices=
         lines.append(f"- **Not checked:** {len(by[Verdict.NOT_CHECKED])} claims, each with its reason.")
     lines += [f"- {s}" for s in sizes][:2]
     if choices:
-        open_choices = ", ".join(f"{c.id} ({len(c.plausible)} readings)" for c in choices.values())
+        open_choices = ", ".join(f"{c.id} ({len(c.plausible)} reading{'' if len(c.plausible) == 1 else 's'})"
+                                 for c in choices.values())
         lines.append(f"- **Readings:** the paper leaves open {open_choices}; every claim that depends on them is "
                      "decided under each ([readings](#readings)).")
     return lines[:MAX_FINDINGS]

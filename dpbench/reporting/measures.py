@@ -712,7 +712,7 @@ def policy_audit_outcome(policy, table, params, options: dict, *, control: bool,
     where = f"step {res.info['step']}" if res.info.get("step") is not None else res.info["output"]
     text = (f"certified eps lower bound {res.eps_lower_bound:.4f} at claimed ({res.eps:g}, {res.delta:g}), "
             f"{where}, n = {res.n:,} per table; {'violated' if res.violated else 'no violation'}")
-    return audit_outcome(res, control, text, eps=res.eps, delta=res.delta)
+    return audit_outcome(res, control, text, eps=res.eps, delta=res.delta, n=res.n)
 
 
 #: an audit's power is stated against a mechanism this much above its claim (on the audit's event)

@@ -527,6 +527,11 @@ def _build(ctx: ReportContext, paper: Paper, checked: Checked, records: list) ->
     if paper.hook("sections") is not None:
         paper.module.sections(report, runs, results)
     extra = paper.hook("findings")(results, runs) if paper.hook("findings") is not None else []
+    if ctx.pilot:                                 # what each claim needs, in the report and on the screen
+        from . import pilot
+        found = pilot.needs(results)
+        pilot.section(report, found, ctx.pilot, pilot.planned(plan))
+        ctx.log(pilot.table(found, ctx.pilot, pilot.planned(plan)))
     report.insert(front, front_page.render(report, results, display, sizes=sizes_lines(runs),
                                            choices=paper.choices, extra=extra))
     report.ctx.out_dir.mkdir(parents=True, exist_ok=True)

@@ -135,7 +135,7 @@ def _draw_group(report, group: str, members, linked: list[ClaimResult], by_key: 
             drawn = SLOPES
         else:
             _curve_panel(ax, exp, run, specs, colours, mine, m.key, ev)
-            drawn = ORDERING | {"crossing"}
+            drawn = ORDERING | {"crossing", "flattening"}
         _listed(ax, [r for r in mine if _kind(r.claim) not in drawn])
         ax.set_title("\n".join(textwrap.wrap(title, 62)[:2]), fontsize=7.5)
     for ax in axes[len(panels):]:
@@ -240,6 +240,7 @@ def _curve_panel(ax, exp, run, specs, colours, claims, key=None, ev=None):
         ax.set_yscale("log")
         ax.set_ylim(bottom=1.0)
     _orderings(ax, run, specs, claims, colours, key, ev)
+    _flattening(ax, specs, claims)
     cps = [float(c) for s in specs if (res := run.results.get(_key(s))) is not None for c in res.checkpoints]
     if cps:
         _crossings(ax, claims, (min(cps), max(cps)))
@@ -305,6 +306,17 @@ def _listed(ax, claims):
         _finish(ax)
 
 
+def _tested(claims, kinds):
+    """(row, horizon, verdict) of every reading of the ``kinds`` claims: a claim decided under
+    several horizon readings is marked at each, with that reading's verdict."""
+    for r in claims:
+        if _kind(r.claim) not in kinds:
+            continue
+        for x in r.readings:
+            if x.outcome.horizon:
+                yield r, int(x.outcome.horizon), x.verdict
+
+
 def _orderings(ax, run, specs, claims, colours, key=None, ev=None):
     """The ordering claims of this panel: under each reading a claim is decided under (the runs it
     names in this experiment, the horizon it tests; not when the report made another run of the
@@ -340,6 +352,24 @@ def _orderings(ax, run, specs, claims, colours, key=None, ev=None):
         ax.axvline(t, ls=":", lw=0.8, color="0.3")
         ax.text(t, 0.02, "\n".join(labels), transform=ax.get_xaxis_transform(), fontsize=5.5, ha="right",
                 va="bottom", color="0.15", bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
+
+
+def _flattening(ax, specs, claims):
+    """Flattening claims about this panel's runs: the two decades they compare, [T/100, T/10] and
+    [T/10, T], shaded at the tested horizon and labelled with the claims and their verdicts."""
+    from .references import run_references
+    here = {_key(s) for s in specs} | {s.label for s in specs}
+    at: dict[int, list[str]] = {}
+    for r, t, verdict in _tested(claims, {"flattening"}):
+        if any(ref.run in here for ref in run_references(r.claim)) and \
+                (label := f"{SYMBOL[verdict]} {r.claim.id}") not in at.get(t, []):
+            at.setdefault(t, []).append(label)
+    for t, labels in at.items():
+        for lo, hi, shade in ((t / 100, t / 10, 0.05), (t / 10, t, 0.1)):
+            ax.axvspan(lo, hi, color="0.2", alpha=shade, lw=0)
+        ax.text(t / 100, 0.98, "flattening:\n" + "\n".join(labels), transform=ax.get_xaxis_transform(),
+                fontsize=5.5, ha="right", va="top", color="0.15",
+                bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="0.7", alpha=0.8))
 
 
 def _crossings(ax, claims, span: tuple[float, float]):

@@ -6,10 +6,8 @@
 ...                                          environment="bernoulli")
 >>> ev.value, ev.slope
 """
-from . import factors
 from .registry import (ASYMPTOTIC, BOUNDS, EXPLICIT, LOWER, ORDER, UPPER, Bound, Condition,
                        Evaluation, Exponent, bounds_for, context, get, register)
 
 __all__ = ["BOUNDS", "Bound", "Condition", "Evaluation", "Exponent", "bounds_for", "context", "get", "register",
-           "factors",
            "UPPER", "LOWER", "EXPLICIT", "ASYMPTOTIC", "ORDER"]

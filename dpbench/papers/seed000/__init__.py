@@ -6,3 +6,6 @@ regret runs (exact constants, spec tables, Monte-Carlo checks of the curators); 
 version, seed 001, uses them and this paper's bounds.
 """
 from . import bounds  # registers the paper's bounds
+from . import factors
+
+factors.register()  # the factors its claims predict slopes of ("factor:beta")

@@ -2,7 +2,7 @@
 
 Seed 000 (v000, homogeneous eps): Theorem 1 (lower bound), Theorems 4 and 6
 (LDP-UCB-L/B), Corollaries 10 and 11 (sigmoid agents).  Formulas: spec
-``seed_000_001.md`` section 1.4; the privacy factors (:mod:`verify.bounds.factors`)
+``seed_000_001.md`` section 1.4; the privacy factors (:mod:`.factors`)
 of its table 0.1 and Appendix A.1.  The revised version (seed 001,
 :mod:`dpbench.papers.seed001.bounds`) builds on the conditions and formulas here.
 
@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 
-from verify.bounds.factors import F_L, G, beta
 from verify.bounds.registry import (
     ASYMPTOTIC,
     EXPLICIT,
@@ -31,6 +30,8 @@ from verify.bounds.registry import (
     scaling,
     sum_inverse_gaps,
 )
+
+from .factors import F_L, G, beta
 
 PI2 = math.pi ** 2
 

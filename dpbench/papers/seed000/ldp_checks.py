@@ -143,9 +143,8 @@ def compare_table(rows) -> Outcome:
 
 def table_a1(claim, ev) -> Outcome:
     """Spec Appendix A.1: F_L, beta, c_eps, G, F_L/beta and the upper/lower slope ratios."""
-    from verify.bounds.factors import F_L, G, beta, c_eps
-
     from .bounds import ratio_upper_to_lower
+    from .factors import F_L, G, beta, c_eps
     args = claim.require("args")
     funcs = {"F_L": F_L, "beta": beta, "c_eps": c_eps, "G": G, "F_L/beta": lambda e: F_L(e) / beta(e),
              "UB_B/LB": lambda e: ratio_upper_to_lower(e, "B"), "UB_L/LB": lambda e: ratio_upper_to_lower(e, "L")}
@@ -159,7 +158,8 @@ def table_a1(claim, ev) -> Outcome:
 def table_a2(claim, ev) -> Outcome:
     """Spec Appendix A.2: bound values on the 20-arm instance from the bounds registry."""
     from verify import bounds
-    from verify.bounds.factors import G
+
+    from .factors import G
     args = claim.require("args")
     keys = {"thm4": "seed000.thm4", "cor8": "seed001.cor8", "thm6": "seed000.thm6", "cor11": "seed001.cor11",
             "ucb1": "auer2002.ucb1"}
@@ -221,7 +221,7 @@ def sigmoid_gap_floor(claim, ev) -> Outcome:
 def factor_difference(claim, ev) -> Outcome:
     """Remark iv after Thm 6: beta(eps) < F_L(eps) for every eps, the difference decreasing in eps;
     the ratio F_L/beta is not monotone (spec)."""
-    from verify.bounds.factors import F_L, beta
+    from .factors import F_L, beta
     eps = np.logspace(-3, 3, 400)
     diff = np.array([F_L(e) - beta(e) for e in eps])
     ratio = np.array([F_L(e) / beta(e) for e in eps])
@@ -286,7 +286,8 @@ def g_ctb_moments(claim, ev) -> Outcome:
     """g(CTB(r; eps); eps) is unbiased for r with variance (beta(eps) - (2r - 1)^2)/4 (spec M6),
     at eps in {0.2, 1, 5} and r in {0, 0.4, 1}."""
     from dpbench.mechanisms.ldp_curators import debias
-    from verify.bounds.factors import beta
+
+    from .factors import beta
     comps, shown = [], []
     for k, eps in enumerate((0.2, 1.0, 5.0)):
         g1, g0 = debias(1.0, eps), debias(0.0, eps)
@@ -370,7 +371,8 @@ def hoeffding_g(claim, ev) -> Outcome:
     """v001's Hoeffding bound for g-values: P{mu >= mean of t g-values + b} <= t^-4 with
     b = sqrt(sum beta(eps_r) log t^4 / (2 t^2)), at small t (measurable), fixed eps."""
     from dpbench.mechanisms.ldp_curators import debias
-    from verify.bounds.factors import beta
+
+    from .factors import beta
     comps, shown = [], []
     n = samples(ev)
     for i, (t, eps, mu) in enumerate(((2, 1.0, 0.5), (3, 2.0, 0.3), (3, 0.5, 0.9))):
@@ -431,6 +433,21 @@ def kl_lemma12(claim, ev) -> Outcome:
                    comparisons=(Exact(not bad, "every grid point within" if not bad else "bound violated"),))
 
 
+def kl_looser(claim, ev) -> Outcome:
+    """A KL-based lower bound's term Delta / KL(mu_a || mu*) (Basu et al. 2019; Chen et al. 2020) against
+    Theorem 1's 1/Delta, for the gap 0.1 as the pair moves towards mean 0: it shrinks, so near 0
+    or 1 the KL-based bound is the looser one (v000 Sec. 2, v001 Remark after Theorem 4)."""
+    def kl(p, q):
+        return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+    gap = 0.1
+    lows = (0.45, 0.2, 0.05, 0.01, 0.001)
+    ratios = [(gap / kl(m, m + gap)) / (1 / gap) for m in lows]
+    ok = all(np.diff(ratios) < 0) and ratios[-1] < 0.2
+    return Outcome("(Delta/KL) / (1/Delta) with Delta = 0.1 at mu_a = "
+                   + ", ".join(f"{m:g}: {r:.3g}" for m, r in zip(lows, ratios)),
+                   comparisons=(Exact(ok, "shrinks towards 0 as the means approach 0" if ok else "does not shrink"),))
+
+
 def analytic_dp(claim, ev) -> Outcome:
     """sup_y |log p(y|r)/p(y|r')| over an (r, r') grid: <= eps for CTL/CTB with equality at (0, 1);
     < eps for CTL-S/CTB-S, approaching eps as |r| grows (spec item 2)."""
@@ -489,9 +506,8 @@ def ctb_literal_formula(claim, ev):
 def sigmoid_gap_r3(claim, ev) -> Outcome:
     """R3 (Lemma 9 corrected): the CTB-S response gap is c_eps (E s(mu_a + Z) - E s(mu_b + Z)) >=
     c_s c_eps (mu_a - mu_b), c_s = 0.2066/e, on the 20-arm Gaussian instance, eps in {0.5, 2}."""
-    from verify.bounds.factors import c_eps
-
     from .bounds import C_S_GAUSSIAN
+    from .factors import c_eps
     means = sorted(set(twenty_arm_means()))
     es = {m: expected_sigmoid(m) for m in means}
     worst = min((es[a] - es[b]) / (a - b) for a in means for b in means if a > b)
@@ -519,7 +535,7 @@ def register(ev: Evidence) -> Evidence:
     """Add every measurement of this module to ``ev`` under its function name."""
     for fn in (table_a1, table_a2, table_a4, lemma7_E_s_prime, lemma7_at_0107, lemma7_sup, sigmoid_gap_floor,
                factor_difference, ctl_moments, ctb_law, g_ctb_moments, laplace_tail, laplace_tail_hetero, hoeffding_g,
-               kl_lemma12,
+               kl_lemma12, kl_looser,
                analytic_dp, audit, constant_r5, ctb_literal_formula, sigmoid_gap_r3, sign_r4):
         ev.measure(fn.__name__, fn)
     return ev

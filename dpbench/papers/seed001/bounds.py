@@ -23,7 +23,7 @@ from dpbench.papers.seed000.bounds import (
     register_lower_bound,
     scaled,
 )
-from verify.bounds.factors import F_L, beta
+from dpbench.papers.seed000.factors import F_L, beta
 from verify.bounds.registry import EXPLICIT, ORDER, UPPER, Bound, Condition, minimise, positive_gaps, register, scaling
 
 V001 = "Ren et al. (seed 001, v001)"

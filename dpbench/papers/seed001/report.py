@@ -34,21 +34,18 @@ from dpbench.reporting.markdown import Report, fmt, fmt_t
 from dpbench.reporting.measures import estimate
 from dpbench.reporting.runs import run_results
 
+from .vfit import r2_estimate, v_regression
+
 ALPHA = seed000.ALPHA
 
-#: experiment -> (horizon, reps); None keeps the TOML's value.  Fig. 1(c, d) and Fig. 2 run to
-#: 1e7 (20 repetitions): the paper's ratios and R^2 are matched only near T = 1e7 (spec 6.1, 6.3).
-#: Fig. 1(e-h) are the 16 configurations of Fig. 2, so only seed001_fig2 is run.
-PLAN = {
-    "seed001_fig1a": (None, None),
-    "seed001_fig1b": (None, None),
-    "seed001_fig1c": (10_000_000, 20),
-    "seed001_fig1d": (10_000_000, 20),
-    "seed001_fig2": (10_000_000, 20),
-    "seed001_check_boundary": (None, None),
-    "seed001_check_regime": (None, None),
-    "seed001_check_sigmoid": (None, None),
-}
+#: experiment -> (horizon, reps); None keeps the TOML's value.  Every figure runs to T = 1e7 with
+#: the paper's 50 trials (its claims are decided at the horizon readings of paper.toml).  Fig.
+#: 1(e-h) are the 16 configurations of Fig. 2, so only seed001_fig2 is run.  Seed 000's Fig. 1(c,
+#: d) are compared with HeLDP-UCB-L/B at homogeneous levels (the same configurations as the seed
+#: 000 report: one set of cells in the shared store).
+PLAN = {name: (None, None) for name in (
+    "seed001_fig1a", "seed001_fig1b", "seed001_fig1c", "seed001_fig1d", "seed001_fig2", "seed001_check_boundary",
+    "seed001_check_regime", "seed001_check_sigmoid", "seed000_fig1c", "seed000_fig1d")}
 
 F_D = [0.0, 0.2, 1.0, 2.0, 100.0]
 POOLS = {"F_D": ("discrete", [0.2, 1.0, 2.0, 100.0]), "F_G": ("truncated_gaussian", [0.5, 1.0, 1.5, 2.0])}
@@ -112,48 +109,53 @@ def _fig2(ev, horizon):
     return runs, results, t
 
 
-def r2_estimate(points):
-    """R^2 of the OLS of the run means on V (V_L for L agents, V_B for B agents), with its
-    bootstrap standard error over each run's repetitions."""
-    from verify import regret_fits as rf
-    v = np.array([rf.heldp_v(r) for r in points])
-    vc = v - v.mean()
-
-    def r2(*samples, axis=-1):
-        m = np.stack([np.mean(y, axis=axis) for y in samples], axis=-1)
-        mc = m - m.mean(axis=-1, keepdims=True)
-        return (mc @ vc) ** 2 / (np.sum(mc * mc, axis=-1) * float(vc @ vc))
-    return estimate([np.asarray(r.final_regrets, dtype=float) for r in points], r2)
-
-
 def v_fit(claim, ev) -> Outcome:
-    """Fig. 2: pooled OLS of the mean regret on V (16 points): R^2 (bootstrap standard error)
-    against the paper's value +- its rounding."""
-    from dpbench.reporting.claims.kinds import rounding
-    from verify import regret_fits as rf
+    """Fig. 2: pooled OLS of the mean regret on V (16 points; ``args.V`` = "conditional" or
+    "leading_term", the readings of V): R^2 (bootstrap standard error) against the paper's value
+    +- its rounding, widened by the paper's Monte Carlo error (its 50 trials at the spread seen
+    here).  ``args.horizon_range``: the paper's unstated horizon (R^2 read off at one checkpoint,
+    :mod:`dpbench.reporting.claims.horizon_range`)."""
+    from dpbench.reporting.claims.horizon_range import checkpoints_in, over_horizons, range_of
+    from dpbench.reporting.claims.kinds import paper_error, rounding
+    args = claim.require("args")
+    alternative = args.get("V", "conditional") == "leading_term"
     runs, results, t = _fig2(ev, claim.horizon)
+    paper = float(args["paper"])
+    paper_reps = ev.paper_reps(results)
+
+    def at(t: int) -> Check:
+        est = r2_estimate(_at(results, t), alternative)
+        se, said = paper_error(est, paper_reps)
+        return Check(est, paper - rounding(paper), paper + rounding(paper), "R^2", reference_se=se,
+                     band_source=f"+- the paper's rounding, {said}")
+    span = range_of(claim)
+    if span is None:
+        comps = (at(t),)
+    else:
+        cps = checkpoints_in(results, *span)
+        comps = over_horizons(at, cps, exists=True)
+        t = cps[-1]
     pts = _at(results, t)
-    fit = rf.v_regression(pts, level=1 - ALPHA)
-    alt = rf.v_regression(pts, alternative=True, level=1 - ALPHA)
-    paper = float(claim.require("args")["paper"])
-    est = r2_estimate(pts)
-    per = fit.details["per_policy_r_squared"]
-    statistic = (f"pooled R^2 = {est}; with V_L' {alt.estimate:.4f}; L only {fmt(per.get('heldp_ucb_l'))}, "
-                 f"B only {fmt(per.get('heldp_ucb_b'))}; slope {fit.details['slope']:.4g} per unit V")
-    return Outcome(statistic, comparisons=(Check(est, paper - rounding(paper), paper + rounding(paper), "R^2"),),
-                   horizon=t, reps=min(r.reps for r in results), seed=int(results[0].seed))
+    fit, alt = v_regression(pts, alternative=alternative), v_regression(pts, alternative=not alternative)
+    per = fit.per_policy
+    on, other = ("V_L'", "V_L") if alternative else ("V_L", "V_L'")
+    statistic = (f"pooled R^2 = {r2_estimate(pts, alternative)} at T = {fmt_t(t)} on {on} (on {other}: "
+                 f"{alt.r_squared:.4f}); L only {fmt(per.get('heldp_ucb_l'))}, B only {fmt(per.get('heldp_ucb_b'))}; "
+                 f"slope {fit.slope:.4g} per unit V")
+    return Outcome(statistic, comparisons=tuple(comps), horizon=t, reps=min(r.reps for r in results),
+                   seed=int(results[0].seed))
 
 
 def v_fit_values(claim, ev) -> Outcome:
-    """The spec's R^2 values at a horizon (pooled, L only, B only) against ours +- relative."""
+    """The spec's R^2 values at a horizon (pooled, L only, B only) against ours: their rounding
+    widened by the spec's Monte Carlo error (``args.spec_reps``, its repetitions)."""
     runs, results, t = _fig2(ev, claim.horizon)
     pts = _at(results, t)
     args = claim.require("args")
-    rel = float(args["relative"])
     groups = {"pooled": pts, "L": [p for p in pts if p.policy == "heldp_ucb_l"],
               "B": [p for p in pts if p.policy == "heldp_ucb_b"]}
     ours = {k: r2_estimate(g) for k, g in groups.items()}
-    checks = [Check(e, float(args[k]) * (1 - rel), float(args[k]) * (1 + rel), f"R^2 {k}") for k, e in ours.items()]
+    checks = [seed000.spec_band(e, float(args[k]), int(args["spec_reps"]), f"R^2 {k}") for k, e in ours.items()]
     return Outcome(", ".join(f"{k}: {ours[k]} (spec {args[k]:g})" for k in ours), comparisons=checks,
                    horizon=t, reps=min(r.reps for r in results), seed=int(results[0].seed))
 
@@ -229,14 +231,22 @@ def _paired_slopes(claim, ev, experiment, labels):
     return runs, fits, size, None
 
 
+def kl_bernoulli(p: float, q: float) -> float:
+    """KL(Bernoulli(p) || Bernoulli(q))."""
+    return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+
+
 def boundary_tightness(claim, ev) -> Outcome:
-    """Theorem 4's tightness near mean 0: the slope on (0.11, 0.01) between the lower bound and
-    Corollary 8's coefficients, and within ``factor`` of the slope at the same gap near 1/2."""
+    """Theorem 4's tightness near mean 0: the slope on (0.11, 0.01) over the slope at the same gap
+    near 1/2 lies in [sqrt(r), 1/sqrt(r)], r = KL(centre) / KL(edge) the ratio a KL-based lower bound
+    (sum Delta / KL(mu_a || mu*)) predicts: geometrically nearer Theorem 4's 1 (a bound in 1/Delta
+    whatever the means) than a KL-based bound's r.  The slope between the lower-bound and Corollary
+    8 coefficients is shown too; that band is some 700 wide and cannot fail."""
     from verify import bounds
     from verify.inference import Estimate, mean_ratio
     args = claim.require("args")
-    (edge, _), fits, size, unobservable = _paired_slopes(claim, ev, "seed001_check_boundary",
-                                                         (args["boundary"], args["center"]))
+    (edge, centre), fits, size, unobservable = _paired_slopes(claim, ev, "seed001_check_boundary",
+                                                              (args["boundary"], args["center"]))
     if unobservable:
         return unobservable
     ctx = bounds.context(edge)
@@ -245,24 +255,15 @@ def boundary_tightness(claim, ev) -> Outcome:
     slope = Estimate(fits[0].estimate, fits[0].details["se"], float(edge.reps - 1), int(edge.reps),
                      method="log-regret slope")
     ratio = estimate((fits[0].details["per_rep"], fits[1].details["per_rep"]), mean_ratio)
-    f = float(args["factor"])
-    statistic = (f"C at (0.11, 0.01): {slope} between the lower-bound coefficient {low:.4g} and Corollary 8's "
-                 f"{high:.4g}; C(edge)/C(centre) = {ratio}")
-    return Outcome(statistic, comparisons=(Check(slope, low, high, "C at (0.11, 0.01)"),
-                                           Check(ratio, 1 / f, f, "C(edge) / C(centre)")), **size)
-
-
-def kl_looser(claim, ev) -> Outcome:
-    """Delta / KL(mu_a || mu*) against 1/Delta for the gap 0.1 as the pair moves towards 0."""
-    def kl(p, q):
-        return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
-    gap = 0.1
-    lows = (0.45, 0.2, 0.05, 0.01, 0.001)
-    ratios = [(gap / kl(m, m + gap)) / (1 / gap) for m in lows]
-    ok = all(np.diff(ratios) < 0) and ratios[-1] < 0.2
-    return Outcome("(Delta/KL) / (1/Delta) with Delta = 0.1 at mu_a = "
-                   + ", ".join(f"{m:g}: {r:.3g}" for m, r in zip(lows, ratios)),
-                   comparisons=(Exact(ok, "shrinks towards 0 as the means approach 0" if ok else "does not shrink"),))
+    (e0, e1), (c0, c1) = sorted(edge.means), sorted(centre.means)
+    r = kl_bernoulli(c0, c1) / kl_bernoulli(e0, e1)
+    statistic = (f"C(edge)/C(centre) = {ratio}; a KL-based bound predicts {r:.3g}, Theorem 4 1; C at (0.11, 0.01): "
+                 f"{slope}, between the lower-bound coefficient {low:.4g} and Corollary 8's {high:.4g}")
+    return Outcome(statistic, comparisons=(
+        Check(ratio, math.sqrt(r), 1 / math.sqrt(r), "C(edge) / C(centre)",
+              band_source=f"[sqrt(r), 1/sqrt(r)], r = KL(centre)/KL(edge) = {r:.3g}: nearer 1 than a KL-based bound"),
+        Check(slope, low, high, f"C at (0.11, 0.01) between the bounds' coefficients (a factor {high / low:.0f})",
+              can_contradict=False)), **size)
 
 
 def regime(claim, ev) -> Outcome:
@@ -303,7 +304,7 @@ def r9_literal_ctb(claim, ev) -> Outcome:
 
 
 def r11_factor(claim, ev) -> Outcome:
-    from verify.bounds.factors import beta
+    from dpbench.papers.seed000.factors import beta
     literal, ours = ((2 + 1) / (2 - 1)) ** 2, beta(2.0)
     ok = abs(ours - 1.7) <= 0.05 and abs(literal - 1.7) > 0.05
     return Outcome(f"literal ((eps + 1)/(eps - 1))^2 at eps = 2: {literal:g}; ((e^eps + 1)/(e^eps - 1))^2: {ours:.4f}",
@@ -371,6 +372,33 @@ def r18_threshold(claim, ev) -> Outcome:
                    comparisons=(Exact(ok, f"threshold {got:.3g}"),))
 
 
+def discard(claim, ev) -> Outcome:
+    """Agents 2 and 4 discard a response with eps_t < eps_min: under the same random numbers the
+    arms picked do not depend on the discarded level (0.05 or 0.1 beside an accepted 2), every
+    pull counts in the regret (the pulls sum to T and the regret is their gaps' sum), and users at
+    eps_t = 0 leave every number finite."""
+    import dpbench
+    means = [0.9, 0.8, 0.7, 0.6, 0.5]
+    gaps = max(means) - np.asarray(means)
+    horizon, reps = (5_000, 2) if getattr(ev, "quick", False) else (20_000, 3)
+    shown, ok = [], True
+    for policy in ("heldp_ucb_b", "heldp_ucb_l"):
+        runs = {low: dpbench.simulate(policy, "bernoulli", horizon, reps, 7, means=means, trace=True,
+                                      eps_dist="discrete", eps_values=[low, 2.0], eps_min=2.0)
+                for low in (0.05, 0.1, 0.0)}
+        same = bool(np.array_equal(runs[0.05].trace, runs[0.1].trace))
+        counted = all(bool(np.all(r.pulls.sum(axis=1) == horizon)) and
+                      np.allclose(r.regret[:, -1], r.pulls @ gaps, rtol=1e-9) for r in runs.values())
+        finite = bool(np.isfinite(runs[0.0].regret).all())
+        ok &= same and counted and finite
+        shown.append(f"{policy}: arms {'identical' if same else 'DIFFER'} with discarded levels 0.05 and 0.1; "
+                     f"pulls {'sum to T and give the regret' if counted else 'MISCOUNTED'}; eps_t = 0: "
+                     f"{'finite' if finite else 'NOT finite'}")
+    return Outcome(f"levels U{{low, 2}}, eps_min = 2, T = {horizon:,}, {reps} repetitions: " + "; ".join(shown),
+                   comparisons=(Exact(ok, "discarded responses change nothing but the regret" if ok
+                                      else "the discard logic fails"),))
+
+
 def plan(ctx: ReportContext) -> dict:
     """The report's runs: PLAN's experiments and the F5 worst-case families (built in code)."""
     t_runs, eps_run = free_plan()
@@ -381,11 +409,12 @@ def plan(ctx: ReportContext) -> dict:
 
 def measure(ev: Evidence, runs: dict) -> None:
     """Seed 000's curator checks and constants, and the measurements below, some reading the runs."""
-    from dpbench.papers.seed000 import ldp_checks
+    from dpbench.papers.seed000 import agent_checks, ldp_checks
     ldp_checks.register(ev)
     seed000.factor_values(ev)
-    for fn in (seed000.difference_shrinks, seed000.joint_horizon, v_fit, v_fit_values, minimisers_at, table_a3,
-               noncooperating_FG, noncooperating_both, boundary_tightness, kl_looser, regime, r9_literal_ctb,
+    agent_checks.register(ev)
+    for fn in (seed000.difference_shrinks, seed000.joint_horizon, v_fit, v_fit_values, minimisers_at, table_a3, discard,
+               noncooperating_FG, noncooperating_both, boundary_tightness, regime, r9_literal_ctb,
                r11_factor, r13_g_on_reward, r15_reduction, r17_conditional, r17_alternative, r18_threshold):
         ev.measure(fn.__name__, fn)
     t_plan, eps_plan = free_plan()
@@ -395,27 +424,34 @@ def measure(ev: Evidence, runs: dict) -> None:
 
 # ------------------------------------------------------------------ report
 def v_figure(report: Report, run, results=()):
-    from verify import regret_fits as rf
+    """The paper's Fig. 2: the final regret of the 16 HeLDP configurations against V, the pooled
+    fit, and the claims it carries."""
+    from dpbench.reporting.paper_figures import LEGEND, SYMBOL
     runs = fig2_runs(run)
     if len(runs) < 3:
         return
-    fit = rf.v_regression(list(runs.values()))
-    fig, (ax,) = new_figure()
-    v, m = np.array(fit.details["V"]), np.array(fit.details["mean_regret"])
+    fit = v_regression(list(runs.values()))
+    fig, (ax,) = new_figure(width=6.4, height=4.4)
+    v, m = fit.v, fit.means
     keys = list(runs)
-    for agent, marker in (("L", "o"), ("B", "s")):
+    for agent, marker, colour in (("L", "o", "tab:blue"), ("B", "s", "tab:orange")):
         idx = [i for i, k in enumerate(keys) if k[0] == agent]
-        ax.scatter(v[idx], m[idx], marker=marker, label=f"HeLDP-UCB-{agent}")
+        ax.scatter(v[idx], m[idx], marker=marker, color=colour, label=f"HeLDP-UCB-{agent} (V = V_{agent})")
     xs = np.linspace(0, v.max() * 1.05, 50)
-    ax.plot(xs, fit.details["intercept"] + fit.details["slope"] * xs, "k--", lw=1,
-            label=f"OLS, R^2 = {fit.estimate:.4f}")
-    ax.set_xlabel("V (V_L for L, V_B for B)")
-    ax.set_ylabel(f"mean regret at T = {fmt_t(next(iter(runs.values())).horizon)}")
+    ax.plot(xs, fit.intercept + fit.slope * xs, "k--", lw=1, label=f"pooled OLS, R^2 = {fit.r_squared:.4f}")
+    linked = [r for r in results if r.claim.params.get("measure") in ("v_fit", "v_fit_values")]
+    if linked:
+        ax.text(0.98, 0.03, "\n".join(f"{SYMBOL[r.verdict]} {r.claim.id}" for r in linked), transform=ax.transAxes,
+                ha="right", va="bottom", fontsize=7, bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7"))
+    ax.set_xlabel("V (V_L = E[(1 + 4/eps_t)^2 | eps_t >= eps_min] / p0 for L; V_B = beta0 / p0 for B)", fontsize=8)
+    ax.set_ylabel(f"mean pseudo-regret at T = {fmt_t(next(iter(runs.values())).horizon)}", fontsize=8)
+    ax.set_title("Fig. 2: regret against V, 16 HeLDP configurations (F_D and F_G, four eps_min each)", fontsize=8)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    claims = [r.claim.id for r in results if r.claim.params.get("measure") in ("v_fit", "v_fit_values")]
-    report.figure(fig, "v_regression", "Fig. 2: mean final regret of the 16 HeLDP configurations against V, with "
-                                       "the pooled fit.", paper_figure="Fig. 2", claims=claims)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    report.figure(fig, "fig2", "Fig. 2: mean final pseudo-regret of the 16 HeLDP configurations of Fig. 1(e-h) "
+                               "against V (V_L for HeLDP-UCB-L, V_B for HeLDP-UCB-B; R17), with the pooled fit. "
+                               f"Marks: {LEGEND}.", paper_figure="Fig. 2", claims=[r.claim.id for r in linked])
 
 
 def figures(report: Report, runs: dict, results) -> None:
@@ -428,7 +464,7 @@ def sections(report: Report, runs: dict, results) -> None:
         "As in the seed 000 report: log-regret slopes on [T/100, T] (or the last decade) and mean regrets "
         "+- 3 s.e. against every registered bound of each run's policy. Theorems 7 and 10 are minimised "
         "over kappa numerically; for homogeneous levels they equal Corollaries 8 and 11.",
-        {name: run for name, run in runs.items() if name in PLAN})
+        {name: run for name, run in runs.items() if name in PLAN and name.startswith("seed001")})
 
 
 __all__ = ["PLAN", "plan", "measure", "figures", "sections", "fig2_runs", "ALPHA"]

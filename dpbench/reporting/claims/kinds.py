@@ -65,6 +65,8 @@ from .evidence import (
     run_name,
     saturated,
 )
+from .horizon_range import KEY as RANGE
+from .horizon_range import checkpoints_in, over_horizons, range_of
 from .model import Claim, NotChecked, Verdict
 from .registry import claim_test
 
@@ -164,7 +166,7 @@ def _per_rep_name(claim):
 
 
 # ------------------------------------------------------------------ ordering
-@claim_test("ordering", keys=("runs",), optional=("experiment", "method", "per_rep"),
+@claim_test("ordering", keys=("runs",), optional=("experiment", "method", "per_rep", RANGE),
             choices={"method": (WELCH, MANN_WHITNEY), "per_rep": tuple(PER_REP)},
             quantity=_per_rep_name,
             expected=lambda c: " < ".join(_names(c)),
@@ -176,20 +178,35 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
     kind = claim.get("per_rep", "regret")
     if kind not in PER_REP:
         raise NotChecked(f"unknown per_rep {kind!r}; allowed: {', '.join(PER_REP)}")
-    t = common_checkpoint(results, claim.horizon)
+
+    def pair(i: int, t: int):
+        a, b = (PER_REP[kind](r, t) for r in results[i:i + 2])
+        return order_check(a, b, f"{names[i]} < {names[i + 1]}",
+                           round_robin([results[i], results[i + 1]], t, names[i:i + 2], ev),
+                           method=claim.get("method", "welch"), fixed=fixed_schedule(results[i:i + 2], t),
+                           paired=paired(results[i:i + 2]) and kind == "regret")
+    t, comps = _at_horizon(claim, results, lambda i, t: pair(i, t), range(len(results) - 1))
     values = [PER_REP[kind](r, t) for r in results]
-    comps = [order_check(values[i], values[i + 1], f"{names[i]} < {names[i + 1]}",
-                         round_robin([results[i], results[i + 1]], t, names[i:i + 2], ev),
-                         method=claim.get("method", "welch"), fixed=fixed_schedule(results[i:i + 2], t),
-                         paired=paired(results[i:i + 2]) and kind == "regret")
-             for i in range(len(results) - 1)]
     statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in zip(names, values))
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
 
+def _at_horizon(claim: Claim, results, make, parts, *, exists: bool = False):
+    """(T, comparisons): ``make(part, t)`` for every part at the claim's horizon, or over the
+    checkpoints of its ``horizon_range`` (:mod:`.horizon_range`: ``exists`` for a number read off
+    the figure, else the claim must hold at every checkpoint); T is then the range's last one."""
+    span = range_of(claim)
+    if span is None:
+        t = common_checkpoint(results, claim.horizon)
+        return t, [make(part, t) for part in parts]
+    cps = checkpoints_in(results, *span)
+    return cps[-1], [c for part in parts for c in over_horizons(lambda t, part=part: make(part, t), cps,
+                                                                exists=exists)]
+
+
 # ------------------------------------------------------------------ ratio
 @claim_test("ratio", keys=("run", "baseline"),
-            optional=("experiment", "expected", "measure", "tolerance", "side"),
+            optional=("experiment", "expected", "measure", "tolerance", "side", RANGE),
             choices={"side": ("upper_bound", "two_sided")},
             quantity=lambda c: f"rho = R({run_name(c.params['run'])}) / R({run_name(c.params['baseline'])}) at T",
             expected=lambda c: (("<= " if c.get("side") == "upper_bound" else "")
@@ -200,27 +217,32 @@ def ordering(claim: Claim, ev: Evidence) -> Outcome:
 def ratio(claim: Claim, ev: Evidence) -> Outcome:
     num, den = ev.result(claim, claim.require("run")), ev.result(claim, claim.require("baseline"))
     _need_reps([num, den])
-    t = common_checkpoint([num, den], claim.horizon)
     value = _expected_value(claim, ev)
     tol = float(claim.get("tolerance", rounding(value) if "expected" in claim.params else 0.0))
+    two_sided = claim.get("side") != "upper_bound"
+    low = value - tol if two_sided else -math.inf
+    names = [run_name(claim.params["run"]), run_name(claim.params["baseline"])]
     pair = paired([num, den])
-    est = ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t), pair)
+
+    def at(_, t: int) -> Check:
+        est = ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t), pair)
+        reference_se, source = 0.0, claim.margin
+        if two_sided and "expected" in claim.params:
+            # the paper's number is itself a mean over its repetitions: its Monte Carlo error (at the spread
+            # observed here) joins the estimate's, besides the band of its rounding
+            reference_se, mc = paper_error(est, ev.paper_reps([num, den]))
+            source = ", ".join(s for s in (claim.margin or ("+- the paper's rounding" if "tolerance" not in
+                                                            claim.params else ""), mc) if s)
+        return Check(est, low, value + tol, "rho", round_robin([num, den], t, names, ev), reference_se=reference_se,
+                     band_source=source)
+    t, comps = _at_horizon(claim, [num, den], at, [0], exists=two_sided and "expected" in claim.params)
     trail = [f"T = {fmt_t(h)}: "
              f"{ratio_estimate(num.regret_at(h), den.regret_at(h), fixed_schedule([num, den], h), pair)}"
              for h in horizons_of(num) if h < t and h in set(int(c) for c in den.checkpoints)]
-    statistic = f"rho = {est}" + (f"; earlier {'; '.join(trail)}" if trail else "")
-    stuck = round_robin([num, den], t, [run_name(claim.params["run"]), run_name(claim.params["baseline"])], ev)
-    two_sided = claim.get("side") != "upper_bound"
-    low = value - tol if two_sided else -math.inf
-    reference_se, source = 0.0, claim.margin
-    if two_sided and "expected" in claim.params:
-        # the paper's number is itself a mean over its repetitions: its Monte Carlo error (at the spread
-        # observed here) joins the estimate's, besides the band of its rounding
-        reference_se, mc = paper_error(est, ev.paper_reps([num, den]))
-        source = ", ".join(s for s in (claim.margin or ("+- the paper's rounding" if "tolerance" not in claim.params
-                                                        else ""), mc) if s)
-    check = Check(est, low, value + tol, "rho", stuck, reference_se=reference_se, band_source=source)
-    return Outcome(statistic, comparisons=(check,), horizon=t, **provenance_of([num, den]))
+    statistic = (f"rho = {ratio_estimate(num.regret_at(t), den.regret_at(t), fixed_schedule([num, den], t), pair)}"
+                 + (f" at T = {fmt_t(t)}" if range_of(claim) else "")
+                 + (f"; earlier {'; '.join(trail)}" if trail else ""))
+    return Outcome(statistic, comparisons=tuple(comps), horizon=t, **provenance_of([num, den]))
 
 
 def paper_error(est, paper_reps: int | None) -> tuple[float, str]:
@@ -360,8 +382,9 @@ def _truncate(result, t: int):
 
 
 # ------------------------------------------------------------------ flattening
-def _decade_slopes(result, t: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-repetition slopes of R against ln t on [t/100, t/10] and [t/10, t]."""
+def _decade_slopes(result, t: int, scale: str = "log") -> tuple[np.ndarray, np.ndarray]:
+    """Per-repetition slopes of R (``scale = "loglog"``: of ln R) against ln t on [t/100, t/10]
+    and [t/10, t]."""
     cps = np.asarray(result.checkpoints, dtype=float)
     out = []
     for lo, hi in ((t / 100, t / 10), (t / 10, t)):
@@ -371,41 +394,63 @@ def _decade_slopes(result, t: int) -> tuple[np.ndarray, np.ndarray]:
         x = np.log(cps[inside])
         xc = x - x.mean()
         y = result.regret[:, inside]
+        if scale == "loglog":
+            y = np.log(np.maximum(y, 1e-9))
         out.append((y - y.mean(axis=1, keepdims=True)) @ xc / float(xc @ xc))
     return out[0], out[1]
 
 
-@claim_test("flattening", keys=("runs",), optional=("experiment", "tolerance"),
-            quantity=lambda c: "slope of R against ln t on [T/10, T] over that on [T/100, T/10]",
-            expected=lambda c: f"<= {1 + c.get('tolerance', 0.2):g} for every run (logarithmic growth)",
-            method=lambda c: "mean over repetitions of late - (1 + tol) early slope, per run")
+#: what "flattens" means (``scale``): the regret's slope against ln t stops growing (logarithmic
+#: growth), or its curve on log-log axes bends over (its local exponent falls)
+FLATTENING = {"log": "slope of R against ln t on [T/10, T] over that on [T/100, T/10]",
+              "loglog": "local exponent d ln R / d ln t on [T/10, T] minus that on [T/100, T/10]"}
+
+
+@claim_test("flattening", keys=("runs",), optional=("experiment", "tolerance", "scale", RANGE),
+            choices={"scale": tuple(FLATTENING)},
+            quantity=lambda c: FLATTENING[c.get("scale", "log")],
+            expected=lambda c: (f"<= {1 + c.get('tolerance', 0.2):g} for every run (logarithmic growth)"
+                                if c.get("scale", "log") == "log" else
+                                f"< {c.get('tolerance', 0.0):g} for every run (the log-log curve bends over)"),
+            method=lambda c: ("mean over repetitions of late - (1 + tol) early slope, per run"
+                              if c.get("scale", "log") == "log" else
+                              "mean over repetitions of late - early local exponent, per run"))
 def flattening(claim: Claim, ev: Evidence) -> Outcome:
     from verify.inference import mean_estimate
     results = ev.results(claim)
     _need_reps(results)
     names = _names(claim)
-    tol = float(claim.get("tolerance", 0.2))
-    t = common_checkpoint(results, claim.horizon)
-    comps, shown = [], []
-    for name, r in zip(names, results):
-        early, late = _decade_slopes(r, t)
-        diff = late - (1 + tol) * early
-        ratio = float(late.mean() / early.mean()) if early.mean() > 0 else math.inf
-        shown.append(f"{name}: {ratio:.2f}")
+    scale = claim.get("scale", "log")
+    tol = float(claim.get("tolerance", 0.2 if scale == "log" else 0.0))
+
+    def at(i: int, t: int) -> Check:
+        name, r = names[i], results[i]
+        early, late = _decade_slopes(r, t, scale)
         why = round_robin([r], t, [name], ev)
+        if scale == "loglog":
+            return Check(mean_estimate(late - early), high=tol, label=f"{name}: late - early local exponent",
+                         unobservable=why)
+        ratio = float(late.mean() / early.mean()) if early.mean() > 0 else math.inf
         if why is None:
             h = learning_horizon(r)
             if h is not None and t < h:
                 why = Unobservable(f"{name} still accelerating at T = {fmt_t(t)} (late/early slope {ratio:.2f}) "
                                    "before its bound forces learning", h)
-        comps.append(Check(mean_estimate(diff), high=0.0, label=f"{name}: late - {1 + tol:g} x early slope",
-                           unobservable=why))
-    return Outcome("late/early slope ratio: " + "; ".join(shown), comparisons=comps, horizon=t,
+        return Check(mean_estimate(late - (1 + tol) * early), high=0.0, label=f"{name}: late - {1 + tol:g} x early "
+                     "slope", unobservable=why)
+    t, comps = _at_horizon(claim, results, at, range(len(results)))
+    shown = []
+    for name, r in zip(names, results):
+        early, late = _decade_slopes(r, t, scale)
+        shown.append(f"{name}: {float(late.mean() / early.mean()) if early.mean() > 0 else math.inf:.2f}"
+                     if scale == "log" else f"{name}: {float(early.mean()):.3f} -> {float(late.mean()):.3f}")
+    what = "late/early slope ratio" if scale == "log" else "local exponent, previous decade -> last decade"
+    return Outcome(f"{what} at T = {fmt_t(t)}: " + "; ".join(shown), comparisons=comps, horizon=t,
                    **provenance_of(results))
 
 
 # ------------------------------------------------------------------ argmin
-@claim_test("argmin", keys=("runs", "best"), optional=("experiment", "worst", "method"),
+@claim_test("argmin", keys=("runs", "best"), optional=("experiment", "worst", "method", RANGE),
             choices={"method": (WELCH, MANN_WHITNEY)},
             quantity=lambda c: "pseudo-regret R(T) per repetition",
             expected=lambda c: f"lowest: {run_name(c.params['best'])}"
@@ -415,29 +460,27 @@ def argmin(claim: Claim, ev: Evidence) -> Outcome:
     results = ev.results(claim)
     _need_reps(results)
     names = _names(claim)
-    t = common_checkpoint(results, claim.horizon)
-    values = dict(zip(names, (r.regret_at(t) for r in results)))
     by_name = dict(zip(names, results))
-    comps = []
     method = claim.get("method", "welch")
+    pairs = []
     for role, ref, alt in (("best", claim.params["best"], "less"), ("worst", claim.params.get("worst"), "greater")):
         if ref is None:
             continue
         key = run_name(ref)
-        if key not in values:
+        if key not in by_name:
             raise NotChecked(f"{role} run {key!r} is not among the claim's runs")
-        for other in names:
-            if other == key:
-                continue
-            pair = [by_name[key], by_name[other]]
-            why, fixed = round_robin(pair, t, [key, other], ev), fixed_schedule(pair, t)
-            if alt == "less":
-                comps.append(order_check(values[key], values[other], f"{key} < {other}", why, method=method,
-                                         fixed=fixed, paired=paired(pair)))
-            else:
-                comps.append(order_check(values[other], values[key], f"{key} > {other}", why, method=method,
-                                         fixed=fixed, paired=paired(pair)))
-    statistic = "; ".join(f"{n}: {_mean_se(v)}" for n, v in values.items())
+        pairs += [(key, other, alt) for other in names if other != key]
+
+    def at(pair, t: int):
+        key, other, alt = pair
+        runs = [by_name[key], by_name[other]]
+        why, fixed = round_robin(runs, t, [key, other], ev), fixed_schedule(runs, t)
+        a, b = (r.regret_at(t) for r in runs)
+        if alt == "less":
+            return order_check(a, b, f"{key} < {other}", why, method=method, fixed=fixed, paired=paired(runs))
+        return order_check(b, a, f"{key} > {other}", why, method=method, fixed=fixed, paired=paired(runs))
+    t, comps = _at_horizon(claim, results, at, pairs)
+    statistic = "; ".join(f"{n}: {_mean_se(r.regret_at(t))}" for n, r in by_name.items())
     return Outcome(statistic, comparisons=comps, horizon=t, **provenance_of(results))
 
 
@@ -654,14 +697,3 @@ __all__ = ["FACTORS", "register_factor", "rounding", "late_exponents", "PER_REP"
 def not_checked(claim: Claim, ev: Evidence) -> Outcome:
     return Outcome("", Verdict.NOT_CHECKED, reason=str(claim.params["reason"]))
 
-
-def register_seed000_001_factors():
-    from verify.bounds.factors import F_L, beta
-    register_factor("beta", beta)
-    register_factor("F_L", F_L)
-    register_factor("sqrt_beta", lambda e: math.sqrt(beta(e)))
-    register_factor("sqrt_F_L", lambda e: math.sqrt(F_L(e)))
-    register_factor("sqrt_T_log_T", lambda t: math.sqrt(t * math.log(t)))
-
-
-register_seed000_001_factors()

@@ -175,6 +175,10 @@ def decide_comparison(c, level: float) -> Decision:
     """One comparison at ``level`` (one-sided, in the direction it decides)."""
     note = f" [{c.unobservable}]" if c.unobservable is not None else ""
     if isinstance(c, Exact):
+        if not c.holds and not c.can_contradict:
+            return Decision(c, Verdict.INCONCLUSIVE, f"{c.label}: does not hold (exact), but it cannot contradict "
+                            f"the claim{note}", need=f"{c.label}: does not hold where it cannot decide against the "
+                            "claim", lean="against the claim")
         return Decision(c, Verdict.REPRODUCED if c.holds else Verdict.CONTRADICTED,
                         f"{c.label}: {'holds' if c.holds else 'does not hold'} (exact){note}")
     if isinstance(c, Check):
@@ -191,8 +195,10 @@ def _decide_check(c: Check, level: float, note: str) -> Decision:
     source = f" ({c.band_source})" if c.band_source else ""
     if est.exact:
         inside = c.low <= est.value <= c.high
-        return Decision(c, Verdict.REPRODUCED if inside else Verdict.CONTRADICTED,
-                        f"{name}{est.value:.6g} (exact) {'inside' if inside else 'outside'} {c.band()}{source}{note}")
+        verdict = (Verdict.REPRODUCED if inside else Verdict.CONTRADICTED if c.can_contradict
+                   else Verdict.INCONCLUSIVE)
+        return Decision(c, verdict, f"{name}{est.value:.6g} (exact) {'inside' if inside else 'outside'} {c.band()}"
+                        f"{source}{'' if inside or c.can_contradict else ', but it cannot contradict the claim'}{note}")
     bad = c.degenerate or est.degenerate
     if bad:
         return Decision(c, Verdict.INCONCLUSIVE, f"{name}{est.value:.4g}: degenerate ({bad}){note}", need=bad,
@@ -208,6 +214,10 @@ def _decide_check(c: Check, level: float, note: str) -> Decision:
         return Decision(c, Verdict.REPRODUCED, f"{text}: inside{note}")
     if c.can_contradict and (ci.low > c.high or ci.high < c.low):
         return Decision(c, Verdict.CONTRADICTED, f"{text}: outside{note}")
+    if ci.low > c.high or ci.high < c.low:             # outside, where it cannot contradict
+        return Decision(c, Verdict.INCONCLUSIVE, f"{text}: outside, but it cannot contradict the claim{note}",
+                        need=f"{c.label or 'the estimate'}: outside its band where it cannot decide against the claim",
+                        lean="against the claim")
     if c.form_rejected:
         return Decision(c, Verdict.INCONCLUSIVE, f"{text}: the interval reaches the band{note}",
                         need="a claimed form its lack-of-fit test does not reject", lean=_lean_of_value(est.value, c))

@@ -133,6 +133,7 @@ def load_claims(seed_or_path, choices: Mapping[str, Choice] | None = None) -> li
                                 f"{', '.join(test.keys + test.optional)}" if unknown else "")
                              + (f"; did you mean {', '.join(near)}?" if near else ""))
         _check_values(path.name, cid, test, row, params)
+        _check_range(path.name, cid, params)
         category = str(row.get("category", "paper"))
         if category not in CATEGORIES:
             raise InputError(f"{path.name} claim {cid!r}: category must be one of {', '.join(CATEGORIES)} "
@@ -189,6 +190,7 @@ def _readings(name: str, cid: str, test: ClaimTest, raw, choices: Mapping[str, C
                                                         for k, v in subs.items()):
                 raise InputError(f"{name} claim {cid!r}: readings.{choice_id}.{rid}.{REPLACE} must be a table of "
                                  f"text -> text (substituted in every string of the claim; got {subs!r})")
+            _check_range(name, cid, keys)
         absent = [r.id for r in choice.plausible if r.id not in entries]
         if absent:
             raise InputError(f"{name} claim {cid!r}: readings.{choice_id} gives no entry for the plausible "
@@ -196,6 +198,15 @@ def _readings(name: str, cid: str, test: ClaimTest, raw, choices: Mapping[str, C
                              "for this claim)")
         out[choice_id] = {rid: dict(keys) for rid, keys in entries.items()}
     return out
+
+
+def _check_range(name: str, cid: str, keys: Mapping) -> None:
+    """A ``horizon_range`` (top level or in ``args``) is [lo, hi] with 1 <= lo < hi."""
+    from .horizon_range import KEY, check_range
+    args = keys.get("args") if isinstance(keys.get("args"), Mapping) else {}
+    for value in (keys.get(KEY), args.get(KEY)):
+        if value is not None:
+            check_range(value, f"{name} claim {cid!r}")
 
 
 def _horizon(name: str, cid: str, value) -> float | None:

@@ -6,8 +6,8 @@ import pytest
 
 from dpbench.environments import TWENTY_ARM_MEANS
 from dpbench.papers.seed000 import bounds as s00
+from dpbench.papers.seed000 import factors
 from verify import bounds
-from verify.bounds import factors
 
 TWENTY = dict(means=list(TWENTY_ARM_MEANS), environment="bernoulli")
 

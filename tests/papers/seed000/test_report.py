@@ -73,3 +73,26 @@ def test_report_reuses_saved_results(small_report):
     assert any("UCB1" in line and "reusing" not in line for line in logs)
     runs = [line for line in again if line.startswith("[")]
     assert runs and all("reusing saved result" in line for line in runs)
+
+
+@pytest.mark.parametrize("name", ["seed000", "seed001"])
+def test_every_figure_claim_is_decided_under_the_horizon_readings(name):
+    """The papers state no horizon: every claim a figure makes (an ordering, a ratio, a minimiser,
+    a flattening on the paper's own experiments) depends on the horizon choice, and every margin
+    says where it comes from."""
+    from pathlib import Path
+
+    from dpbench.reporting.claims.table import TOLERANCE_KEYS
+    from dpbench.reporting.paper import load_claims_of, load_paper
+    from dpbench.reporting.references import run_references
+    paper = load_paper(name)
+    figures = {p.stem for p in (paper.folder / "experiments").glob("*.toml")}
+    claims = load_claims_of(paper, Path("claims.toml"))
+    for c in claims:
+        if c.category == "paper" and c.test in ("ratio", "ordering", "argmin", "flattening") and \
+                any(ref.experiment in figures for ref in run_references(c)):
+            assert "horizon" in c.readings, c.id
+        args = c.params.get("args") if isinstance(c.params.get("args"), dict) else {}
+        if any(k in c.params or k in args for k in TOLERANCE_KEYS):
+            assert c.margin, f"{c.id}: a tolerance without its source"
+    assert set(paper.choices["horizon"].readings[i].id for i in range(3)) == {"T1e5", "T1e7", "unstated"}
