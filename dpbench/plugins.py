@@ -159,6 +159,24 @@ def import_on_worker(plugins, host: str) -> None:
         _remember(name)
 
 
+# ------------------------------------------------------------------ built-in plug-ins
+def import_folder(package: str) -> list:
+    """Import every module of ``package``'s folder (subpackages included, names beginning with
+    ``_`` left out), in name order, and return them.
+
+    The one way dpbench registers what it ships: a thing is defined and registered by a module
+    of its folder (a policy, environment or mechanism by ``register_*`` at import, an audit
+    statistic by its ``FEATURE``, a claim kind by ``@claim_test``, a command by
+    ``register(subparsers)``, a paper by its folder's ``claims.toml``), and the folder's
+    ``__init__`` calls this; adding one is adding its module, with no list to edit.  User code
+    registers the same things from a module given to ``--plugin`` (:func:`load_plugins`)."""
+    import pkgutil
+    module = importlib.import_module(package)
+    return [importlib.import_module(f"{package}.{info.name}")
+            for info in sorted(pkgutil.iter_modules(module.__path__), key=lambda i: i.name)
+            if not info.name.startswith("_")]
+
+
 # ------------------------------------------------------------------ papers
 #: entry-point group of papers outside the package: ``name = "package"``, one package per paper
 #: (its claims table, experiment files, checks, bounds and report hooks; see :mod:`dpbench.papers`)

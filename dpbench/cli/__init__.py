@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to a
-callable ``func(args) -> int`` (the exit status).  Bad input raises
+callable ``func(args) -> int`` (the exit status), and ``ORDER``, its place in
+``dpbench --help``; every module of the folder is imported
+(:func:`dpbench.plugins.import_folder`), so a new command is a new module.  Bad input raises
 :class:`dpbench.InputError`; :func:`main` prints it as ``dpbench: error: ...``
 and exits with status 2, without a traceback.
 
@@ -26,8 +28,6 @@ import warnings
 
 from ..validation import InputError, closest_names
 
-#: subcommand modules, in the order ``dpbench --help`` lists them
-COMMANDS = ["run", "sweep", "simulate", "list_cmd", "report", "audit", "audit_suite", "baseline"]
 #: the module of a paper's package that adds commands of its own (``register(subparsers)``)
 PAPER_COMMANDS = "cli"
 
@@ -64,8 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dpbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMANDS:
-        module = importlib.import_module(f"{__name__}.{name}")
+    from ..plugins import import_folder
+    for module in sorted((m for m in import_folder(__name__) if hasattr(m, "register")), key=lambda m: m.ORDER):
         module.register(sub)
     paper_commands(sub)
     for command in sub.choices.values():

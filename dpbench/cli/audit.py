@@ -47,6 +47,10 @@ from .simulate import parse_assignments
 EXIT_HOLDS, EXIT_LAW, EXIT_FLOATING_POINT, EXIT_NOT_TESTED = 0, 1, 3, 4
 
 
+#: where ``dpbench --help`` lists the command
+ORDER = 60
+
+
 def register(sub):
     p = sub.add_parser("audit", help="certified black-box DP audit of a mechanism",
                        formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -19,6 +19,10 @@ from ..validation import InputError, check_choice, check_int, check_real, make_o
 EXCLUDED = "the audits' own time: start-up, imports and the sequential table's audits are not counted"
 
 
+#: where ``dpbench --help`` lists the command
+ORDER = 70
+
+
 def register(sub):
     p = sub.add_parser("audit-suite", help="the known-answer audit suite (DP-Sniper mechanisms)",
                        description="Audit the 20 mechanisms of the DP-Sniper benchmark and the "

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from ..validation import InputError, check_choice
 
+#: where ``dpbench --help`` lists the command
+ORDER = 80
+
 
 def register(sub):
     p = sub.add_parser("baseline", help="check (or --regenerate) the regret regression baseline",

@@ -16,6 +16,10 @@ def _section(text: str) -> str:
     return text
 
 
+#: where ``dpbench --help`` lists the command
+ORDER = 40
+
+
 def register(sub):
     p = sub.add_parser("list", help="list policies, environments, mechanisms and experiments")
     p.add_argument("what", nargs="?", default="all", type=_section,

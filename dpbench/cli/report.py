@@ -6,6 +6,9 @@ import time
 
 from ..validation import InputError, number_arg
 
+#: where ``dpbench --help`` lists the command
+ORDER = 50
+
 
 def register(subparsers):
     p = subparsers.add_parser(

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from .sweep import add_execution_arguments, execute
 
+#: where ``dpbench --help`` lists the command
+ORDER = 10
+
 
 def register(sub):
     p = sub.add_parser("run", help="run a shipped experiment (a paper figure)",

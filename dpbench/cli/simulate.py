@@ -7,6 +7,9 @@ import sys
 from ..engine.result import to_json
 from ..validation import MAX_COUNT, InputError, check_count, number_arg
 
+#: where ``dpbench --help`` lists the command
+ORDER = 30
+
 
 def register(sub):
     p = sub.add_parser("simulate", help="simulate one policy on one environment",

@@ -79,6 +79,10 @@ def execute(args, experiment) -> int:
     return 0
 
 
+#: where ``dpbench --help`` lists the command
+ORDER = 20
+
+
 def register(sub):
     p = sub.add_parser("sweep", help="run a grid of cells on Dask with a resumable result store",
                        description="Run an experiment or a command-line grid (policies x instances x "

@@ -8,13 +8,10 @@ option ``arithmetic="float"``; :mod:`.special` holds the special functions of th
 """
 from __future__ import annotations
 
-from . import lattice, special
-from . import ldp_curators, privacy_levels
-from . import perturbations  # seed 002 perturbation laws
-from . import tree_counter, truncation  # seed 003
-from . import shuffle_amplification  # seed 004
-from . import central_laplace  # central DP (DP-SE, DP Robust SE, seed 004 Alg. 1)
 from ..engine.mechanism import Mechanism, sampler
+from ..plugins import import_folder
+
+import_folder(__name__)      # one module per mechanism family; each registers its catalog entries
 
 
 __all__ = ["Mechanism", "sampler"]

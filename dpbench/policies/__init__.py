@@ -1,5 +1,6 @@
-"""Bandit policies (engine components + catalog entries), one module per family."""
-from . import heldp_ucb, ldp_ucb, ucb
-from . import linucb, optimal_design, private_phased_elimination  # seed 004
-from . import robust_elimination, robust_ucb  # seed 003
-from . import dp_ftpl, dp_se, dp_ucb_baselines, gdp_elim, thompson  # seed 002
+"""Bandit policies (engine components + catalog entries), one module per family: each registers
+its policies (:func:`dpbench.register_algorithm`) when imported, and every module of this folder
+is imported (:func:`dpbench.plugins.import_folder`)."""
+from ..plugins import import_folder
+
+import_folder(__name__)

@@ -103,6 +103,7 @@ from .comparisons import (
     fmt_horizon,
 )
 from .registry import TESTS, ClaimTest, claim_test
+from . import kinds   # the claim kinds register themselves (@claim_test)
 from .table import NUMBER_KEYS, TOLERANCE_KEYS, load_choices, load_claims
 from .evidence import (
     Evidence,
@@ -121,7 +122,6 @@ from .evidence import (
 )
 from .rule import RULE, combine, decide, decide_comparison, evaluate, family_size
 from .output import count_line, counts, families, scope_text, write_json
-from . import kinds   # the test kinds register themselves (claim_test)
 
 __all__ = ["AS_STATED", "CATEGORIES", "RULE", "Verdict", "Claim", "Choice", "Reading", "Outcome", "Check",
            "Hypothesis", "Exact", "Comparison", "Unobservable", "Decision", "ReadingResult", "ClaimResult",

@@ -22,29 +22,18 @@ layers), or a layer's name (``law``, ``floating_point``: its default features).
 from __future__ import annotations
 
 import functools
-import importlib
-import pkgutil
 
+from dpbench.plugins import import_folder
 from dpbench.validation import InputError
 
 from ..layers import LAYERS
 from .base import Feature, FitData, Statistic
 
-#: modules of this package that are helpers, not plug-ins
-_HELPERS = {"base", "ranked", "additive"}
-
-
 @functools.cache
 def registry() -> tuple[Feature, ...]:
-    """Every feature plug-in of this package, in their declared order."""
-    found = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.name in _HELPERS:
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        feature = getattr(module, "FEATURE", None)
-        if isinstance(feature, Feature):
-            found.append(feature)
+    """Every feature plug-in of this package (a module that defines ``FEATURE``; the others are
+    helpers), in their declared order."""
+    found = [m.FEATURE for m in import_folder(__name__) if isinstance(getattr(m, "FEATURE", None), Feature)]
     return tuple(sorted(found, key=lambda f: (f.order, f.name)))
 
 
