@@ -21,7 +21,7 @@ def register(subparsers):
     p.add_argument("paper", metavar="PAPER", help="000, 001, ..., seed002, all, or a paper folder (./mypaper)")
     p.add_argument("--quick", action="store_true",
                    help="smoke build (T <= 20,000, <= 4 repetitions): checks the report builds; decides nothing")
-    p.add_argument("--pilot", nargs="?", type=int, const=5, default=None, metavar="R",
+    p.add_argument("--pilot", nargs="?", type=number_arg(integer=True, low=2), const=5, default=None, metavar="R",
                    help="size the full build first: every experiment at its own horizon with R repetitions "
                         "(default 5) into reports/pilot, and a table of what each claim needs (the repetitions "
                         "and horizon that decide it at the effect the pilot observed)")

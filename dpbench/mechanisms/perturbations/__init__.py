@@ -83,5 +83,9 @@ from .lemma15 import (
     open_uniform,
 )
 
-#: the laws the CDF checker of Lemmas 8/9 (verify.cdf_feasibility) is run on
-FEASIBILITY_LAWS = (GaussianLaw, BetaLaw, Lemma15Law)
+from ...plugins import import_folder  # noqa: E402  (after the re-exports above)
+
+import_folder(__name__)
+#: the laws the CDF checker of Lemmas 8/9 (verify.cdf_feasibility) is run on: every law class of a
+#: module of this folder that declares what the checker asks (FeasibilityFamily); a new law is its module
+FEASIBILITY_LAWS = tuple(FeasibilityFamily.__subclasses__())
