@@ -1,5 +1,6 @@
 """Regret bounds: one registry (:mod:`.registry`); each paper registers its own
-(``dpbench/papers/seed<NNN>/bounds.py``), found through the entry-point group ``dpbench.papers``.
+(``dpbench/papers/seed<NNN>/bounds.py``) when the application loads it (:func:`dpbench.papers.load`);
+verify loads no paper.
 
 >>> from verify import bounds
 >>> ev = bounds.get("seed000.thm6").evaluate(means=[0.9, 0.8], eps=2.0, T=10**5,
