@@ -343,6 +343,25 @@ def test_a_bound_check_is_reproduced_only_clear_of_the_bound():
     assert outcomes["above"].verdict is Verdict.CONTRADICTED
 
 
+def test_a_slope_bound_is_not_decided_on_a_run_without_spread(monkeypatch):
+    """An asymptotic ln-T coefficient checked on a run whose repetitions agree to rounding has no
+    standard error, and one still in a data-independent phase (DP-FTPL-Beta's start phase at
+    T = 1e5) has not begun the regime the coefficient describes: neither contradicts the bound,
+    and each says why, where the same slope with spread does contradict it."""
+    from verify import bounds
+    from verify.bounds.registry import ASYMPTOTIC, UPPER, Bound
+    slope_only = Bound(key="test.slope_only", seed="test", theorem="t", source="s", side=UPPER, form=ASYMPTOTIC,
+                       statement="ln T coefficient <= 10", algorithms=("ldp_ucb_b",), privacy="none",
+                       slope=lambda ctx: 10.0)
+    monkeypatch.setitem(bounds.registry.BOUNDS, slope_only.key, slope_only)
+    spread = verdict_of(Evidence({"exp": run_of(curve("spread", slope=100.0, seed=3, noise=0.05))}),
+                        claim("spread", "bound", bound=slope_only.key))
+    flat = verdict_of(Evidence({"exp": run_of(curve("flat", slope=100.0, seed=3, noise=1e-11))}),   # rounding
+                      claim("flat", "bound", bound=slope_only.key))
+    assert spread.verdict is Verdict.CONTRADICTED
+    assert flat.verdict is Verdict.INCONCLUSIVE and "zero spread" in flat.detail, flat.detail
+
+
 def test_a_lower_bound_below_the_sum_of_the_gaps_is_vacuous():
     from verify.bounds.registry import EXPLICIT, LOWER, Bound
     tiny = Bound(key="test.tiny", seed="test", theorem="t", source="s", side=LOWER, form=EXPLICIT,

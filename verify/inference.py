@@ -102,7 +102,7 @@ class Estimate:
             return f"estimate {self.value}"
         if not math.isfinite(self.se):
             return "no finite standard error"
-        if self.se <= 1e-12 * abs(self.value) or self.se <= 0.0:
+        if self.se <= 1e-9 * abs(self.value) or self.se <= 0.0:     # identical repetitions' rounding noise
             return (f"zero spread over {self.reps} repetitions" if self.reps else "zero spread") + \
                    " (a zero-width interval decides nothing)"
         return ""

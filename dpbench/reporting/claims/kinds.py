@@ -586,8 +586,15 @@ def bound(claim: Claim, ev: Evidence) -> Outcome:
                     slope = v.evidence["bound_slope"]
                     est = Estimate(fit.estimate, fit.details["se"], float(res.reps - 1), int(res.reps),
                                    method="log-regret slope")
+                    # a run still in a data-independent phase (a start phase, a first epoch) has not begun
+                    # the regime an asymptotic coefficient describes, and one whose repetitions all agree
+                    # has no spread to decide with: neither decides the bound
                     comps.append(Check(est, -math.inf if upper else slope, slope if upper else math.inf,
                                        f"{where}: ln t coefficient vs {slope:.4g}",
+                                       unobservable=round_robin([res], int(res.checkpoints[-1]), [label], ev),
+                                       degenerate="" if fit.details["se"] > 0 else
+                                       "zero spread: every repetition has the same regret (a data-independent "
+                                       "schedule), so its slope has no standard error",
                                        can_contradict=upper or b.form != ASYMPTOTIC))
     if not used:
         raise NotChecked(f"no run of this report is covered by {key}")
