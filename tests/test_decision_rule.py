@@ -239,6 +239,25 @@ def test_at_the_papers_own_horizon_a_round_robin_comparison_stands():
     assert r.verdict is Verdict.REPRODUCED and "the horizon the claim is about" in r.detail
 
 
+def test_two_runs_tied_in_one_data_independent_phase_are_not_decided_even_at_the_papers_horizon():
+    """Both runs still in the same data-independent phase (uniform play on one instance) tie by
+    construction: at the horizon the claim is about, a strict ordering of them is not contradicted
+    (the paper's figure could show no ordering either), it is unobservable with its horizon; two
+    fixed schedules that differ are still decided exactly there."""
+    from dpbench.reporting.claims import Outcome, Unobservable
+    from dpbench.reporting.claims.kinds import order_check
+    from dpbench.reporting.claims.rule import decide
+    mark = Unobservable("still round-robin at T = 1e5: A and B in their first epochs", 1e9)
+    tie = order_check(np.full(5, 3e4), np.full(5, 3e4), "A < B", mark, fixed=True)
+    r = decide(claim("tie", "ordering"), Outcome("A: 3e4; B: 3e4", comparisons=(tie,), horizon=10**5), 1e-3,
+               at_horizon=True)
+    assert r.verdict is Verdict.UNOBSERVABLE and "tie by construction" in r.detail, r.detail
+    apart = order_check(np.full(5, 2e4), np.full(5, 3e4), "A < B", mark, fixed=True)
+    r = decide(claim("apart", "ordering"), Outcome("A: 2e4; B: 3e4", comparisons=(apart,), horizon=10**5), 1e-3,
+               at_horizon=True)
+    assert r.verdict is Verdict.REPRODUCED and "the horizon the claim is about" in r.detail, r.detail
+
+
 def test_an_unobservable_comparison_does_not_hide_a_contradiction_elsewhere():
     blind = Unobservable("still round-robin", 1e7)
     gen = np.random.default_rng(1)

@@ -29,10 +29,13 @@ class Unobservable:
     """Why a run cannot decide the claim at this horizon, and from which horizon it could.
     ``waived``: the evidence is at the horizon the claim is about (the paper's own figure, or the
     claim's stated or read horizon), where the paper shows the same schedule: the comparison
-    stands, and the reason is shown beside it."""
+    stands, and the reason is shown beside it (unless ``sticky``)."""
     reason: str
     horizon: float | None = None
     waived: bool = False
+    #: never waived: the runs compared are in the same data-independent phase and tie by construction
+    #: (uniform play on one instance), so even the paper's own figure could show no ordering of them
+    sticky: bool = False
 
     def __str__(self):
         if self.waived:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from scipy import stats
@@ -99,6 +100,11 @@ def order_check(a, b, label: str, unobservable=None, *, method: str = "welch", f
     neither varies over its repetitions the comparison is of two computed numbers (exact)."""
     from verify.inference import MANN_WHITNEY, compare, difference_estimate, paired_difference_estimate
     if fixed and np.ptp(a) == 0 and np.ptp(b) == 0:
+        if unobservable is not None and float(np.mean(a)) == float(np.mean(b)):
+            # the same data-independent phase on both sides: a tie by construction, not an ordering the
+            # algorithms' learning shows, so not decided even at the horizon the claim is about
+            unobservable = replace(unobservable, sticky=True,
+                                   reason=unobservable.reason + "; both runs tie by construction")
         return Exact(float(np.mean(a)) < float(np.mean(b)),
                      f"{label}: {float(np.mean(a)):.6g} vs {float(np.mean(b)):.6g}, both fixed schedules at this T",
                      unobservable)

@@ -168,7 +168,7 @@ def decide(claim: Claim, outcome: Outcome, level: float, *, at_horizon: bool = F
 
 
 def _waived(mark: Unobservable | None) -> Unobservable | None:
-    return None if mark is None else replace(mark, waived=True)
+    return mark if mark is None or mark.sticky else replace(mark, waived=True)
 
 
 def decide_comparison(c, level: float) -> Decision:
