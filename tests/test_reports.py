@@ -48,6 +48,14 @@ def test_guide_timing_block_is_the_generated_table(tmp_path):
     assert "| seed000 | 100 | 50 | 4 |" in block and "| seed001 | 50 | 25 | 4 |" in block
     assert "--quick" not in block and "| total (full size) | 150 | 75 | 8 |" in block
     assert "| seed002 --quick | 7 |" in (tmp_path / "reports" / "timings.md").read_text()
+    later = ReportContext("seed001", out_dir=tmp_path / "reports")      # a later build reusing some cells
+    later.cells = {"computed": 3, "stored": 2}
+    record_timing(later, 40.0, 20.0)
+    block = guide.read_text().split(start)[1].split(end)[0]
+    assert "| seed001 | 40 | 20 | 3 | 2 |" in block, block           # never the older build's figure
+    later.cells = {"computed": 0, "stored": 5}                          # a rebuild from the store
+    record_timing(later, 2.0, 1.0)
+    assert "| seed001 | 40 | 20 | 3 | 2 | 2.0 |" in guide.read_text(), guide.read_text()
 
 
 @pytest.mark.slow

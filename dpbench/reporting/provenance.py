@@ -44,12 +44,11 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
     this = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
             "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
             "command": command_line(ctx)}
-    from_empty = ctx.cells["computed"] and not ctx.cells["stored"]
-    if from_empty or not entry or (ctx.cells["computed"] and entry.get("cells_reused")):
-        entry = this                     # the time to produce the report (from an empty store if known)
-    elif not ctx.cells["computed"]:
+    if ctx.cells["computed"] or not entry:
+        entry = this        # the latest build that computed cells (cells reused 0: from an empty store)
+    else:
         entry["rebuild_s"] = this["wall_s"]          # every cell reused: the time to rebuild it
-    # a build that computed some cells and reused others keeps the empty-store figure
+    # an older figure is never kept beside a newer build's: it may be of other code or other sizes
     data[name] = entry
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     write_timing_tables(ctx.out_dir, readme=not ctx.quick and ctx.paper_dir is None)
