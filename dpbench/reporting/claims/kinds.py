@@ -592,12 +592,12 @@ def bound(claim: Claim, ev: Evidence) -> Outcome:
                     slope = v.evidence["bound_slope"]
                     est = Estimate(fit.estimate, fit.details["se"], float(res.reps - 1), int(res.reps),
                                    method="log-regret slope")
-                    # a run still in a data-independent phase (a start phase, a first epoch) has not begun
-                    # the regime an asymptotic coefficient describes, and one whose repetitions all agree
-                    # has no spread to decide with: neither decides the bound
+                    # a fit window that begins inside a data-independent phase (a start phase, a first
+                    # epoch) measures that phase, not the regime an asymptotic coefficient describes, and
+                    # a run whose repetitions all agree has no spread to decide with: neither decides
                     comps.append(Check(est, -math.inf if upper else slope, slope if upper else math.inf,
                                        f"{where}: ln t coefficient vs {slope:.4g}",
-                                       unobservable=round_robin([res], int(res.checkpoints[-1]), [label], ev),
+                                       unobservable=_window_in_phase(res, fit, label),
                                        degenerate="" if fit.details["se"] > 0 else
                                        "zero spread: every repetition has the same regret (a data-independent "
                                        "schedule), so its slope has no standard error",
@@ -615,6 +615,19 @@ def bound(claim: Claim, ev: Evidence) -> Outcome:
                            unobservable=Unobservable(f"every check is vacuous ({what})", horizon), **size)
         raise NotChecked("not applicable: " + "; ".join(sorted(reasons)))
     return Outcome(statistic, comparisons=comps, **size)
+
+
+def _window_in_phase(result, fit, label: str) -> Unobservable | None:
+    """An :class:`Unobservable` if the slope fit's window begins while ``result`` is still in a
+    data-independent phase (its schedule: a start phase, a first epoch): the window must start after
+    it, so the horizon that allows it is the phase's end times the window's span."""
+    from ..schedules import schedule_limit
+    lo, hi = (float(x) for x in fit.details.get("window", (result.checkpoints[0], result.checkpoints[-1])))
+    limit = schedule_limit(result, int(lo))
+    if limit is None:
+        return None
+    return Unobservable(f"the fit window [{fmt_t(lo)}, {fmt_t(hi)}] of {label} begins inside its data-independent "
+                        f"phase ({limit.reason})", None if limit.horizon is None else limit.horizon * hi / lo)
 
 
 def _margin(room: float, se: float) -> float:
