@@ -23,10 +23,11 @@ def git_commit() -> str:
                               timeout=10)
         if head.returncode != 0:
             return "not a git checkout"
-        # the sources only: a build writes its own reports (and the next report of `report all`
-        # must not call the commit of the code it runs "uncommitted" because of them)
+        # the sources only: a build writes its own reports and the timing tables of the guides (and
+        # the next report of `report all` must not call the commit of the code it runs "uncommitted"
+        # because of them)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "dpbench", "verify",
-                                "pyproject.toml"],
+                                "pyproject.toml", ":(exclude)dpbench/guides"],
                                cwd=here.parent, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return "not a git checkout"
