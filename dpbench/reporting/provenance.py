@@ -86,7 +86,7 @@ def timing_table(data: dict) -> list[str]:
                     f"{e['cells_reused']} | {e.get('rebuild_s', '')} | {e['cores']} | {e['date']} | "
                     f"`{e['command']}` |")
     full = [e for key, e in data.items() if "--quick" not in key]
-    if len(full) > 1:
+    if len(full) > 1 and all(e["cells_computed"] for e in full):   # a rebuild's seconds are no build's cost
         rows.append(f"| total (full size) | {sum(e['wall_s'] for e in full):.0f} | "
                     f"{sum(e['cpu_s'] for e in full):.0f} | "
                     f"{sum(e['cells_computed'] for e in full)} | | | | | |")
