@@ -144,7 +144,7 @@ def test_schedule_limit_of_a_start_phase():
     assert schedule_limit(short) is None                               # 5 x 8 pulls, long past
 
 
-def worst_family(peak: float | None, *, uniform=False):
+def worst_family(peak: float | None, *, uniform=False, policy="ucb1"):
     """A gap family (c in 0.5..8) at T = 1e4, 1e5, 1e6 whose final regret is sqrt(T) f(c), f
     peaked at ``peak`` (None: increasing in c, the worst at the grid's edge); ``uniform``: every
     run is uniform play (t x mean gap), the worst case the gap schedule's."""
@@ -160,7 +160,7 @@ def worst_family(peak: float | None, *, uniform=False):
             curve = cps * gap / 2 if uniform else 0.3 * math.sqrt(horizon) * shape * np.log(cps) / math.log(horizon)
             regret = curve[None, :] * (1 + 0.03 * gen.standard_normal((20, 1)))
             family[f"Alg / c={c:g}"] = dpbench.SimulationResult(
-                policy="ucb1", label=f"c={c:g}", environment="bernoulli", params={}, env_params={},
+                policy=policy, label=f"c={c:g}", environment="bernoulli", params={}, env_params={},
                 horizon=horizon, seed=j, first_rep=0, checkpoints=cps, regret=regret,
                 pulls=np.zeros((20, 2), dtype=np.int64), means=np.array([0.5 + gap / 2, 0.5 - gap / 2]))
         runs[f"w{i}"] = SimpleNamespace(results=family, runs=[], experiment=SimpleNamespace(paper_horizon=None))
@@ -174,7 +174,7 @@ def test_a_worst_case_at_the_edge_of_its_grid_decides_nothing():
     """The slope of the worst regret over a gap family in T: an interior worst case decides (the
     sqrt(T) law reproduced); one at the grid's largest c is inconclusive whatever its slope (the
     maximum may lie beyond the grid); a family at uniform play is unobservable (its slope is the
-    gap schedule's)."""
+    gap schedule's, and what would decide it is a wider family)."""
     args = dict(experiments=["w0", "w1", "w2"], panel="Alg", predicted="sqrt(T)", tolerance=0.05)
     rows = [Claim(name, "x", "x", "computed", {"measure": "worst", "args": args}) for name in ("w",)]
     interior = evaluate(rows, worst_family(2.0))[0]
@@ -183,6 +183,13 @@ def test_a_worst_case_at_the_edge_of_its_grid_decides_nothing():
     assert interior.verdict is Verdict.REPRODUCED, interior.detail
     assert edge.verdict is Verdict.INCONCLUSIVE and "edge of the grid" in edge.detail
     assert uniform.verdict is Verdict.UNOBSERVABLE, uniform.detail
+    # with no registered bound for its policy, what would decide it is a family with larger gaps,
+    # not a horizon (at any T the unresolved gaps are uniform play): the cause says so, never
+    # "no registered bound says which"
+    unbound = evaluate(rows, worst_family(None, uniform=True, policy="users_own_policy"))[0]
+    assert unbound.verdict is Verdict.UNOBSERVABLE, unbound.detail
+    assert "gap family" in unbound.cause and "c=8" in unbound.cause, unbound.cause
+    assert "no registered bound" not in unbound.cause
 
 
 def test_two_fixed_schedules_at_the_papers_horizon_compare_exactly():

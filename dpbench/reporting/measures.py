@@ -617,8 +617,14 @@ def measure_worst_case(claim, ev: Evidence, predictions: dict[str, Callable]) ->
     unobservable = None
     if stuck:
         horizons = [u.horizon for u in stuck]
+        # the largest regret of a gap family is uniform play's when its smallest gaps are not resolved by
+        # T (the nature of a worst case: a longer horizon only moves it to smaller gaps); what decides
+        # is a family whose worst case the algorithm learns, i.e. one with larger gaps at the top
         unobservable = Unobservable("the worst case is (near) uniform play: " + "; ".join(u.reason for u in stuck),
-                                    None if any(h is None for h in horizons) else max(horizons))
+                                    None if any(h is None for h in horizons) else max(horizons),
+                                    need="needs a gap family whose worst run learns by T (larger gaps than the "
+                                         f"grid's {_grid_order(family)[-1].split(' / ', 1)[1]}), not a longer "
+                                         "horizon: at any T the unresolved gaps are uniform play")
     check = Check(est, low, high, "slope of the worst regret in ln T", unobservable=unobservable,
                   degenerate="; ".join(edges))
     return Outcome(f"largest regret over the family: {'; '.join(shown)}; slope {est}; {name}: local slope {pred:.3f}",

@@ -36,12 +36,14 @@ class Unobservable:
     #: never waived: the runs compared are in the same data-independent phase and tie by construction
     #: (uniform play on one instance), so even the paper's own figure could show no ordering of them
     sticky: bool = False
+    #: what would make it observable when no horizon does (e.g. a wider family of gaps)
+    need: str = ""
 
     def __str__(self):
         if self.waived:
             return self.reason + " (at the horizon the claim is about: compared as the paper's figure shows it)"
         when = (f"; observable from T ~ {fmt_horizon(self.horizon)}" if self.horizon is not None
-                else "; no bound to say from when")
+                else f"; {self.need}" if self.need else "; no bound to say from when")
         return self.reason + when
 
 

@@ -162,7 +162,8 @@ def decide(claim: Claim, outcome: Outcome, level: float, *, at_horizon: bool = F
     if marks:
         horizons = [u.horizon for u in marks]
         merged = Unobservable("; ".join(dict.fromkeys(u.reason for u in marks)),
-                              None if any(h is None for h in horizons) else max(horizons))
+                              None if any(h is None for h in horizons) else max(horizons),
+                              need="; ".join(dict.fromkeys(u.need for u in marks if u.need)))
         return result(Verdict.UNOBSERVABLE, f"{merged}; {detail}", horizon_cause(merged), decisions)
     return result(Verdict.INCONCLUSIVE, detail, inconclusive_cause(decisions), decisions)
 
@@ -314,7 +315,7 @@ def horizon_cause(u: Unobservable | None) -> str:
     if u is None:
         return ""
     return (f"needs T >= {fmt_horizon(u.horizon)}" if u.horizon is not None
-            else "needs a longer horizon (no registered bound says which)")
+            else u.need or "needs a longer horizon (no registered bound says which)")
 
 
 def inconclusive_cause(decisions: Sequence[Decision]) -> str:
