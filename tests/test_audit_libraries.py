@@ -290,3 +290,17 @@ def test_audit_suite_libraries_options(capsys, argv, match):
     assert main(["audit-suite", *argv]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and re.search(match, err), err
+
+
+def test_a_suite_row_keeps_an_untested_layer_as_not_tested():
+    """A case whose floating-point layer is not tested (integer outputs) gives a row with that
+    layer's None kept (no verdict, no bound) and 'not tested' in the table; the suite once stopped
+    on it (float(None))."""
+    pytest.importorskip("diffprivlib")
+    case = next(c for c in suite.cases() if c.library == "diffprivlib" and c.name == "Geometric")
+    row = suite.run_case(case, n=2_000)
+    fp = row["floating_point"]
+    assert fp["status"] == "not tested" and fp["violated"] is None and fp["eps_lower_bound"] is None, fp
+    assert suite._cell(fp) == "not tested" and suite._cell(row["law"]).startswith("holds")
+    json.dumps(row)
+
