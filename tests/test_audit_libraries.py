@@ -153,6 +153,22 @@ def test_report_merges_recorded_rows_and_lists_skipped_libraries_with_install_li
         suite.read_recorded(tmp_path)
 
 
+def test_rows_recorded_here_are_the_environment_the_report_names(tmp_path, monkeypatch, capsys):
+    """--rows-out over an environment recorded before: the report's environments table gives the
+    recording just made (its code stamp and command), not the previous one."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "reports" / "audit_libraries"
+    folder.mkdir(parents=True)
+    old = dict(suite.environment("here", "an older command"), code="dpbench 0.0.1, git commit 0000000")
+    suite.write_rows(folder / "here.json", [_row()], old)
+    monkeypatch.setattr(suite, "run_live", lambda only, seed=0: ([_row("diffprivlib", "0.6.6")], {}))
+    assert main(["audit-suite", "--libraries", "--rows-out", "reports/audit_libraries/here.json",
+                 "--env-name", "here"]) == 0
+    text = (tmp_path / "reports" / "audit_libraries.md").read_text()
+    assert "an older command" not in text and "git commit 0000000" not in text
+    assert "| here | diffprivlib 0.6.6" in text or "`dpbench audit-suite --libraries`" in text
+
+
 def test_every_case_names_a_known_library_and_expectation():
     names = {a.name for a in libraries.ADAPTERS}
     allowed = {"holds", "violated", "either", "not tested"}
