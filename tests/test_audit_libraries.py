@@ -153,6 +153,22 @@ def test_report_merges_recorded_rows_and_lists_skipped_libraries_with_install_li
         suite.read_recorded(tmp_path)
 
 
+def test_rows_recorded_here_are_the_environment_the_report_names(tmp_path, monkeypatch, capsys):
+    """--rows-out over an environment recorded before: the report's environments table gives the
+    recording just made (its code stamp and command), not the previous one."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "reports" / "audit_libraries"
+    folder.mkdir(parents=True)
+    old = dict(suite.environment("here", "an older command"), code="dpbench 0.0.1, git commit 0000000")
+    suite.write_rows(folder / "here.json", [_row()], old)
+    monkeypatch.setattr(suite, "run_live", lambda only, seed=0: ([_row("diffprivlib", "0.6.6")], {}))
+    assert main(["audit-suite", "--libraries", "--rows-out", "reports/audit_libraries/here.json",
+                 "--env-name", "here"]) == 0
+    text = (tmp_path / "reports" / "audit_libraries.md").read_text()
+    assert "an older command" not in text and "git commit 0000000" not in text
+    assert "| here | diffprivlib 0.6.6" in text or "`dpbench audit-suite --libraries`" in text
+
+
 def test_every_case_names_a_known_library_and_expectation():
     names = {a.name for a in libraries.ADAPTERS}
     allowed = {"holds", "violated", "either", "not tested"}
@@ -290,3 +306,17 @@ def test_audit_suite_libraries_options(capsys, argv, match):
     assert main(["audit-suite", *argv]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and re.search(match, err), err
+
+
+def test_a_suite_row_keeps_an_untested_layer_as_not_tested():
+    """A case whose floating-point layer is not tested (integer outputs) gives a row with that
+    layer's None kept (no verdict, no bound) and 'not tested' in the table; the suite once stopped
+    on it (float(None))."""
+    pytest.importorskip("diffprivlib")
+    case = next(c for c in suite.cases() if c.library == "diffprivlib" and c.name == "Geometric")
+    row = suite.run_case(case, n=2_000)
+    fp = row["floating_point"]
+    assert fp["status"] == "not tested" and fp["violated"] is None and fp["eps_lower_bound"] is None, fp
+    assert suite._cell(fp) == "not tested" and suite._cell(row["law"]).startswith("holds")
+    json.dumps(row)
+

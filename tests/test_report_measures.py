@@ -105,6 +105,28 @@ def test_saturated_values_are_given_the_horizon_a_registered_bound_gives():
     assert want > T
 
 
+def test_saturated_values_with_only_an_order_bound_get_a_horizon_from_its_rate():
+    """The same sweep of a policy whose registered bound is order-only (seed 004's Alg. 2, Theorem
+    2: T^1/2): the horizon is where its share of uniform play's regret, falling like T^-1/2 from
+    today's level, drops below the saturation share, said to be a lower estimate; never 'no
+    registered bound says which'."""
+    from dpbench.reporting.claims import uniform_share
+    from dpbench.reporting.claims.rule import horizon_cause
+    uniform = T * float(np.mean(max(MEANS) - np.asarray(MEANS)))
+    runs = [("sweep", f"Alg. 2, eps={e}", {"eps": e},
+             result(f"e{e}", 0.8 * uniform, policy="linear_local", params={"eps": e}, seed=30 + i))
+            for i, e in enumerate((0.01, 0.02, 0.05))]
+    ev = Evidence({"sweep": experiment(*runs)})
+    c = claim("level_exponent", variable="eps", sweep={"experiment": "sweep", "panel": "sweep",
+                                                       "policy": "linear_local"}, subtract=False, predicted=-1.0,
+              tolerance=0.1)
+    out = M.measure_level_exponent(c, ev)
+    want = max(T * (uniform_share(r, T) / 0.5) ** 2 for *_, r in runs)
+    assert out.verdict is Verdict.UNOBSERVABLE and out.unobservable.horizon == pytest.approx(want)
+    assert "Theorem 2" in out.unobservable.reason and "lower estimate" in out.unobservable.reason
+    assert horizon_cause(out.unobservable).startswith("needs T >= ")
+
+
 def test_crossing_time_is_interpolated_in_log_t():
     cps = np.array([1.0, 10.0, 100.0, 1000.0])
     early = np.array([1.0, 2.0, 3.0, 4.0])

@@ -132,6 +132,7 @@ def _run_libraries(args) -> int:
     if args.rows_out:
         suite.write_rows(args.rows_out, rows, suite.environment(args.env_name, command), skipped)
         print(f"recorded {len(rows)} rows in {args.rows_out}")
+        recorded = suite.read_recorded()                # the report names the environment just recorded
     out.write_text(suite.report(rows, skipped, recorded, command, args.env_name, wall)
                    + "\n" + provenance_line(command) + "\n")
     print(f"wrote {out}: {len(rows)} rows run here in {wall:.0f} s wall")

@@ -41,6 +41,7 @@ from .claims import (
     learning_horizon,
     paired,
     provenance_of,
+    rate_horizon,
     round_robin,
     saturated,
     uniform_share,
@@ -218,6 +219,7 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
     room = float(a.get("room", 0.5))
     max_share = float(a.get("max_share", SATURATION_SHARE))
     kept, dropped, waiting = {}, [], []     # waiting: the horizon at which a dropped run would fit
+    rates = []                              # order-only bounds whose rate gave a waiting horizon
     for x, r in sorted(runs.items()):
         if not lo <= x <= hi:
             continue
@@ -233,6 +235,9 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
             dropped.append(f"{x:g} ({why})")
             if why.startswith("saturated") and (h := learning_horizon(r, share=max_share)) is not None:
                 waiting.append(h)              # a registered bound says when it is unsaturated
+            elif why.startswith("saturated") and (est := rate_horizon(r, t, max_share)) is not None:
+                waiting.append(est[0])         # an order-only bound's rate through today's level
+                rates.append(est[1])
         elif final(r).mean() >= 0.95 * no_learning:
             dropped.append(f"{x:g} (at the no-learning level)")
         elif a.get("leading") and final(r).mean() <= 2 * level_mean:
@@ -248,8 +253,10 @@ def measure_level_exponent(claim, ev: Evidence, predictions: dict[str, Callable]
         text = f"{len(kept)} value(s) of {variable} in the regime [{lo:g}, {hi:g}]{shown_drop}; an exponent needs 3"
         if len(kept) + len(waiting) >= 3:
             need = sorted(waiting)[3 - len(kept) - 1]
+            how = (f" (a lower estimate from {', '.join(dict.fromkeys(rates))} rate through today's level: "
+                   "later if the runs are not yet in the bound's regime)" if rates else "")
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
-                "too few values past their start phase and unsaturated at this horizon", need), **size)
+                "too few values past their start phase and unsaturated at this horizon" + how, need), **size)
         if any(w in d for d in dropped for w in ("saturated", "no-learning", "phase", "never", "schedule")):
             return Outcome(text, Verdict.UNOBSERVABLE, unobservable=Unobservable(
                 "too few unsaturated values at this horizon", None), **size)

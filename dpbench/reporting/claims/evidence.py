@@ -167,6 +167,25 @@ def learning_horizon(result, share: float = 1.0) -> float | None:
     return None if best is None else 10 ** best
 
 
+def rate_horizon(result, t: int, share: float) -> tuple[float, str] | None:
+    """Where no explicit bound applies: the horizon at which ``result``'s share of uniform play's
+    regret (today's, at t) falls below ``share`` if its regret grows from today's level at the T
+    exponent a < 1 of a registered order-only upper bound (the share falls like T^(a - 1)), with
+    the bound's name; None if no such bound is registered.  A lower estimate: a saturated run is
+    not yet in the bound's regime, and the bound's log factors are left out."""
+    from verify import bounds
+    now = uniform_share(result, t)
+    best = None
+    for b in bounds.bounds_for(result.policy, side=bounds.UPPER):
+        for e in b.exponents:
+            if e.variable != "T" or e.limit != "infinity" or callable(e.value) or not 0 <= e.value < 1:
+                continue
+            h = t * max(1.0, now / share) ** (1.0 / (1.0 - float(e.value)))
+            if best is None or h < best[0]:
+                best = (h, f"{b.theorem}'s T^{float(e.value):g}")
+    return best
+
+
 def horizon_to_learn(result, t: int) -> float | None:
     """From which horizon ``result``'s policy can show what it learns: the end of the data-independent
     phase it is in at t (:mod:`..schedules`: its first epoch, start phase, ...), else the horizon from

@@ -243,8 +243,12 @@ def cases() -> list[LibraryCase]:
 
 # ------------------------------------------------------------------ running
 def _layer(layer) -> dict:
-    return {"status": layer.status, "violated": bool(layer.violated), "eps_lower_bound": float(layer.eps_lower_bound),
-            "unbounded": bool(layer.unbounded), "p_value": float(layer.p_value)}
+    """A layer's outcome, JSON-ready; an untested layer keeps its None (no verdict, no bound, no p-value)."""
+    def num(v):
+        return None if v is None else float(v)
+    return {"status": layer.status, "violated": None if layer.violated is None else bool(layer.violated),
+            "eps_lower_bound": num(layer.eps_lower_bound), "unbounded": bool(layer.unbounded),
+            "p_value": num(layer.p_value)}
 
 
 def _jsonable(v):
@@ -363,8 +367,8 @@ def read_recorded(folder=RECORDED) -> tuple[list[dict], list[tuple[dict, dict]]]
 
 # ------------------------------------------------------------------ the report
 def _cell(layer: dict) -> str:
-    if layer["status"] == "not tested":
-        return "not tested"
+    if layer["status"] == "not tested" or layer["violated"] is None:
+        return layer["status"]
     bound = "inf" if math.isinf(layer["eps_lower_bound"]) else f"{layer['eps_lower_bound']:.3f}"
     capped = " (capped by n)" if layer["unbounded"] else ""
     return f"**VIOLATED** {bound}{capped}" if layer["violated"] else f"holds ({bound})"
