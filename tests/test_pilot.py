@@ -116,6 +116,7 @@ def test_the_pilot_goes_to_its_own_folder_and_refuses_bad_sizes(folder, capsys):
     assert parser.parse_args(["report", "004", "--pilot", "8"]).pilot == 8
     assert out_dir(parser.parse_args(["report", "004", "--pilot", "--out", "mine"])) == "mine"
     assert main(["report", str(folder), "--pilot", "1"]) == 2
-    assert "pilot must be an integer number of repetitions >= 2" in capsys.readouterr().err
+    # one line naming the option and its range, in the format every numeric option's error has
+    assert "argument --pilot: must be an integer >= 2 (got '1')" in capsys.readouterr().err
     assert main(["report", str(folder), "--pilot", "3", "--quick"]) == 2
     assert "exclude each other" in capsys.readouterr().err
