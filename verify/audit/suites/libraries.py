@@ -367,8 +367,8 @@ def read_recorded(folder=RECORDED) -> tuple[list[dict], list[tuple[dict, dict]]]
 
 # ------------------------------------------------------------------ the report
 def _cell(layer: dict) -> str:
-    if layer["status"] == "not tested" or layer["violated"] is None:
-        return layer["status"]
+    if layer["status"] == "not tested":
+        return "not tested"
     bound = "inf" if math.isinf(layer["eps_lower_bound"]) else f"{layer['eps_lower_bound']:.3f}"
     capped = " (capped by n)" if layer["unbounded"] else ""
     return f"**VIOLATED** {bound}{capped}" if layer["violated"] else f"holds ({bound})"
