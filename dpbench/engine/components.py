@@ -87,7 +87,7 @@ from numba.extending import overload
 
 from ..validation import InputError
 from .caching import cached_njit
-from .registry import IMPLEMENTATIONS
+from .registry import IMPLEMENTATIONS, register
 from .stamps import fingerprint
 
 
@@ -159,7 +159,7 @@ def implements(verb, cls):
             raise ComponentError(f"{name} for {cls.__name__} is already {describe_function(old)}; numba "
                                  f"keys compiled code on the class, so to change {name} redefine the "
                                  f"class {cls.__name__} as well (e.g. re-run the cell that defines it)")
-        IMPLEMENTATIONS[(name, cls)] = py
+        register(name, cls, py)
         return func
     return decorate
 

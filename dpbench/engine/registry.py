@@ -9,8 +9,16 @@ from __future__ import annotations
 
 #: (verb name, component class) -> registered Python function; filled by ``@implements``
 IMPLEMENTATIONS: dict[tuple[str, type], object] = {}
+#: the same table by class: component class -> {verb name: function} (read on every checked call)
+_BY_CLASS: dict[type, dict[str, object]] = {}
+
+
+def register(verb: str, cls: type, func) -> None:
+    """Record ``func`` as ``verb`` of component class ``cls`` (``@implements`` calls it)."""
+    IMPLEMENTATIONS[(verb, cls)] = func
+    _BY_CLASS.setdefault(cls, {})[verb] = func
 
 
 def implementations(cls) -> dict:
     """verb name -> registered function of component class ``cls`` (defaults not included)."""
-    return {verb: func for (verb, c), func in IMPLEMENTATIONS.items() if c is cls}
+    return dict(_BY_CLASS.get(cls, {}))
