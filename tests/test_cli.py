@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dpbench.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,10 +43,14 @@ def test_list_names_everything(capsys):
     assert "ldp_ucb_b" in text and "eps (" in text and "environments:" not in text
 
 
+@pytest.mark.slow
 def test_quick_report_builds_from_the_command_line(tmp_path):
-    """`dpbench report 004 --quick` (the cheapest report: phased algorithms, about 20 s of CPU
-    with warm kernels) writes the report with its audits, bound checks and errata; every seed's
-    quick report is `-m slow` in tests/test_reports.py."""
+    """`dpbench report 004 --quick` (phased algorithms: about 45 s with warm kernels, 110 s cold,
+    most of it compiling the five linear kernels again in a new process, which made it the
+    longest default test) writes the report with its audits, bound checks and errata.  Slow; the
+    default run builds a report from the command line in tests/test_paper_folder.py (the
+    README's paper) and seed 000's quick report in tests/papers/seed000/test_report.py; every
+    seed's quick report is `-m slow` in tests/test_reports.py."""
     proc = subprocess.run([sys.executable, "-m", "dpbench", "report", "004", "--quick", "--no-progress",
                            "--results", str(tmp_path / "results"), "--out", str(tmp_path / "reports")],
                           capture_output=True, text=True, cwd=ROOT, timeout=1800)
