@@ -260,14 +260,14 @@ class _Checked:
     def select(self, policy, state, t):
         self.calls["select"] += 1
         out = comp.select(policy, state, t)
+        who = _who("select", "policy", policy)
         if not isinstance(out, tuple) or len(out) != 2:
-            self.fail(_who("select", "policy", policy), f"returned {out!r}; it must return a pair (arm, m)", t)
+            self.fail(who, f"returned {out!r}; it must return a pair (arm, m)", t)
         arm, m = out
         if not _integer(arm) or not 0 <= arm < self.k:
-            self.fail(_who("select", "policy", policy), f"returned arm {arm!r}; arms are integers 0..{self.k - 1}", t)
+            self.fail(who, f"returned arm {arm!r}; arms are integers 0..{self.k - 1}", t)
         if not _integer(m) or m < 1:
-            self.fail(_who("select", "policy", policy),
-                      f"returned m = {m!r}; m is the number of pulls, an integer >= 1", t)
+            self.fail(who, f"returned m = {m!r}; m is the number of pulls, an integer >= 1", t)
         if self.observe is not None:
             self.observe(state, t)
         return int(arm), int(m)
@@ -282,15 +282,15 @@ class _Checked:
     def respond_broadcast(self, mech, env, arm, m, public):
         self.calls["respond"] += 1
         out = comp.respond_broadcast(mech, env, arm, m, public)
-        who = "respond_broadcast", "mechanism", mech            # named only on a failure (_who is slow)
+        who = _who("respond_broadcast", "mechanism", mech)
         if not isinstance(out, tuple) or len(out) != 2:
-            self.fail(_who(*who), f"returned {out!r}; it must return a pair (response, privacy level)", -1)
+            self.fail(who, f"returned {out!r}; it must return a pair (response, privacy level)", -1)
         value, level = out
         if not _real(value) or not np.isfinite(value):
-            self.fail(_who(*who), f"returned the response {value!r} for arm {arm}; responses must be finite", -1)
+            self.fail(who, f"returned the response {value!r} for arm {arm}; responses must be finite", -1)
         if not _real(level) or not np.isfinite(level) or level < 0:
-            self.fail(_who(*who), f"returned the privacy level {level!r}; levels are finite and >= 0 "
-                                  "(0 for a non-private response)", -1)
+            self.fail(who, f"returned the privacy level {level!r}; levels are finite and >= 0 "
+                           "(0 for a non-private response)", -1)
         return float(value), float(level)
 
     def update(self, policy, state, arm, m, value, level, t):
