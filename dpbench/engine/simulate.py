@@ -36,6 +36,7 @@ from .catalog import (
     validate_params,
 )
 from .composition import Composition, compose
+from .interrupts import ctrl_c_held
 from .kernel import BAD_SELECT, simulate_kernel
 from .result import SimulationResult, log_checkpoints, now_iso, package_versions
 
@@ -205,14 +206,17 @@ def _call_stoppable(args) -> None:
         finally:
             done.set()
 
-    threading.Thread(target=work, name="dpbench-loop", daemon=True).start()
+    thread = threading.Thread(target=work, name="dpbench-loop", daemon=True)
     try:
+        with ctrl_c_held():                 # once started, the loop is always waited for
+            thread.start()
         while not done.wait(0.25):
             pass
     except KeyboardInterrupt:
         stop[0] = 1
-        while not done.wait(0.25):          # the loop stops within a block of pulls
-            pass
+        with ctrl_c_held():                 # a second Ctrl-C too waits for the loop to stop,
+            while not done.wait(0.25):      # within a block of pulls
+                pass
         raise
     if failed:
         raise failed[0]

@@ -137,11 +137,20 @@ def markdown_table(exp, rows: list[dict]) -> str:
     return "\n".join(lines) + (f"\n\n{warning}" if warning else "")
 
 
+def pyplot():
+    """``matplotlib.pyplot`` on the file backend (Agg), imported with Ctrl-C held: an interrupt
+    inside the import of its C extensions would become an ImportError and a crash at exit."""
+    from ..engine.interrupts import ctrl_c_held
+    with ctrl_c_held():
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    return plt
+
+
 def _panel_figure(runs, max_cols: int, width: float, height: float):
     """A figure with one subplot per panel of ``runs``; returns (plt, fig, [(ax, panel)])."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     panels = list(dict.fromkeys(run.panel for run in runs))
     ncols = min(max_cols, len(panels))

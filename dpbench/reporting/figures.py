@@ -8,9 +8,8 @@ from verify import bounds
 
 
 def new_figure(ncols: int = 1, width: float = 5.5, height: float = 3.6):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..experiments.outputs import pyplot
+    plt = pyplot()
     fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
     return fig, list(axes.flat)
 

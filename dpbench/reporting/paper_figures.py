@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..experiments.outputs import band_strip, draw_band
+from ..experiments.outputs import band_strip, draw_band, pyplot
 from .claims import ClaimResult, Verdict
 from .front_page import anchor
 
@@ -167,9 +167,7 @@ def _file_name(report, name: str) -> str:
 
 
 def _figure(nrows: int, ncols: int):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, axes = plt.subplots(nrows, ncols, figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows), squeeze=False)
     return fig, list(axes.flat)
 

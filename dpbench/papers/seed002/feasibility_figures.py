@@ -25,10 +25,8 @@ DPI = 72
 
 
 def _plt():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    from dpbench.experiments.outputs import pyplot
+    return pyplot()
 
 
 def _panel(ax, ax_margin, pair, eps, delta, x, title, shift_x=0.0):

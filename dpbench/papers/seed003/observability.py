@@ -262,9 +262,8 @@ def _finish(ax, title: str, horizon_text: str):
 
 
 def _two_panels():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from dpbench.experiments.outputs import pyplot
+    plt = pyplot()
     out, axes = plt.subplots(1, 2, figsize=(10.0, 5.8), squeeze=False)
     return out, list(axes[0])
 

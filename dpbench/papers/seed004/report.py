@@ -448,9 +448,8 @@ def figures(report: Report, runs: dict, results) -> None:
     rows = instance_ratios(runs)
     if not rows:
         return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from dpbench.experiments.outputs import pyplot
+    plt = pyplot()
 
     from dpbench.reporting.paper_figures import _plain_ticks
     fig, ax = plt.subplots(figsize=(7.8, 3.6))
