@@ -101,6 +101,8 @@ def test_report_renders_samples_over_the_floor():
     cells = [c.strip() for c in lap.split("|")]
     floor_n, ratio = float(cells[4]), float(cells[5])
     assert ratio == pytest.approx(3e7 / floor_n, rel=0.01) and 1 < ratio < 100
+    assert "| perfect audit no better |" in text
+    assert 0 <= float(cells[6].rstrip("%")) <= 100
     assert "law not available" in text
     assert "unreachable" in text          # NoisyHist2's exact eps is 10: no event certifies 10.01
 
@@ -173,3 +175,22 @@ def test_a_row_above_its_exact_eps_is_named_as_a_false_statement():
     assert "**NoisyHist2**: 10.02055 > 10.00000, certified at alpha = 0.045 on output[0] <= 0: 14,693,791 of " in text
     assert above_exact_section([(by_name("NoisyHist2"), below, 1.0, 1.0)]) == []
     assert above_exact_section([(by_name("SparseVectorTechnique5"), above, 1.0, 1.0)]) == []   # not DP: inf
+
+
+def test_perfect_audit_no_better_separates_luck_from_selection():
+    """The column's chance: about 1/2 for a row at the perfect audit's median bound, about 11-13%
+    for SparseVectorTechnique6 at seeds 2 and 3 of the suite (3.5x and 3.9x its floor: unlucky
+    counts on the best event itself), about 0 for a bound far below what its n buys."""
+    from verify.audit.suites.report import floor_cells
+    svt6 = by_name("SparseVectorTechnique6")
+    x, xp = [1] * 5 + [0] * 5, [0] * 5 + [1] * 5
+
+    def chance(eps_lb):
+        cells = floor_cells(svt6, row(svt6, eps_lb, x, xp)[1])
+        return float(cells[2].rstrip("%")) / 100, float(cells[1])
+    median, ratio = chance(0.3965)            # the perfect audit's median bound at n = 3e7, alpha 0.1
+    assert 0.4 < median < 0.6 and 0.8 < ratio < 1.25
+    unlucky, ratio = chance(0.38113)          # seed 2's row
+    assert 0.08 < unlucky < 0.18 and 3.3 < ratio < 3.7
+    far, ratio = chance(0.34)
+    assert far < 0.01 and ratio > 10
