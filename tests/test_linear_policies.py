@@ -306,4 +306,5 @@ def test_the_phased_policies_compile_at_llvms_default_inlining():
         assert inline_threshold(plan.built.policy) == LLVM_DEFAULT_INLINE_THRESHOLD, policy
     plan = prepare("linucb", "linear_sphere", 10**4, SEED)
     assert inline_threshold(plan.built.policy) == INLINE_THRESHOLD
-    assert inline_threshold(prepare("ucb1", "bernoulli", 10**4, SEED, means=[0.5, 0.4]).built.policy) == INLINE_THRESHOLD
+    plan = prepare("ucb1", "bernoulli", 10**4, SEED, means=[0.5, 0.4])
+    assert inline_threshold(plan.built.policy) == INLINE_THRESHOLD
