@@ -87,7 +87,7 @@ from numba.extending import overload
 
 from ..validation import InputError
 from .caching import cached_njit
-from .registry import IMPLEMENTATIONS, register
+from .registry import register, registered_function
 from .stamps import fingerprint
 
 
@@ -154,7 +154,7 @@ def implements(verb, cls):
             raise ComponentError(f"{describe_function(py)} implements update for {cls.__name__} and returns "
                                  "a value, which the loop would discard: update must change the state "
                                  "arrays in place (e.g. counts[arm] += m) and return nothing")
-        old = IMPLEMENTATIONS.get((name, cls))
+        old = registered_function(name, cls)
         if old is not None and old is not py and not _same_code(old, py):
             raise ComponentError(f"{name} for {cls.__name__} is already {describe_function(old)}; numba "
                                  f"keys compiled code on the class, so to change {name} redefine the "
@@ -170,18 +170,17 @@ def _same_code(a, b) -> bool:
 
 def implementation(verb_name: str, cls: type):
     """The Python function registered for (verb, component class)."""
-    try:
-        return IMPLEMENTATIONS[(verb_name, cls)]
-    except KeyError:
-        default = _DEFAULTS.get(verb_name)
-        if default is not None:
-            return default
-        raise TypeError(f"{cls.__name__} does not implement {verb_name!r}") from None
+    func = registered_function(verb_name, cls)
+    if func is None:
+        func = _DEFAULTS.get(verb_name)
+    if func is None:
+        raise TypeError(f"{cls.__name__} does not implement {verb_name!r}")
+    return func
 
 
 def registered(verb_name: str, cls: type) -> bool:
     """Whether ``cls`` registers its own ``verb_name`` (not the verb's default)."""
-    return (verb_name, cls) in IMPLEMENTATIONS
+    return registered_function(verb_name, cls) is not None
 
 
 def _resolve(verb_name, numba_type):

@@ -1,5 +1,5 @@
-"""The table behind ``@implements``: (verb name, component class) -> the Python function
-registered for it.
+"""The table behind ``@implements``: for each component class, the Python function registered
+for each verb.
 
 It sits below :mod:`.stamps` (a user component's fingerprint includes its registered
 functions), :mod:`.caching` (whose index is keyed on that fingerprint) and
@@ -7,18 +7,20 @@ functions), :mod:`.caching` (whose index is keyed on that fingerprint) and
 """
 from __future__ import annotations
 
-#: (verb name, component class) -> registered Python function; filled by ``@implements``
-IMPLEMENTATIONS: dict[tuple[str, type], object] = {}
-#: the same table by class: component class -> {verb name: function} (read on every checked call)
-_BY_CLASS: dict[type, dict[str, object]] = {}
+#: component class -> {verb name: registered Python function}; filled by ``@implements``
+IMPLEMENTATIONS: dict[type, dict[str, object]] = {}
 
 
 def register(verb: str, cls: type, func) -> None:
     """Record ``func`` as ``verb`` of component class ``cls`` (``@implements`` calls it)."""
-    IMPLEMENTATIONS[(verb, cls)] = func
-    _BY_CLASS.setdefault(cls, {})[verb] = func
+    IMPLEMENTATIONS.setdefault(cls, {})[verb] = func
+
+
+def registered_function(verb: str, cls: type):
+    """The function registered as ``verb`` of ``cls``, or None (defaults not included)."""
+    return IMPLEMENTATIONS.get(cls, {}).get(verb)
 
 
 def implementations(cls) -> dict:
     """verb name -> registered function of component class ``cls`` (defaults not included)."""
-    return dict(_BY_CLASS.get(cls, {}))
+    return dict(IMPLEMENTATIONS.get(cls, {}))
