@@ -194,17 +194,19 @@ class _Loop:
             return
         failed: list = []
 
-        def share(lo, hi):
+        def share(i, lo, hi):
             try:
-                self._dispatcher(*args[:5], args[5][lo:hi], args[6], *(a[lo:hi] for a in args[7:10]), args[10])
+                own = [_for_share(c, i) for c in args[:3]]
+                self._dispatcher(*own, *args[3:5], args[5][lo:hi], args[6], *(a[lo:hi] for a in args[7:10]),
+                                 args[10])
             except BaseException as err:            # noqa: BLE001  (re-raised in the caller)
                 failed.append(err)
 
-        threads = [threading.Thread(target=share, args=bounds, name="dpbench-share", daemon=True)
-                   for bounds in shares[1:]]
+        threads = [threading.Thread(target=share, args=(i, *bounds), name="dpbench-share", daemon=True)
+                   for i, bounds in enumerate(shares) if i > 0]
         for thread in threads:
             thread.start()
-        share(*shares[0])                             # the first share in the calling thread
+        share(0, *shares[0])                          # the first share in the calling thread
         for thread in threads:
             thread.join()
         if failed:
@@ -224,6 +226,14 @@ class _Loop:
 
     def __getattr__(self, name):
         return getattr(self._dispatcher, name)
+
+
+def _for_share(component, share: int):
+    """The component a thread's share runs with: its own ``for_share(share)`` if its class has
+    one (a component with per-thread scratch state, e.g. the replay environment's pull
+    counters), else the component itself."""
+    own = getattr(type(component), "for_share", None)
+    return component if own is None else own(component, share)
 
 
 def _shares(n_reps: int, threads: int) -> list[tuple[int, int]]:
