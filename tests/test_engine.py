@@ -30,18 +30,6 @@ def test_same_seed_same_result_for_1_and_2_threads():
     assert np.array_equal(runs[0].pulls, runs[1].pulls)
 
 
-@pytest.mark.parametrize("reps, threads", [(1, 2), (2, 2), (5, 2), (6, 4), (3, 8), (7, 1)])
-def test_threads_share_the_repetitions_each_once_in_order(reps, threads):
-    """The loop's repetitions are cut into contiguous shares, one per thread (at most one per
-    repetition), sizes differing by at most one: numba's static schedule of the old prange."""
-    from dpbench.engine.kernel import _shares
-    shares = _shares(reps, threads)
-    assert len(shares) == min(reps, threads)
-    assert [r for lo, hi in shares for r in range(lo, hi)] == list(range(reps))
-    sizes = [hi - lo for lo, hi in shares]
-    assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
-
-
 def test_repetitions_depend_only_on_master_seed_and_index():
     whole = dpbench.simulate("ldp_ucb_b", "bernoulli", 3000, 5, 9, eps=1.0)
     head = dpbench.simulate("ldp_ucb_b", "bernoulli", 3000, 2, 9, eps=1.0)

@@ -58,8 +58,7 @@ engine loop runs unchanged as a Python reference.
 
 Components must be flat: a field may be a scalar or an array, but not a
 nested tuple that holds an array (numba cannot pass one into a ``prange``
-loop, and the audit's counting kernel is one).  Keep integer fields ``int``
-and real fields ``float`` so that one
+loop).  Keep integer fields ``int`` and real fields ``float`` so that one
 compiled specialisation serves every parameter value.
 
 Register an implementation with ``@implements(select, MyPolicy)``; its

@@ -1,20 +1,11 @@
 """The one simulation loop: every policy, mechanism and environment runs here.
 
-``simulate_kernel`` runs R repetitions in parallel threads; each repetition
-seeds the thread's generator with its own seed first, so results are
-bit-identical for any thread count.  The compiled loop itself is serial and
-releases the GIL (``nogil``); :class:`_Loop` splits the repetitions into one
-contiguous share per thread and runs the shares in Python threads.  (The loop
-was a numba ``prange`` once: the parallel-loop machinery made every compilation
-2.5 times as long, 188 s against 74 s for the 30 policies' first runs.  The serial
-loop compiles with numba's "numpy" error model, as the ``prange`` body did:
-with the default "python" model, which checks every division, it ran 2-4 times
-slower.  Run times moved both ways: most policies 10-45% faster, HeLDP-UCB-L
-and GDP-Elim-New 1.2-1.6 times slower.)
-
-The loop records the pseudo-regret (sum of the gaps of the pulled arms, not
-realised reward) at the checkpoint grid, the final pull count of every arm and,
-only when asked, the action sequence.  Memory is O(R x checkpoints) unless a trace is requested.
+``simulate_kernel`` runs R repetitions in parallel threads (``prange``); each
+repetition seeds the thread's generator with its own seed first, so results
+are bit-identical for any thread count.  It records the pseudo-regret
+(sum of the gaps of the pulled arms, not realised reward) at the checkpoint
+grid, the final pull count of every arm and, only when asked, the action
+sequence.  Memory is O(R x checkpoints) unless a trace is requested.
 
 numba compiles each verb's implementation (and numba's own ``np.random``
 draws) as a separate function and leaves it to LLVM's inliner whether to merge
@@ -43,12 +34,10 @@ from __future__ import annotations
 
 import contextlib
 import math
-import threading
 
 import llvmlite.binding as llvm
-import numba
 import numpy as np
-from numba import types
+from numba import prange, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.extending import intrinsic, overload
 
@@ -103,7 +92,7 @@ def inline_threshold(policy) -> int:
     return int(getattr(type(policy), "INLINE_THRESHOLD", INLINE_THRESHOLD))
 
 
-@cached_njit(nogil=True, error_model="numpy")
+@cached_njit(parallel=True, nogil=True)
 def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
                     out_regret, out_pulls, out_trace, stop):
     """Run ``seeds.shape[0]`` repetitions of ``horizon`` pulls.
@@ -124,7 +113,7 @@ def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
     k = gaps.shape[0]
     n_check = checkpoints.shape[0]
     record = out_trace.shape[1] == horizon
-    for r in range(n_reps):
+    for r in prange(n_reps):
         np.random.seed(seeds[r])
         state = init_state(policy, k, horizon)
         pulls = np.zeros(k, dtype=np.int64)
@@ -184,33 +173,9 @@ class _Loop:
         self._dispatcher = dispatcher
 
     def __call__(self, *args, stop=None):
-        """Run the loop on the caller's numba thread count (``numba.get_num_threads()``): the
-        repetitions are cut into that many contiguous shares, one Python thread each."""
         args = args + (np.zeros(1, dtype=np.uint8) if stop is None else stop,)
         self._compile(args)
-        shares = _shares(args[5].shape[0], numba.get_num_threads())
-        if len(shares) <= 1 or not hasattr(self._dispatcher, "overloads"):    # NUMBA_DISABLE_JIT: one
-            self._dispatcher(*args)                                          # stream, one thread
-            return
-        failed: list = []
-
-        def share(i, lo, hi):
-            try:
-                own = [_for_share(c, i) for c in args[:3]]
-                self._dispatcher(*own, *args[3:5], args[5][lo:hi], args[6], *(a[lo:hi] for a in args[7:10]),
-                                 args[10])
-            except BaseException as err:            # noqa: BLE001  (re-raised in the caller)
-                failed.append(err)
-
-        threads = [threading.Thread(target=share, args=(i, *bounds), name="dpbench-share", daemon=True)
-                   for i, bounds in enumerate(shares) if i > 0]
-        for thread in threads:
-            thread.start()
-        share(0, *shares[0])                          # the first share in the calling thread
-        for thread in threads:
-            thread.join()
-        if failed:
-            raise failed[0]
+        return self._dispatcher(*args)
 
     def compile_for(self, *args, stop=None) -> None:
         """Compile (or load) the loop for these arguments, in the calling thread, without running it."""
@@ -226,27 +191,6 @@ class _Loop:
 
     def __getattr__(self, name):
         return getattr(self._dispatcher, name)
-
-
-def _for_share(component, share: int):
-    """The component a thread's share runs with: its own ``for_share(share)`` if its class has
-    one (a component with per-thread scratch state, e.g. the replay environment's pull
-    counters), else the component itself."""
-    own = getattr(type(component), "for_share", None)
-    return component if own is None else own(component, share)
-
-
-def _shares(n_reps: int, threads: int) -> list[tuple[int, int]]:
-    """[lo, hi) bounds of ``min(threads, n_reps)`` contiguous shares of n_reps repetitions, the
-    first ones one larger (numba's static schedule of a ``prange``)."""
-    parts = max(1, min(int(threads), int(n_reps)))
-    size, extra = divmod(int(n_reps), parts)
-    bounds, lo = [], 0
-    for p in range(parts):
-        hi = lo + size + (1 if p < extra else 0)
-        bounds.append((lo, hi))
-        lo = hi
-    return bounds
 
 
 simulate_kernel = _Loop(_simulate_kernel)

@@ -7,10 +7,8 @@ draws R independent outputs of the policy on this reward history, and two tables
 that differ in one entry are neighbouring inputs (seed 002 Def. 1 and Def. 3
 with a deterministic one-step revision rule).
 
-The pull counters are per thread (the engine runs each thread's share of the
-repetitions on its own copy, :meth:`ReplayArms.for_share`, whose counters are
-one row of ``cursor``; a repetition runs on one thread) and reset when a
-repetition has drawn ``horizon`` rewards, so the
+The pull counters are per thread (``numba.get_thread_id()``; a repetition runs on
+one thread) and reset when a repetition has drawn ``horizon`` rewards, so the
 environment must be run for exactly ``horizon`` pulls with a mechanism that
 draws one reward per pull (``Direct``, ``BernoulliTrick``, CTL/CTB; not the
 heterogeneous curators, which skip the draw of a user with eps_t = 0).  Zero
@@ -37,15 +35,10 @@ class ReplayArms(NamedTuple):
     cursor: np.ndarray     # (threads, k + 1) int64: pulls per arm in the current repetition, then total
     horizon: int           # pulls per repetition (the counters reset after this many)
 
-    def for_share(self, share: int) -> "ReplayArms":
-        """The environment for the engine's ``share``-th thread: the same table, the counters of
-        row ``share`` of ``cursor`` (draws read row 0 of their own copy's cursor)."""
-        return self._replace(cursor=self.cursor[share:share + 1])
-
 
 @implements(draw, ReplayArms)
 def _replay_draw(env, arm):
-    row = env.cursor[0]
+    row = env.cursor[numba.get_thread_id()]
     j = row[arm]
     k = env.table.shape[0]
     if j >= env.table.shape[1]:          # exhausted: flag it (check_consumed raises) and go on
