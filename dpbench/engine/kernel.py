@@ -92,7 +92,19 @@ def inline_threshold(policy) -> int:
     return int(getattr(type(policy), "INLINE_THRESHOLD", INLINE_THRESHOLD))
 
 
-@cached_njit(parallel=True, nogil=True)
+#: numba's parallel transformations for the loop: the ``prange`` over repetitions only.  The
+#: others rewrite array expressions into parallel loops; the loop has none (its verbs are
+#: separate functions), and they cost 15-35% of every compilation (cold, one process: UCB1
+#: 12.5 -> 10.9 s, LDP-UCB-L 9.8 -> 6.7 s, HeLDP-UCB-L 13.2 -> 8.7 s) for the same code: the
+#: instructions per pull are unchanged (``tests/benchmarks/instruction_counts.py``: UCB1 208.5
+#: against 209.3, HeLDP-UCB-L 575.5 against 574.2).  (A serial loop run in Python threads
+#: compiled faster still but ran up to 2x slower: numba's gufunc for a prange body gets code the
+#: serial loop does not; see the history of this file.)
+PARALLEL = {"prange": True, "numpy": False, "reduction": False, "setitem": False, "stencil": False,
+            "fusion": False, "comprehension": False, "inplace_binop": False}
+
+
+@cached_njit(parallel=PARALLEL, nogil=True)
 def _simulate_kernel(policy, mech, env, gaps, horizon, seeds, checkpoints,
                     out_regret, out_pulls, out_trace, stop):
     """Run ``seeds.shape[0]`` repetitions of ``horizon`` pulls.
