@@ -94,8 +94,9 @@ def inline_threshold(policy) -> int:
 
 #: numba's parallel transformations for the loop: the ``prange`` over repetitions only.  The
 #: others rewrite array expressions into parallel loops; the loop has none (its verbs are
-#: separate functions), and they cost 15-35% of every compilation (cold, one process: UCB1
-#: 12.5 -> 10.9 s, LDP-UCB-L 9.8 -> 6.7 s, HeLDP-UCB-L 13.2 -> 8.7 s) for the same code: the
+#: separate functions), and they cost 8-36% of every compilation (cold, one process, two runs
+#: against one: UCB1 12.5 -> 10.9-11.5 s, LDP-UCB-L 9.8 -> 6.7-7.8 s, HeLDP-UCB-L 13.2 -> 8.7-9.9 s)
+#: for the same work: the
 #: instructions per pull are unchanged (``tests/benchmarks/instruction_counts.py``: UCB1 208.5
 #: against 209.3, HeLDP-UCB-L 575.5 against 574.2).  (A serial loop run in Python threads
 #: compiled faster still but ran up to 2x slower: numba's gufunc for a prange body gets code the
