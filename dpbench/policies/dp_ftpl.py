@@ -67,23 +67,30 @@ class FTPLGauss(NamedTuple):
     v: float          # theta_i ~ N(R_i/N_i, v/N_i)
 
 
-class GaussState(NamedTuple):
-    ones: np.ndarray     # R_i, the reward sum of arm i
-    pulls: np.ndarray    # N_i
-    mean: np.ndarray     # R_i / N_i
-    lattice: np.ndarray  # the lattice of arm i's draw and its sd in lattice steps:
-    steps: np.ndarray    # gauss_lattice_plan(sqrt(v / N_i), 1 / N_i)
-    draws: np.ndarray    # this step's signed tail uniform of arm i (lattice.tail_uniform)
+# DP-FTPL-Gauss's state is one (6, K) array, rows below, for the reason DP-FTPL-New's is (see
+# there): its select draws, so numba keeps a reference to each array of the state across the
+# call, an atomic increment and decrement per array and step; six arrays made these atomics
+# about a quarter of the loop's time (perf), one array costs one pair.  Per arm: R_i, N_i,
+# R_i / N_i, the lattice of arm i's draw and its sd in lattice steps
+# (gauss_lattice_plan(sqrt(v / N_i), 1 / N_i)), and this step's signed tail uniform.
+G_ONES, G_PULLS, G_MEAN, G_LATTICE, G_STEPS, G_DRAWS = range(6)
 
 
 @implements(init_state, FTPLGauss)
 def _gauss_init(policy, k, horizon):
-    return GaussState(np.zeros(k), np.zeros(k), np.zeros(k), np.ones(k), np.zeros(k), np.zeros(k))
+    state = np.zeros((6, k))
+    state[G_LATTICE, :] = 1.0
+    return state
+
+
+@cached_njit(inline="always")
+def _gauss_theta(state, a):
+    return gauss_lattice_step(state[G_DRAWS, a], state[G_MEAN, a], state[G_LATTICE, a], state[G_STEPS, a])
 
 
 @implements(select, FTPLGauss)
 def _gauss_select(policy, state, t):
-    k = state.pulls.shape[0]
+    k = state.shape[1]
     if t < k * policy.start:                       # start phase: arm by arm
         return t // policy.start, policy.start - t % policy.start
     # theta_i is the lattice Gaussian draw of the randomness t_i drawn for every arm in arm order,
@@ -92,15 +99,16 @@ def _gauss_select(policy, state, t):
     # (gauss_lattice_bound) without their quantile: the same arm as the plain loop, every time.
     leader = 0
     for a in range(k):
-        state.draws[a] = tail_uniform()
-        if state.mean[a] > state.mean[leader]:
+        state[G_DRAWS, a] = tail_uniform()
+        if state[G_MEAN, a] > state[G_MEAN, leader]:
             leader = a
     arm = leader
-    best = gauss_lattice_step(state.draws[leader], state.mean[leader], state.lattice[leader], state.steps[leader])
+    best = _gauss_theta(state, leader)
     for a in range(k):
-        if a == leader or gauss_lattice_bound(state.draws[a], state.mean[a], state.lattice[a], state.steps[a]) < best:
+        if a == leader or gauss_lattice_bound(state[G_DRAWS, a], state[G_MEAN, a], state[G_LATTICE, a],
+                                              state[G_STEPS, a]) < best:
             continue
-        theta = gauss_lattice_step(state.draws[a], state.mean[a], state.lattice[a], state.steps[a])
+        theta = _gauss_theta(state, a)
         if theta > best or (theta == best and a < arm):
             best = theta
             arm = a
@@ -109,11 +117,11 @@ def _gauss_select(policy, state, t):
 
 @implements(update, FTPLGauss)
 def _gauss_update(policy, state, arm, m, value, level, t):
-    state.ones[arm] += value
-    state.pulls[arm] += m
-    state.mean[arm] = state.ones[arm] / state.pulls[arm]
-    state.lattice[arm], state.steps[arm] = gauss_lattice_plan(gauss_sd(state.pulls[arm], policy.v),
-                                                              1.0 / state.pulls[arm])
+    state[G_ONES, arm] += value
+    state[G_PULLS, arm] += m
+    n = state[G_PULLS, arm]
+    state[G_MEAN, arm] = state[G_ONES, arm] / n
+    state[G_LATTICE, arm], state[G_STEPS, arm] = gauss_lattice_plan(gauss_sd(n, policy.v), 1.0 / n)
 
 
 # ============================================================= DP-FTPL-Beta
