@@ -69,7 +69,7 @@ def contracted(r, c):
     return 0.5 + (r - 0.5) * c
 
 
-@cached_njit
+@cached_njit(inline="always")
 def contraction(eps):
     """c_eps = (e^eps - 1)/(e^eps + 1) = tanh(eps/2): CTB's gap factor (Lemma 5)."""
     return math.tanh(0.5 * eps)
@@ -81,7 +81,7 @@ def bernoulli_factor(eps):
     return bernoulli_factor_contracted(contraction(eps))
 
 
-@cached_njit
+@cached_njit(inline="always")
 def bernoulli_factor_contracted(c):
     """``bernoulli_factor`` given c = ``contraction(eps)`` = tanh(eps/2): 1/c^2."""
     return 1.0 / (c * c)
@@ -98,7 +98,7 @@ def debias(x, eps):
     return debias_contracted(x, contraction(eps))
 
 
-@cached_njit
+@cached_njit(inline="always")
 def debias_contracted(x, c):
     """``debias`` given c = ``contraction(eps)`` = tanh(eps/2) (an agent that meets the same
     levels again computes c once per level: numba calls libm's tanh as an opaque function)."""
