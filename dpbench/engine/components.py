@@ -285,6 +285,15 @@ _DEFAULTS = {"draw_sum": _default_draw_sum, "broadcast": _default_broadcast, "re
              "respond_broadcast": _default_respond_broadcast, "emit": _default_emit}
 
 
+# The verbs are overloads numba compiles as functions of their own (LLVM may inline them later).
+# Not ``inline="always"``: numba 0.68.1's IR inlining of an overload drops writes made through
+# a NamedTuple's array fields (``state.ones[arm] += value`` leaves ``state.ones`` unchanged;
+# ``state[0][arm] += value`` works), which would silently break every NamedTuple state.  The
+# cost of a separate function: numba increfs and decrefs each array of the state tuple on
+# entry and exit, atomically, and its pruning keeps the pairs in a function that calls another
+# compiled function (and in some that do not): up to 3/4 of a loop's time under perf.  Keep the
+# state in few arrays (DP-FTPL-New, -Gauss) and small helpers ``cached_njit(inline="always")``
+# (mechanisms/ldp_curators.py).
 @overload(init_state)
 def _ol_init_state(policy, k, horizon):
     return _resolve("init_state", policy)
