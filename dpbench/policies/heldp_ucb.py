@@ -41,6 +41,7 @@ from .index_search import (
     ahead_step,
     clear_leader,
     forget_leader,
+    keep_state,
     leader_below,
     new_ahead,
     new_leader_cache,
@@ -201,6 +202,7 @@ def _update_l(policy, state, arm, m, value, level, t):
         _accept(state, arm, value, 1.0 / (level * level))
         n = state.counts[arm]
         _set_radius(state, arm, math.sqrt(0.5 / n) + math.sqrt(8.0 * state.weights[arm]) / n)
+    keep_state(state.bounds)
 
 
 class HeteroBernoulliUCB(NamedTuple):
@@ -247,6 +249,7 @@ def _update_b(policy, state, arm, m, value, level, t):
         c = _contraction(state.level_memo, level)          # g(x; eps) and beta(eps) from one tanh
         _accept(state, arm, debias_contracted(value, c), bernoulli_factor_contracted(c))
         _set_radius(state, arm, math.sqrt(state.weights[arm]) / state.counts[arm])
+    keep_state(state.bounds)
 
 
 # ----------------------------------------------------------------- catalog
