@@ -30,6 +30,7 @@ from numba import prange
 
 from dpbench.engine.caching import cached_njit
 from dpbench.engine.components import emit, implementation, registered
+from dpbench.engine.kernel import ERROR_MODEL
 from dpbench.randomness import stream_seed
 from dpbench.validation import check_int
 
@@ -384,7 +385,7 @@ def count_slot(spec, row, bits, counts, k, edges, edge_at, grid_lo, grid_scale, 
         counts[first + k + j] += 1
 
 
-@cached_njit(parallel=True)
+@cached_njit(parallel=True, error_model=ERROR_MODEL)     # one model: each emit compiled once (engine/kernel.py)
 def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, used, edges, edge_at, grid_lo,
                      grid_scale, starts, start_at, counts, bad, rows):
     """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either store
