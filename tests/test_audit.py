@@ -121,10 +121,13 @@ def test_compiled_histogram_is_searchsorted_and_bincount(n_edges):
         assert np.array_equal(histogram(v, e), reference)
 
 
+@pytest.mark.parametrize("chunk_bytes", [fast.CHUNK_BYTES, 1], ids=["one chunk", "chunks of a block per thread"])
 @pytest.mark.parametrize("component,d", [(ReportNoisyMax(20.0, False, True), 1),
                                          (SparseVector(SVT5, 0.1, 1, 1.0), 10)])
-def test_fast_path_counts_what_the_block_path_counts(component, d):
-    """Counting inside the kernel and binning the stored outputs give the same histogram."""
+def test_fast_path_counts_what_the_block_path_counts(component, d, chunk_bytes, monkeypatch):
+    """Counting the outputs chunk by chunk and binning the stored outputs give the same histogram
+    (with small chunks, 7 blocks of which the last is partial are drawn and counted in several calls)."""
+    monkeypatch.setattr(fast, "CHUNK_BYTES", chunk_bytes)
     from verify.audit.features import category, grain, ranked
     from verify.audit.features.value import value_statistic
     x = np.ones(5) if d == 1 else np.array([2.0] * 5 + [0.0] * 5)

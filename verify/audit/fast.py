@@ -11,9 +11,10 @@ already: ``emit`` defaults to its ``privatize`` (one user's report of x[0]), so
 are audited here on the code the simulations run.  :func:`compiled_mechanism` wraps such a
 component into the usual callable ``mechanism(x, n, seed) -> ndarray``; the
 audit recognises it by its ``.component`` attribute and then counts events
-with :func:`mechanism_kernel`: every sample is drawn, mapped to its scalar
-statistic (:mod:`verify.audit.events`) and dropped into a histogram bin, in
-parallel blocks, in O(blocks x bins) memory whatever n is.
+with :func:`draw_kernel` and :func:`count_kernel`: the samples are drawn a chunk
+at a time, each mapped to its scalar statistic (:mod:`verify.audit.events`) and
+dropped into a histogram bin, in parallel blocks, in O(blocks x bins + chunk)
+memory whatever n is.  Only the drawing kernel is compiled per mechanism type.
 
 Seeding: the samples are cut into blocks of ``BLOCK`` outputs and block b
 starts with ``np.random.seed(seeds[b])`` inside compiled code, so results do
@@ -373,7 +374,7 @@ NONE = -1
 
 @cached_njit(inline="always")
 def count_slot(spec, row, bits, counts, k, edges, edge_at, grid_lo, grid_scale, starts, start_at):
-    """Count the statistic of slot k of one output row into its histogram (see mechanism_kernel)."""
+    """Count the statistic of slot k of one output row into its histogram (see count_kernel)."""
     s = statistic_value(spec, row, bits)
     if s == s:
         first = edge_at[k]
@@ -386,48 +387,55 @@ def count_slot(spec, row, bits, counts, k, edges, edge_at, grid_lo, grid_scale, 
 
 
 @cached_njit(parallel=True, error_model=ERROR_MODEL)     # one model: each emit compiled once (engine/kernel.py)
-def mechanism_kernel(mech, x, seeds, n, d, spec0, spec1, used, edges, edge_at, grid_lo,
-                     grid_scale, starts, start_at, counts, bad, rows):
-    """Draw n outputs of ``mech`` on ``x`` in seeded blocks of BLOCK outputs, and either store
-    them (``rows`` of shape (n, d)) or count several statistics of the same outputs into
-    histogram bins (``rows`` of shape (0, d)).
+def draw_kernel(mech, x, seeds, rows):
+    """rows[i] = output i of ``mech`` on ``x``, in blocks of BLOCK rows: block j (rows
+    j * BLOCK .. (j + 1) * BLOCK - 1, the last one possibly shorter) starts with
+    ``np.random.seed(seeds[j])``, so the draws do not depend on the thread count or on how the
+    caller cuts a stream of blocks into calls.  The only kernel compiled per mechanism type: it
+    holds nothing but the mechanism (about 1.5 s of compilation, against 9-12 s for a kernel with
+    the statistics inlined)."""
+    n = rows.shape[0]
+    for j in prange(seeds.shape[0]):
+        np.random.seed(seeds[j])
+        for i in range(j * BLOCK, min(n, (j + 1) * BLOCK)):
+            emit(mech, x, rows[i])
 
-    Counting: for each of the first ``used`` slots k (statistic spec0, spec1), with its edges
-    e = edges[edge_at[k]:edge_at[k + 1]], counts[b, edge_at[k] + k + j] += #outputs of block b
-    whose statistic lies in bin j = (e[j-1], e[j]] (e[-1] = -inf, e[len] = +inf; NaN: no bin),
+
+@cached_njit(parallel=True)
+def count_kernel(rows, spec0, spec1, used, edges, edge_at, grid_lo, grid_scale, starts, start_at, counts, bad):
+    """Count several statistics of the output rows into histogram bins, block by block (block j:
+    rows j * BLOCK .. (j + 1) * BLOCK - 1, counted into counts[j] and bad[j]).
+
+    For each of the first ``used`` slots k (statistic spec0, spec1), with its edges
+    e = edges[edge_at[k]:edge_at[k + 1]], counts[j, edge_at[k] + k + b] += #rows of block j
+    whose statistic lies in bin b = (e[b-1], e[b]] (e[-1] = -inf, e[len] = +inf; NaN: no bin),
     looked up on the grid (grid_lo[k], grid_scale[k], starts[start_at[k]:start_at[k + 1]]) of
-    :func:`bin_grid` unless that is empty.  An output with a non-finite entry is counted in
-    bad[b] and in no bin.  (The slots are separate arguments, unrolled: a tuple of specs cannot
-    enter a parallel loop, and selecting one per output costs more than the statistic.)
-
-    One kernel for both jobs and any number of statistics up to MAX_STATS: one compilation
-    per mechanism type, and the stored and the counted outputs are the same draws.
-    """
-    store = rows.shape[0] > 0
-    for b in prange(seeds.shape[0]):
-        np.random.seed(seeds[b])
-        row = np.empty(d)
-        bits = row.view(np.uint64)
-        lo_i = b * BLOCK
-        hi = min(n, (b + 1) * BLOCK)
-        cb = counts[b]
-        if store:
-            for i in range(lo_i, hi):
-                emit(mech, x, rows[i])
-            continue
-        for _ in range(lo_i, hi):
-            emit(mech, x, row)
+    :func:`bin_grid` unless that is empty.  A row with a non-finite entry is counted in bad[j]
+    and in no bin.  (The slots are separate arguments, unrolled: a tuple of specs cannot enter a
+    parallel loop, and selecting one per output costs more than the statistic.)  Mechanism-free:
+    compiled once for every mechanism."""
+    n, d = rows.shape
+    for j in prange(counts.shape[0]):
+        cb = counts[j]
+        for i in range(j * BLOCK, min(n, (j + 1) * BLOCK)):
+            row = rows[i]
             finite = True
-            for j in range(d):
-                if not np.isfinite(row[j]):
+            for c in range(d):
+                if not np.isfinite(row[c]):
                     finite = False
             if not finite:
-                bad[b] += 1
+                bad[j] += 1
                 continue
+            bits = row.view(np.uint64)
             if used > 0:
                 count_slot(spec0, row, bits, cb, 0, edges, edge_at, grid_lo, grid_scale, starts, start_at)
             if used > 1:
                 count_slot(spec1, row, bits, cb, 1, edges, edge_at, grid_lo, grid_scale, starts, start_at)
+
+
+#: bytes of drawn outputs a counting pass holds at a time (:func:`count_bins` draws a chunk of
+#: blocks into one buffer, then counts it; at least one block per thread)
+CHUNK_BYTES = 1 << 25
 
 
 _NO_SPEC = None
@@ -469,10 +477,8 @@ def _slots(binnings):
 def sample_rows(mech, x, seeds, n, d) -> np.ndarray:
     """n outputs of a compiled mechanism as an (n, d) array (blocks seeded by ``seeds``)."""
     rows = np.empty((n, d))
-    specs, used, edges, edge_at, lo, scale, starts, start_at = _slots([])
     with numba.parallel_chunksize(CHUNK_BLOCKS):
-        mechanism_kernel(mech, x, seeds, n, d, *specs, used, edges, edge_at, lo, scale, starts, start_at,
-                         np.zeros((1, 1), np.int64), np.zeros(seeds.shape[0], np.int64), rows)
+        draw_kernel(mech, x, seeds, rows)
     return rows
 
 
@@ -481,14 +487,23 @@ def count_bins(mech, x, seeds, n, d, binnings) -> tuple[list[np.ndarray], int]:
     non-finite entry (counted in no histogram).
 
     ``binnings``: up to MAX_STATS (spec, edges, grid) triples; histogram k has len(edges) + 1
-    bins; ``grid`` is the edges' :func:`bin_grid` (None: computed here).
+    bins; ``grid`` is the edges' :func:`bin_grid` (None: computed here).  The outputs are drawn a
+    chunk of blocks at a time (:data:`CHUNK_BYTES`) and counted, never all stored: the counts are
+    those of :func:`sample_rows`'s outputs, in O(blocks x bins + chunk) memory.
     """
     specs, used, edges, edge_at, lo, scale, starts, start_at = _slots(binnings)
-    counts = np.zeros((seeds.shape[0], max(1, edge_at[used] + used)), dtype=np.int64)
-    bad = np.zeros(seeds.shape[0], dtype=np.int64)
+    blocks = seeds.shape[0]
+    counts = np.zeros((blocks, max(1, edge_at[used] + used)), dtype=np.int64)
+    bad = np.zeros(blocks, dtype=np.int64)
+    per_chunk = max(numba.get_num_threads() * CHUNK_BLOCKS, CHUNK_BYTES // (BLOCK * d * 8))
+    buffer = np.empty((min(n, per_chunk * BLOCK), d))
     with numba.parallel_chunksize(CHUNK_BLOCKS):
-        mechanism_kernel(mech, x, seeds, n, d, *specs, used, edges, edge_at, lo, scale, starts, start_at, counts,
-                         bad, np.empty((0, d)))
+        for first in range(0, blocks, per_chunk):
+            last = min(blocks, first + per_chunk)
+            rows = buffer[:min(n, last * BLOCK) - first * BLOCK]
+            draw_kernel(mech, x, seeds[first:last], rows)
+            count_kernel(rows, *specs, used, edges, edge_at, lo, scale, starts, start_at, counts[first:last],
+                         bad[first:last])
     total = counts.sum(axis=0)
     return [total[edge_at[k] + k:edge_at[k + 1] + k + 1] for k in range(used)], int(bad.sum())
 
