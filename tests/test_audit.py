@@ -125,8 +125,9 @@ def test_compiled_histogram_is_searchsorted_and_bincount(n_edges):
 @pytest.mark.parametrize("component,d", [(ReportNoisyMax(20.0, False, True), 1),
                                          (SparseVector(SVT5, 0.1, 1, 1.0), 10)])
 def test_fast_path_counts_what_the_block_path_counts(component, d, chunk_bytes, monkeypatch):
-    """Counting the outputs chunk by chunk and binning the stored outputs give the same histogram
-    (with small chunks, 7 blocks of which the last is partial are drawn and counted in several calls)."""
+    """Counting the outputs chunk by chunk and binning the stored outputs give the same histograms,
+    for more statistics than one counting pass holds (with small chunks, 7 blocks of which the last
+    is partial are drawn and counted in several calls)."""
     monkeypatch.setattr(fast, "CHUNK_BYTES", chunk_bytes)
     from verify.audit.features import category, grain, ranked
     from verify.audit.features.value import value_statistic
@@ -141,9 +142,15 @@ def test_fast_path_counts_what_the_block_path_counts(component, d, chunk_bytes, 
     else:
         stats = [ranked.ranked_statistic(category.FEATURE, rows[:50_000], other, name="category", mode="exact")]
         edges = [np.arange(stats[0].spec.keys.size - 1) + 0.5]
-    # every statistic counted in one pass over the outputs, as the audit does for its two layers
-    counted, bad = fast.count_bins(component, x, seeds, 100_000, d, [(st.spec, e, None) for st, e in zip(stats, edges)])
-    assert bad == 0
+    # two more statistics than one counting pass holds: every statistic is counted on the same
+    # drawn chunks, the ones beyond MAX_STATS by a second group, and the chunks are handed on
+    stats += [value_statistic(d - 1, d), value_statistic(0, d)]
+    edges += [np.quantile(rows[:, d - 1], np.linspace(0.05, 0.95, 7)), np.array([0.5])]
+    seen = []
+    counted, bad = fast.count_bins(component, x, seeds, 100_000, d, [(st.spec, e, None) for st, e in zip(stats, edges)],
+                                   on_rows=lambda chunk: seen.append(chunk.copy()))
+    assert bad == 0 and len(counted) == len(stats) > fast.MAX_STATS
+    assert np.array_equal(np.concatenate(seen), rows)        # drawn once: the rows a Python statistic sees
     for stat, e, got in zip(stats, edges, counted):
         s = stat.evaluate(rows)
         binned = np.bincount(np.searchsorted(e, s[np.isfinite(s)]), minlength=e.size + 1)

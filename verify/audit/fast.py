@@ -364,9 +364,9 @@ def statistic_block(spec, rows, out):
 
 
 # --------------------------------------------------------------- kernel
-#: statistics one pass of the kernel counts on the same outputs (the audit's two layers; a third
-#: statistic takes another pass over the same draws): an unused slot holds an empty statistic, so one
-#: compiled counting kernel serves every count (each slot is inlined into it: more slots, more compile
+#: statistics one call of the counting kernel counts on the same outputs (the audit's two layers;
+#: a third statistic is counted by a second call on the same drawn chunk): an unused slot holds an
+#: empty statistic, so one compiled counting kernel serves every count (each slot is inlined into it: more slots, more compile
 #: time of that kernel, which is compiled once for all mechanisms)
 MAX_STATS = 2
 #: kind of an unused slot
@@ -434,8 +434,8 @@ def count_kernel(rows, spec0, spec1, used, edges, edge_at, grid_lo, grid_scale, 
                 count_slot(spec1, row, bits, cb, 1, edges, edge_at, grid_lo, grid_scale, starts, start_at)
 
 
-#: bytes of drawn outputs a counting pass holds at a time (:func:`count_bins` draws a chunk of
-#: blocks into one buffer, then counts it; at least one block per thread)
+#: bytes of drawn outputs :func:`count_bins` holds at a time (it draws a chunk of blocks into one
+#: buffer, then counts it; at least one block per thread)
 CHUNK_BYTES = 1 << 25
 
 
@@ -483,18 +483,20 @@ def sample_rows(mech, x, seeds, n, d) -> np.ndarray:
     return rows
 
 
-def count_bins(mech, x, seeds, n, d, binnings) -> tuple[list[np.ndarray], int]:
+def count_bins(mech, x, seeds, n, d, binnings, on_rows=None) -> tuple[list[np.ndarray], int]:
     """Histograms of several statistics of the same n fresh outputs, and how many outputs had a
     non-finite entry (counted in no histogram).
 
-    ``binnings``: up to MAX_STATS (spec, edges, grid) triples; histogram k has len(edges) + 1
-    bins; ``grid`` is the edges' :func:`bin_grid` (None: computed here).  The outputs are drawn a
-    chunk of blocks at a time (:data:`CHUNK_BYTES`) and counted, never all stored: the counts are
-    those of :func:`sample_rows`'s outputs, in O(blocks x bins + chunk) memory.
+    ``binnings``: (spec, edges, grid) triples, any number; histogram k has len(edges) + 1 bins;
+    ``grid`` is the edges' :func:`bin_grid` (None: computed here).  The outputs are drawn a chunk
+    of blocks at a time (:data:`CHUNK_BYTES`) and each chunk is counted by every group of
+    MAX_STATS statistics, then handed to ``on_rows`` (statistics evaluated in Python), so every
+    statistic sees the same draws, drawn once, never all stored: the counts are those of
+    :func:`sample_rows`'s outputs, in O(blocks x bins + chunk) memory.
     """
-    specs, used, edges, edge_at, lo, scale, starts, start_at = _slots(binnings)
+    groups = [_slots(binnings[i:i + MAX_STATS]) for i in range(0, len(binnings), MAX_STATS)]
     blocks = seeds.shape[0]
-    counts = np.zeros((blocks, max(1, edge_at[used] + used)), dtype=np.int64)
+    counts = [np.zeros((blocks, max(1, g[3][g[1]] + g[1])), dtype=np.int64) for g in groups]
     bad = np.zeros(blocks, dtype=np.int64)
     per_chunk = max(numba.get_num_threads() * CHUNK_BLOCKS, CHUNK_BYTES // (BLOCK * d * 8))
     buffer = np.empty((min(n, per_chunk * BLOCK), d))
@@ -503,10 +505,17 @@ def count_bins(mech, x, seeds, n, d, binnings) -> tuple[list[np.ndarray], int]:
             last = min(blocks, first + per_chunk)
             rows = buffer[:min(n, last * BLOCK) - first * BLOCK]
             draw_kernel(mech, x, seeds[first:last], rows)
-            count_kernel(rows, *specs, used, edges, edge_at, lo, scale, starts, start_at, counts[first:last],
-                         bad[first:last])
-    total = counts.sum(axis=0)
-    return [total[edge_at[k] + k:edge_at[k + 1] + k + 1] for k in range(used)], int(bad.sum())
+            for g, (specs, used, edges, edge_at, lo, scale, starts, start_at) in enumerate(groups):
+                # the same rows in every group: the non-finite ones are counted by the first
+                count_kernel(rows, *specs, used, edges, edge_at, lo, scale, starts, start_at,
+                             counts[g][first:last], bad[first:last] if g == 0 else np.zeros(last - first, np.int64))
+            if on_rows is not None:
+                on_rows(rows)
+    hists = []
+    for (_, used, _, edge_at, *_), c in zip(groups, counts):
+        total = c.sum(axis=0)
+        hists += [total[edge_at[k] + k:edge_at[k + 1] + k + 1] for k in range(used)]
+    return hists, int(bad.sum())
 
 
 def block_seeds(seed: int, n: int, *key: int) -> np.ndarray:

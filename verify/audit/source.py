@@ -382,8 +382,9 @@ class SampleSource:
         """Count several statistics on the same n fresh outputs of M(x).
 
         ``binnings``: (statistic, edges) pairs; returns one histogram (len(edges) + 1 bins) of
-        each.  On the compiled path the statistics are counted MAX_STATS at a time in one pass
-        over the outputs (a statistic in Python: on stored blocks of the same outputs).
+        each.  On the compiled path every statistic is counted on each chunk of outputs as it is
+        drawn (MAX_STATS at a time by the counting kernel; a statistic in Python on the chunk's
+        rows): the outputs are drawn once, whatever the number of statistics.
         """
         totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
         if not self.fast_path(x):
@@ -398,28 +399,25 @@ class SampleSource:
         xs = numeric_input(x)
         seeds = fast.block_seeds(self.seed, n, *key)
         compiled = [j for j, (stat, _) in enumerate(binnings) if stat.compiled]
-        passes = [compiled[i:i + fast.MAX_STATS] for i in range(0, len(compiled), fast.MAX_STATS)]
         in_python = [j for j, (stat, _) in enumerate(binnings) if not stat.compiled]
-        passes += [in_python] if in_python else []
-        grids = {j: fast.bin_grid(np.ascontiguousarray(binnings[j][1], dtype=np.float64)) for j in compiled}
-        for p, members in enumerate(passes):
-            for first in range(0, seeds.size, BLOCKS_PER_CALL):
-                chunk = seeds[first:first + BLOCKS_PER_CALL]
-                m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
-                if members and binnings[members[0]][0].compiled:
-                    hists, bad = fast.count_bins(self.component, xs, chunk, m, self.d,
-                                                 [(binnings[j][0].spec, binnings[j][1], grids[j]) for j in members])
-                    if bad:
-                        raise non_finite_error(self.name, x, bad, m)
-                    for j, h in zip(members, hists):
-                        totals[j] += h
-                else:
-                    rows = fast.sample_rows(self.component, xs, chunk, m, self.d)
-                    check_finite(rows, self.name, x)
-                    for j in members:
-                        totals[j] += histogram(binnings[j][0].evaluate(rows), binnings[j][1])
-                if p == 0:                                  # later passes draw the same outputs again
-                    self.drawn += m
-                    if bar is not None:
-                        bar.update(m)
+        grids = [fast.bin_grid(np.ascontiguousarray(binnings[j][1], dtype=np.float64)) for j in compiled]
+
+        def evaluate(rows):                         # the statistics in Python, on the same outputs
+            check_finite(rows, self.name, x)
+            for j in in_python:
+                totals[j] += histogram(binnings[j][0].evaluate(rows), binnings[j][1])
+
+        for first in range(0, seeds.size, BLOCKS_PER_CALL):
+            chunk = seeds[first:first + BLOCKS_PER_CALL]
+            m = min(n - first * fast.BLOCK, chunk.size * fast.BLOCK)
+            hists, bad = fast.count_bins(self.component, xs, chunk, m, self.d,
+                                         [(binnings[j][0].spec, binnings[j][1], g) for j, g in zip(compiled, grids)],
+                                         on_rows=evaluate if in_python else None)
+            if bad:
+                raise non_finite_error(self.name, x, bad, m)
+            for j, h in zip(compiled, hists):
+                totals[j] += h
+            self.drawn += m
+            if bar is not None:
+                bar.update(m)
         return totals
