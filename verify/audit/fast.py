@@ -366,8 +366,8 @@ def statistic_block(spec, rows, out):
 # --------------------------------------------------------------- kernel
 #: statistics one call of the counting kernel counts on the same outputs (the audit's two layers;
 #: a third statistic is counted by a second call on the same drawn chunk): an unused slot holds an
-#: empty statistic, so one compiled counting kernel serves every count (each slot is inlined into it: more slots, more compile
-#: time of that kernel, which is compiled once for all mechanisms)
+#: empty statistic, so one compiled counting kernel serves every count (each slot is inlined into
+#: it: more slots, more compile time of that kernel, which is compiled once for all mechanisms)
 MAX_STATS = 2
 #: kind of an unused slot
 NONE = -1
@@ -496,7 +496,7 @@ def count_bins(mech, x, seeds, n, d, binnings, on_rows=None) -> tuple[list[np.nd
     """
     groups = [_slots(binnings[i:i + MAX_STATS]) for i in range(0, len(binnings), MAX_STATS)]
     blocks = seeds.shape[0]
-    counts = [np.zeros((blocks, max(1, g[3][g[1]] + g[1])), dtype=np.int64) for g in groups]
+    counts = [np.zeros((blocks, max(1, edge_at[used] + used)), dtype=np.int64) for _, used, _, edge_at, *_ in groups]
     bad = np.zeros(blocks, dtype=np.int64)
     per_chunk = max(numba.get_num_threads() * CHUNK_BLOCKS, CHUNK_BYTES // (BLOCK * d * 8))
     buffer = np.empty((min(n, per_chunk * BLOCK), d))
