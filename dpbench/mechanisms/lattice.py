@@ -87,7 +87,7 @@ _REFINE = 2.0 ** -9                  # tail_uniform refines m below this
 # loop does (engine/kernel.py): their divisors are positive for every validated parameter, and a
 # compiled check for a zero divisor is a raise path in the middle of each release, which keeps
 # numba from pruning the atomic reference counting around the policy's update (DP-RobustUCB:
-# nine increment/decrement pairs a pull, 1.4-2x slower with them).
+# nine increment/decrement pairs a pull; 1.3x faster without them, measured).
 _njit = cached_njit(error_model=ERROR_MODEL)
 
 

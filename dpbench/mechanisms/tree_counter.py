@@ -91,7 +91,7 @@ def tree_add(psum, noisy, row, t, value, sensitivity, eps_level):
     changes nothing and returns NaN.  It does not raise: a raise here is an exit from the middle
     of a policy's ``update``, and numba's reference-count pruning cannot remove the atomic
     increments and decrements of the policy's state around a call that may exit (DP-RobustUCB:
-    nine pairs a pull; 1.4-2x faster without them).  The policies size their counters for their
+    nine pairs a pull; 1.3x faster without them).  The policies size their counters for their
     horizon, so they never reach it."""
     levels = psum.shape[1]
     i = 0
