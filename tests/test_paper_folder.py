@@ -343,12 +343,12 @@ def test_the_runs_95_band_is_drawn_visibly(tmp_path):
     assert 5_000 < (tmp_path / "regret.png").stat().st_size < 200_000
 
 
-def test_the_rebuild_command_names_the_plugins_the_build_loaded(tmp_path):
+def test_the_rebuild_command_names_the_plugins_the_build_loaded():
     """A report built with --plugin names it in its rebuild command: without it the command
     would not find the user's policy."""
     from dpbench.reporting.context import ReportContext
-    ctx = ReportContext("mypaper", target="./mypaper", plugins=("myalgo",), results_dir=tmp_path / "r")
-    assert ctx.command() == f"dpbench report ./mypaper --plugin myalgo --results {tmp_path / 'r'}"
+    ctx = ReportContext("mypaper", target="./mypaper", plugins=("myalgo",), results_dir=Path("r"))
+    assert ctx.command() == "dpbench report ./mypaper --plugin myalgo --results r"
     assert ReportContext("seed002", target="002").command() == "dpbench report 002"
     # a smoke build in its default folder names the full build without --out (it goes to reports/)
     quick = ReportContext("seed002", target="002", quick=True, out_dir=Path("reports/quick"))
@@ -379,3 +379,20 @@ def test_two_papers_with_an_experiment_of_one_name_share_a_results_folder(tmp_pa
         build_report(folder, results_dir=tmp_path / "res", out_dir=tmp_path / "out", log=logs.append)
     assert sum("reusing" in line for line in logs) >= 2, logs            # the third build computed nothing
     assert "paper_one" in next(line for line in reversed(logs) if "reusing" in line)
+
+
+def test_a_report_never_names_a_folder_of_the_machine_that_built_it(tmp_path, monkeypatch):
+    """Reports are committed and read elsewhere: a results or report folder outside the build's
+    folder is printed by its name only, one inside it relative to it, in the rebuild command, the
+    store line and the timings recorded before the rule (absolute paths there are rewritten)."""
+    from dpbench.reporting.context import ReportContext, shown_command, shown_path
+    inside = tmp_path / "work"
+    (inside / "store").mkdir(parents=True)
+    monkeypatch.chdir(inside)
+    outside = tmp_path / "elsewhere" / "store_1"
+    assert shown_path(outside) == ".../store_1" and str(tmp_path) not in shown_path(outside / "x.sqlite")
+    assert shown_path(inside / "store") == "store" and shown_path(Path("a/b")) == "a/b"
+    ctx = ReportContext("seed002", target="002", results_dir=outside, out_dir=inside / "out")
+    assert ctx.command() == "dpbench report 002 --results .../store_1 --out out"
+    assert shown_command(f"dpbench report 000 --results {outside} --plugin m") == \
+        "dpbench report 000 --results .../store_1 --plugin m"

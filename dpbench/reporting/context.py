@@ -2,6 +2,7 @@
 result store every report runs its experiments in."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,6 +14,25 @@ QUICK_HORIZON = 20_000
 QUICK_REPS = 4
 #: where ``dpbench report --quick`` writes by default, so that a smoke build never replaces a full report
 QUICK_OUT = "reports/quick"
+
+
+def shown_path(path) -> str:
+    """``path`` as a report prints it: as given when relative, relative to the folder the build
+    ran in when inside it, else ``.../<its name>``.  A report is read on other machines and
+    committed: it never names a folder of the machine that built it."""
+    p = Path(path)
+    if not p.is_absolute():
+        return str(p)
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return f".../{p.name}"
+
+
+def shown_command(command: str) -> str:
+    """A recorded rebuild command with its ``--results`` and ``--out`` folders as
+    :func:`shown_path` prints them (timings recorded before the rule existed)."""
+    return re.sub(r"(--results|--out) (\S+)", lambda m: f"{m.group(1)} {shown_path(m.group(2))}", command)
 
 
 #: the result store every report shares, under the results folder: a configuration that two
@@ -63,10 +83,10 @@ class ReportContext:
         if self.pilot:
             parts.append(f"--pilot {self.pilot}")
         if Path(self.results_dir) != Path("dpbench-results"):
-            parts.append(f"--results {self.results_dir}")
+            parts.append(f"--results {shown_path(self.results_dir)}")
         default = QUICK_OUT if self.quick else "reports/pilot" if self.pilot else "reports"
         if Path(self.out_dir) != Path(default):                                 # not this build's default
-            parts.append(f"--out {self.out_dir}")
+            parts.append(f"--out {shown_path(self.out_dir)}")
         if self.scheduler_name:
             parts.append(f"--scheduler {self.scheduler_name}")
         return " ".join(parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .context import ReportContext
+from .context import ReportContext, shown_command, shown_path
 from .markdown import Report
 
 
@@ -21,7 +21,7 @@ def provenance_section(report: Report):
     report.section("Provenance")
     report.bullets([
         f"{code_and_versions()} on {package_versions()['platform']}",
-        f"built {now_iso()} by `{command_line(ctx)}`; result store `{ctx.store}` "
+        f"built {now_iso()} by `{command_line(ctx)}`; result store `{shown_path(ctx.store)}` "
         f"({ctx.cells['computed']} cells computed, {ctx.cells['stored']} reused)",
         "seeds, horizons and repetitions: the setup table (per experiment) and the claims table (per row)",
     ])
@@ -40,6 +40,8 @@ def record_timing(ctx: ReportContext, wall: float, cpu: float) -> Path:
     path = Path(ctx.out_dir) / TIMINGS
     data = json.loads(path.read_text()) if path.exists() else {}
     name = f"{ctx.paper}{' --quick' if ctx.quick else ''}"
+    for older in data.values():                     # recorded before reports hid the build's folders
+        older["command"] = shown_command(older["command"])
     entry = data.get(name, {})
     this = {"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "cells_computed": ctx.cells["computed"],
             "cells_reused": ctx.cells["stored"], "cores": os.cpu_count(), "date": now_iso(),
