@@ -394,5 +394,6 @@ def test_a_report_never_names_a_folder_of_the_machine_that_built_it(tmp_path, mo
     assert shown_path(inside / "store") == "store" and shown_path(Path("a/b")) == "a/b"
     ctx = ReportContext("seed002", target="002", results_dir=outside, out_dir=inside / "out")
     assert ctx.command() == "dpbench report 002 --results .../store_1 --out out"
+    assert ctx.shown_store == str(Path(".../store_1") / "reports" / "results.sqlite")
     assert shown_command(f"dpbench report 000 --results {outside} --plugin m") == \
         "dpbench report 000 --results .../store_1 --plugin m"

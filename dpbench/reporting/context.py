@@ -95,6 +95,11 @@ class ReportContext:
     def store(self) -> Path:
         return Path(self.results_dir) / SHARED_STORE
 
+    @property
+    def shown_store(self) -> str:
+        """The store as a report names it (its results folder by :func:`shown_path`)."""
+        return str(Path(shown_path(self.results_dir)) / SHARED_STORE)
+
     def sizes(self, exp, horizon=None, reps=None) -> tuple[int, int]:
         horizon = exp.horizon if horizon is None else horizon
         reps = exp.reps if reps is None else reps

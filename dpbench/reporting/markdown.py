@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .context import QUICK_HORIZON, QUICK_REPS, ReportContext, shown_path
+from .context import QUICK_HORIZON, QUICK_REPS, ReportContext
 
 #: resolution of a report's PNG figures: a 3.9 x 3.2 inch panel is 780 x 640 pixels, its 6.5-point
 #: legend text 18 pixels high, legible on a screen and in print (at 100 dpi, 390 x 320, it was not)
@@ -168,6 +168,6 @@ def setup_lines(report: Report, runs: dict):
             c = run.config
             rows.append([name, fmt_t(c["horizon"]), c["reps"], c["seed"], len(run.results),
                          f"{run.cells.get('computed', 0)} computed, {run.cells.get('stored', 0)} reused"])
-    report.text(f"Every run's cells live in the shared result store `{shown_path(report.ctx.store)}` (resumable, "
+    report.text(f"Every run's cells live in the shared result store `{report.ctx.shown_store}` (resumable, "
                 "reused by every report that needs the same configuration).")
     report.table(["experiment", "T", "repetitions", "seed", "runs", "cells (this build)"], rows)

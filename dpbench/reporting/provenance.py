@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .context import ReportContext, shown_command, shown_path
+from .context import ReportContext, shown_command
 from .markdown import Report
 
 
@@ -21,7 +21,7 @@ def provenance_section(report: Report):
     report.section("Provenance")
     report.bullets([
         f"{code_and_versions()} on {package_versions()['platform']}",
-        f"built {now_iso()} by `{command_line(ctx)}`; result store `{shown_path(ctx.store)}` "
+        f"built {now_iso()} by `{command_line(ctx)}`; result store `{ctx.shown_store}` "
         f"({ctx.cells['computed']} cells computed, {ctx.cells['stored']} reused)",
         "seeds, horizons and repetitions: the setup table (per experiment) and the claims table (per row)",
     ])
