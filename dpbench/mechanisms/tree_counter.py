@@ -271,11 +271,20 @@ def hybrid_add(psum, noisy, logm, row, t, value, eps):
         logm[row, 0] = laplace_lattice_release(logm[row, 0], 1.0, 0.5 * eps)
         logm[row, 1] = logm[row, 0]
         tree_reset(psum, noisy, row)
-        return logm[row, 1]
-    j = 0
-    while (t >> (j + 1)) > 0:
-        j += 1
-    return logm[row, 1] + tree_add(psum, noisy, row, t - (1 << j), value, 1.0, 0.5 * eps / j)
+        release = logm[row, 1]
+    else:
+        j = 0
+        while (t >> (j + 1)) > 0:
+            j += 1
+        release = logm[row, 1] + tree_add(psum, noisy, row, t - (1 << j), value, 1.0, 0.5 * eps / j)
+    # One exit, and the three arrays still in use where the branches join (as
+    # ``policies.index_search.keep_state``): numba then releases them there, once, and prunes
+    # the increments of each arm's call; released in each branch, DP-UCB paid three atomic pairs
+    # per arm and step.
+    psum[0, 0] = psum[0, 0]
+    noisy[0, 0] = noisy[0, 0]
+    logm[0, 0] = logm[0, 0]
+    return release
 
 
 @cached_njit

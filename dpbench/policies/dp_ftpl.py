@@ -56,6 +56,7 @@ from ..mechanisms.perturbations import (
     lemma15_predraw,
     lemma15_step_scale,
     lemma15_tail_radius,
+    lemma15_tail_radius_parts,
 )
 from ..mechanisms.perturbations.lemma15 import lemma15_lattice_report
 from ..validation import InputError
@@ -92,11 +93,23 @@ def _gauss_theta(state, a):
 def _gauss_select(policy, state, t):
     k = state.shape[1]
     if t < k * policy.start:                       # start phase: arm by arm
-        return t // policy.start, policy.start - t % policy.start
-    # theta_i is the lattice Gaussian draw of the randomness t_i drawn for every arm in arm order,
-    # as one draw after another would.  The argmax (ties to the lowest index) is found from the arm
-    # with the highest mean first, so that most other arms are ruled out by a bound of their theta
-    # (gauss_lattice_bound) without their quantile: the same arm as the plain loop, every time.
+        arm, m = t // policy.start, policy.start - t % policy.start
+    else:
+        arm, m = _gauss_argmax(state, k), 1
+    # One exit, with the state still in use where the branches join (index_search.keep_state):
+    # with a return inside the start-phase branch, numba kept an atomic increment and decrement
+    # of the state array on every pull (tests/benchmarks/refcounts.py counts them).
+    state[G_DRAWS, 0] = state[G_DRAWS, 0]
+    return arm, m
+
+
+@cached_njit(inline="always")
+def _gauss_argmax(state, k):
+    """The arm after the start phase.  theta_i is the lattice Gaussian draw of the randomness t_i
+    drawn for every arm in arm order, as one draw after another would.  The argmax (ties to the
+    lowest index) is found from the arm with the highest mean first, so that most other arms are
+    ruled out by a bound of their theta (gauss_lattice_bound) without their quantile: the same arm
+    as the plain loop, every time."""
     leader = 0
     for a in range(k):
         state[G_DRAWS, a] = tail_uniform()
@@ -112,7 +125,7 @@ def _gauss_select(policy, state, t):
         if theta > best or (theta == best and a < arm):
             best = theta
             arm = a
-    return arm, 1
+    return arm
 
 
 @implements(update, FTPLGauss)
@@ -166,7 +179,8 @@ class FTPLNew(NamedTuple):
     eps: float
     delta: float
     log_horizon: float    # ln T
-    tail: float           # 1/T: Fact 4's tail mass, fixing the centre shift d
+    radius: float         # Fact 4's centre shift d at tail mass 1/T is radius / (N_i radius_rate)
+    radius_rate: float    # (lemma15_tail_radius_parts: its logarithm taken once, not every step)
     eps_law: float        # the lattice draw's Lemma 15 law (eps', delta', c'), (eps, delta)-DP as
     delta_law: float      # implemented (perturbations.lemma15.lemma15_lattice_law)
     c_law: float
@@ -244,7 +258,7 @@ def _new_update(policy, state, arm, m, value, level, t):
     state[PULLS, arm] += m
     n = state[PULLS, arm]
     state[CENTRE, arm] = (state[ONES, arm] / n + math.sqrt(policy.log_horizon / n)
-                          + lemma15_tail_radius(n, policy.tail, policy.eps, policy.delta))
+                          + policy.radius / (n * policy.radius_rate))
     g, d_steps = lemma15_lattice(n, policy.eps)
     scale = lemma15_step_scale(d_steps, policy.eps, policy.eps_law, policy.delta_law)
     state[LATTICE, arm] = g
@@ -303,14 +317,15 @@ def build_new(instance, horizon, eps, delta):
     _check_not_both_zero(eps, delta)
     tail = 1.0 / horizon
     radius = lemma15_tail_radius(1.0, tail, eps, delta)
+    radius_parts = lemma15_tail_radius_parts(tail, float(eps), float(delta))
     eps_law, delta_law, c_law = lemma15_lattice_law(float(eps), float(delta))
     info, warnings = lemma15_lattice_report("DP-FTPL-New", float(eps), float(delta))
     info.update({"privacy_notion": _PER_STEP_DP,
                  "centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
                  "extra_regret_per_arm_bound": 4.0 * radius,
                  "lattice_law": {"eps": eps_law, "delta": delta_law}})
-    return Built(FTPLNew(float(eps), float(delta), math.log(horizon), tail, float(eps_law), float(delta_law),
-                         float(c_law)),
+    return Built(FTPLNew(float(eps), float(delta), math.log(horizon), float(radius_parts[0]),
+                         float(radius_parts[1]), float(eps_law), float(delta_law), float(c_law)),
                  bernoulli_observations(instance), warnings, info)
 
 

@@ -79,6 +79,7 @@ from .lemma15 import (
     lemma15_sf,
     lemma15_step_scale,
     lemma15_tail_radius,
+    lemma15_tail_radius_parts,
     lemma15_width,
     open_uniform,
 )

@@ -7,7 +7,7 @@ delta at |z| = 1/N).  delta = 0 is the Laplace law; eps = 0 the uniform law on x
 (spec §4.2); not both.
 
 * scalar kernels ``lemma15_c``, ``lemma15_width`` (A), ``lemma15_lower_tail``, ``lemma15_cdf/sf/pdf``,
-  ``lemma15_tail_radius`` (Fact 4's d), and the floating-point sampler of the exact law:
+  ``lemma15_tail_radius`` (Fact 4's d; ``lemma15_tail_radius_parts``), and the floating-point sampler of the exact law:
   ``open_uniform``, ``lemma15_from_uniform`` (the quantile, spec §4.4), ``lemma15_draw``,
   ``lemma15_sample``;
 * the float-safe draw the policies, the sampler and the audit make: ``lemma15_lattice_draw(x0,
@@ -131,16 +131,23 @@ def lemma15_pdf(x, x0, n, eps, delta):
 
 
 @cached_njit
+def lemma15_tail_radius_parts(tail, eps, delta):
+    """(r, rate) with ``lemma15_tail_radius(n, tail, eps, delta)`` = r / (n rate): the part that
+    does not depend on n, for a policy that shifts a centre every step (one logarithm per run)."""
+    if eps == 0.0:
+        return 0.5 - tail, delta
+    return math.log1p((0.5 - tail) / (tail + lemma15_c(eps, delta))), eps
+
+
+@cached_njit
 def lemma15_tail_radius(n, tail, eps, delta):
     """d >= 0 with P[theta <= x0 - d] = P[theta > x0 + d] = tail (0 < tail <= 1/2).
 
     tail = 1/T gives Fact 4's d = ln((T(e^eps-1) + 2T delta)/(2(e^eps-1) + 2T delta))/(n eps)
     (DP-FTPL-New's centre shift); tail = 1/T^2 at delta/2 gives GDP-Elim-New's radius.
     """
-    if eps == 0.0:
-        return (0.5 - tail) / (n * delta)
-    c = lemma15_c(eps, delta)
-    return math.log1p((0.5 - tail) / (tail + c)) / (n * eps)
+    r, rate = lemma15_tail_radius_parts(tail, eps, delta)
+    return r / (n * rate)
 
 
 # ------------------------------------------------------------------ the float sampler
