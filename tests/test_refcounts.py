@@ -13,8 +13,9 @@ from tests.benchmarks.refcounts import loop_refcounts
 pytestmark = pytest.mark.slow
 
 #: every policy whose loop had no NRT_incref left when this test was written
-PRUNED = ("ucb1", "ldp_ucb_b", "ldp_ucb_l", "heldp_ucb_b", "heldp_ucb_l", "dp_ucb", "dp_ucb_bound",
-          "dp_robust_ucb", "dp_ftpl_gauss", "dp_ftpl_new")
+PRUNED = ("ucb1", "ldp_ucb_b", "ldp_ucb_l", "heldp_ucb_b", "heldp_ucb_l", "dp_ucb", "dp_ucb_bound", "dp_ucb_int",
+          "dp_robust_ucb", "dp_ftpl_gauss", "dp_ftpl_new", "dp_ftpl_beta", "thompson",
+          "gaussian_thompson")
 
 
 @pytest.mark.parametrize("policy", PRUNED)

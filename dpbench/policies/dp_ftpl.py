@@ -60,6 +60,7 @@ from ..mechanisms.perturbations import (
 )
 from ..mechanisms.perturbations.lemma15 import lemma15_lattice_report
 from ..validation import InputError
+from .index_search import keep_state
 
 
 # ============================================================ DP-FTPL-Gauss
@@ -157,15 +158,18 @@ def _beta_init(policy, k, horizon):
 def _beta_select(policy, state, t):
     k = state.pulls.shape[0]
     if t < k * policy.start:
-        return t // policy.start, policy.start - t % policy.start
-    best = -math.inf
-    arm = 0
-    for a in range(k):
-        theta = beta_perturbation(state.ones[a], state.pulls[a], policy.extra_k)
-        if theta > best:
-            best = theta
-            arm = a
-    return arm, 1
+        arm, m = t // policy.start, policy.start - t % policy.start
+    else:
+        best = -math.inf
+        arm, m = 0, 1
+        for a in range(k):
+            theta = beta_perturbation(state.ones[a], state.pulls[a], policy.extra_k)
+            if theta > best:
+                best = theta
+                arm = a
+    keep_state(state.ones)                         # one exit, the state in use at the join (as Gauss)
+    keep_state(state.pulls)
+    return arm, m
 
 
 @implements(update, FTPLBeta)

@@ -38,6 +38,7 @@ from ..engine.catalog import AlgorithmSpec, Built, Param, choice, real, register
 from ..engine.components import implements, init_state, select, update
 from ..mechanisms.ldp_curators import Direct
 from ..mechanisms.tree_counter import hybrid_add, hybrid_new
+from .index_search import keep_state
 
 
 # ============================================================ DP-UCB(-BOUND)
@@ -120,20 +121,26 @@ def _int_init(policy, k, horizon):
 def _int_select(policy, state, t):
     k = state.pulls.shape[0]
     if t < k * policy.interval:
-        return t % k, 1
-    log_t = math.log(t)
-    exponent = 1.0 - 0.5 * policy.rate
-    f = float(policy.interval)
-    best = -math.inf
-    arm = 0
-    for a in range(k):
-        n = state.pulls[a]
-        if n % f == 0.0:
-            state.indices[a] = (state.ones[a] / n + rng.laplace(policy.noise * n ** -exponent)
-                                + math.sqrt(2.0 * log_t / n))
-        if state.indices[a] > best:
-            best = state.indices[a]
-            arm = a
+        arm = t % k
+    else:
+        log_t = math.log(t)
+        exponent = 1.0 - 0.5 * policy.rate
+        f = float(policy.interval)
+        best = -math.inf
+        arm = 0
+        for a in range(k):
+            n = state.pulls[a]
+            if n % f == 0.0:
+                state.indices[a] = (state.ones[a] / n + rng.laplace(policy.noise * n ** -exponent)
+                                    + math.sqrt(2.0 * log_t / n))
+            if state.indices[a] > best:
+                best = state.indices[a]
+                arm = a
+    # one exit, the state in use where the branches join: no reference counting per pull
+    # (dpbench/guides/extending.md; tests/benchmarks/refcounts.py)
+    keep_state(state.ones)
+    keep_state(state.pulls)
+    keep_state(state.indices)
     return arm, 1
 
 
