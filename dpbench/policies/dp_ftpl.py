@@ -55,7 +55,6 @@ from ..mechanisms.perturbations import (
     lemma15_lattice_theta,
     lemma15_predraw,
     lemma15_step_scale,
-    lemma15_tail_radius,
     lemma15_tail_radius_parts,
 )
 from ..mechanisms.perturbations.lemma15 import lemma15_lattice_report
@@ -183,8 +182,8 @@ class FTPLNew(NamedTuple):
     eps: float
     delta: float
     log_horizon: float    # ln T
-    radius: float         # Fact 4's centre shift d at tail mass 1/T is radius / (N_i radius_rate)
-    radius_rate: float    # (lemma15_tail_radius_parts: its logarithm taken once, not every step)
+    shift: float          # Fact 4's centre shift at tail mass 1/T is d = shift / (N_i shift_rate)
+    shift_rate: float     # (lemma15_tail_radius_parts: its logarithm taken once, not every step)
     eps_law: float        # the lattice draw's Lemma 15 law (eps', delta', c'), (eps, delta)-DP as
     delta_law: float      # implemented (perturbations.lemma15.lemma15_lattice_law)
     c_law: float
@@ -262,7 +261,7 @@ def _new_update(policy, state, arm, m, value, level, t):
     state[PULLS, arm] += m
     n = state[PULLS, arm]
     state[CENTRE, arm] = (state[ONES, arm] / n + math.sqrt(policy.log_horizon / n)
-                          + policy.radius / (n * policy.radius_rate))
+                          + policy.shift / (n * policy.shift_rate))
     g, d_steps = lemma15_lattice(n, policy.eps)
     scale = lemma15_step_scale(d_steps, policy.eps, policy.eps_law, policy.delta_law)
     state[LATTICE, arm] = g
@@ -320,16 +319,16 @@ def build_beta(instance, horizon, eps, delta, start_rule="spec", start_pulls=Non
 def build_new(instance, horizon, eps, delta):
     _check_not_both_zero(eps, delta)
     tail = 1.0 / horizon
-    radius = lemma15_tail_radius(1.0, tail, eps, delta)
-    radius_parts = lemma15_tail_radius_parts(tail, float(eps), float(delta))
+    shift, shift_rate = lemma15_tail_radius_parts(tail, float(eps), float(delta))
+    radius = shift / shift_rate                  # lemma15_tail_radius(1, tail, eps, delta)
     eps_law, delta_law, c_law = lemma15_lattice_law(float(eps), float(delta))
     info, warnings = lemma15_lattice_report("DP-FTPL-New", float(eps), float(delta))
     info.update({"privacy_notion": _PER_STEP_DP,
                  "centre_shift_times_N": radius,          # N_i * d(N_i, T): the Fact 4 shift
                  "extra_regret_per_arm_bound": 4.0 * radius,
                  "lattice_law": {"eps": eps_law, "delta": delta_law}})
-    return Built(FTPLNew(float(eps), float(delta), math.log(horizon), float(radius_parts[0]),
-                         float(radius_parts[1]), float(eps_law), float(delta_law), float(c_law)),
+    return Built(FTPLNew(float(eps), float(delta), math.log(horizon), float(shift), float(shift_rate),
+                         float(eps_law), float(delta_law), float(c_law)),
                  bernoulli_observations(instance), warnings, info)
 
 
