@@ -238,7 +238,10 @@ def _cannot_reach(policy, state, a, best):
     """True only if theta_a < best for sure (so arm a is neither the argmax nor tied with it).
     theta = (rint(x0/g) + K) g <= x0 + g/2 + K g.  Lower side: K <= 0.  Upper side: K g <=
     D + g/2 (up to 2^-49 relative), D the noise in value units, with INV_RATE = 1/(N' eps'):
-    delta > 0: D = log1p(q) INV_RATE <= q INV_RATE, q = (1/2 - m)/(m + c'), m = t;
+    delta > 0: D = log1p(q) INV_RATE <= q (6 + q) / (6 + 4q) INV_RATE, q = (1/2 - m)/(m + c'), m = t
+    (log(1 + q) <= q (6 + q)/(6 + 4q) for q >= 0, Topsoe 2004; against log1p(q) <= q it cuts the
+    draws evaluated per step at T = 2e4 on Instance 1 from 2.18 to 1.49 at (0.1, 0.01) and from
+    3.53 to 3.13 at (1e-4, 1e-10), the leader's included);
     delta = 0 (Laplace): D = (4B + E') INV_RATE with E' = -log1p(-w) <= w/(1 - w), w = |t|.
     Margins (1.01 g, 1e-9 relative, gap > 1e-7 |best|) far above the rounding of either side."""
     t = state[UNIFORMS, a]
@@ -252,7 +255,9 @@ def _cannot_reach(policy, state, a, best):
     if policy.delta == 0.0:
         w = abs(t)
         return (4.0 * (blocks - 1.0) + w / (1.0 - w)) * state[INV_RATE, a] <= gap * (1.0 - 1e-9)
-    return (0.5 - t) * state[INV_RATE, a] <= gap * (t + policy.c_law) * (1.0 - 1e-9)
+    a_num, b_den = 0.5 - t, t + policy.c_law          # q = a_num / b_den
+    bound = a_num * (6.0 * b_den + a_num) * state[INV_RATE, a]
+    return bound <= gap * b_den * (6.0 * b_den + 4.0 * a_num) * (1.0 - 1e-9)
 
 
 @implements(update, FTPLNew)
