@@ -47,18 +47,49 @@ def test_a_held_ctrl_c_goes_to_the_handler_that_was_there(ctrl_c_raises):
 
 
 def test_ctrl_c_while_the_loop_starts_waits_for_the_loop(ctrl_c_raises, monkeypatch):
-    """Ctrl-C delivered inside ``Thread.start`` (the window that aborted the process): the caller
-    still stops the loop and waits for it, so no compiled loop outlives the KeyboardInterrupt."""
+    """Ctrl-C delivered while the loop is handed to the loop thread (the window that aborted the
+    process when each loop had a thread of its own): the caller still stops the loop and waits
+    for it, so no compiled loop outlives the KeyboardInterrupt."""
     plan = simulate.prepare("ucb1", "bernoulli", 2_000_000_000, 1, means=[0.9, 0.8])
     simulate.compile_plan(plan)
+    jobs = simulate._loop_jobs()
 
-    class InterruptedAtStart(threading.Thread):
-        def start(self):
-            super().start()
+    class InterruptedAtStart:
+        def put(self, job):
+            jobs.put(job)
             signal.raise_signal(signal.SIGINT)
 
-    monkeypatch.setattr(simulate.threading, "Thread", InterruptedAtStart)
+    class Watched:                                       # the kernel, noting when a loop returns
+        returned: list = []
+
+        def compile_for(self, *args, **kwargs):
+            return kernel.compile_for(*args, **kwargs)
+
+        def __call__(self, *args, **kwargs):
+            kernel(*args, **kwargs)
+            self.returned.append(True)
+
+    kernel = simulate.simulate_kernel
+    watched = Watched()
+    monkeypatch.setattr(simulate, "_loop_jobs", InterruptedAtStart)
+    monkeypatch.setattr(simulate, "simulate_kernel", watched)
     with pytest.raises(KeyboardInterrupt) as stop:
         simulate._run_chunk(plan, 0, 1, False)           # T = 2e9: minutes, unless stopped
-    assert not [t for t in threading.enumerate() if t.name == "dpbench-loop"]
+    assert watched.returned == [True]                    # the loop had returned when the caller went on
     assert not np.asarray(stop.value.finished).any()     # the repetition stopped, unfinished
+    idle = threading.Event()                             # the loop thread is free again at once
+    jobs.put(idle.set)
+    assert idle.wait(5.0)
+    assert [t.name for t in threading.enumerate()].count("dpbench-loop") == 1
+
+
+def test_one_loop_thread_serves_every_call():
+    """The loop runs in one thread for the life of the process: a thread per call also started a
+    new OpenMP team per call, 0.5-3 ms each, more than a short loop itself."""
+    plan = simulate.prepare("ucb1", "bernoulli", 100, 1, means=[0.9, 0.8])
+    first = simulate.run_plan(plan, 8, threads=2)
+    jobs = simulate._loop_jobs()
+    again = simulate.run_plan(plan, 8, threads=2)
+    assert simulate._loop_jobs() is jobs
+    assert [t.name for t in threading.enumerate()].count("dpbench-loop") == 1
+    assert np.array_equal(first.regret, again.regret)

@@ -3,8 +3,8 @@
 Python raises :class:`KeyboardInterrupt` between any two bytecodes of the main thread.  Two steps
 break if it lands inside them:
 
-- starting the thread that runs a compiled loop (:func:`dpbench.engine.simulate._call_stoppable`):
-  an interrupt after the thread starts but before the caller waits for it leaves the loop running
+- handing a compiled loop to the thread that runs it (:func:`dpbench.engine.simulate._call_stoppable`):
+  an interrupt after the loop starts but before the caller waits for it leaves the loop running
   while Python exits, and the process aborts ("terminate called without an active exception",
   status -6) instead of saying what it kept;
 - importing a C extension such as matplotlib's ``ft2font``, which turns an interrupt during its

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
@@ -179,13 +181,42 @@ def _types_key(plan: Plan):
     return numba.typeof((plan.built.policy, plan.built.mechanism, plan.instance.env))
 
 
+_LOOP_THREAD: dict = {}     # pid -> the jobs queue of this process's loop thread
+
+
+def _loop_jobs() -> queue.SimpleQueue:
+    """Return the jobs queue of the process's one loop thread, started on first use.
+
+    One thread for the life of the process, not one per call: a new thread per call also got a
+    new OpenMP team for the loop's ``prange`` (the team belongs to the thread that launches
+    it), and that cost 0.5-3 ms per call, more than the loop itself for short runs (seed 004's
+    experiments run one repetition per call: their five experiments took 82 s with a thread
+    per call, 38 s with this one, 27 s called without a helper thread).  Keyed by process id,
+    so a forked child starts its own.
+    """
+    pid = os.getpid()
+    jobs = _LOOP_THREAD.get(pid)
+    if jobs is None:
+        jobs = queue.SimpleQueue()
+
+        def serve():
+            while True:
+                jobs.get()()            # each job catches its own errors (_call_stoppable)
+
+        threading.Thread(target=serve, name="dpbench-loop", daemon=True).start()
+        _LOOP_THREAD.clear()
+        _LOOP_THREAD[pid] = jobs
+    return jobs
+
+
 def _call_stoppable(args) -> None:
     """``simulate_kernel(*args)``, such that Ctrl-C stops it.
 
-    From the main thread the loop runs in a helper thread (with the GIL released, on as many
-    compiled threads as the caller's) while this thread waits; Ctrl-C sets the loop's stop flag,
-    waits for the loop to stop (within a block of pulls) and raises :class:`KeyboardInterrupt`.
-    Other threads (a Dask worker's) call it directly: signals reach the main thread only.
+    From the main thread the loop runs in the process's loop thread (with the GIL released, on
+    as many compiled threads as the caller's) while this thread waits; Ctrl-C sets the loop's
+    stop flag, waits for the loop to stop (within a block of pulls) and raises
+    :class:`KeyboardInterrupt`.  Other threads (a Dask worker's) call it directly: signals
+    reach the main thread only.
     """
     stop = np.zeros(1, dtype=np.uint8)
     if threading.current_thread() is not threading.main_thread():
@@ -206,10 +237,10 @@ def _call_stoppable(args) -> None:
         finally:
             done.set()
 
-    thread = threading.Thread(target=work, name="dpbench-loop", daemon=True)
+    jobs = _loop_jobs()
     try:
         with ctrl_c_held():                 # once started, the loop is always waited for
-            thread.start()
+            jobs.put(work)
         while not done.wait(0.25):
             pass
     except KeyboardInterrupt:
