@@ -60,7 +60,8 @@ def test_ctrl_c_while_the_loop_starts_waits_for_the_loop(ctrl_c_raises, monkeypa
             signal.raise_signal(signal.SIGINT)
 
     class Watched:                                       # the kernel, noting when a loop returns
-        returned: list = []
+        def __init__(self):
+            self.returned = []
 
         def compile_for(self, *args, **kwargs):
             return kernel.compile_for(*args, **kwargs)
