@@ -3,7 +3,7 @@ floating-point case, :mod:`verify.audit.suites`), written to ``reports/audit_ben
 and the planted-bug tables ``reports/audit_planted.md`` (which layer caught each bug, and the
 samples the sequential audit needed to catch it).
 
-    dpbench audit-suite                               # the report's settings (about 10 minutes on 2 cores)
+    dpbench audit-suite                               # the report's settings (about 9 minutes on 2 cores)
     dpbench audit-suite --scale 0.01 --only LaplaceMechanism --out /tmp/suite.md
     dpbench audit-suite --planted-only                # only the planted bugs, into reports/audit_planted.md
     dpbench audit-suite --libraries                   # DP libraries' own objects, into reports/audit_libraries.md

@@ -20,7 +20,7 @@ from ..stages.validate import SELECT_MAX, SELECT_MIN
 from . import floor as fl
 from .catalog import audit_catalog
 from .planted import planted_bugs
-from .sniper import SUITE_N, cases, published, run_case
+from .sniper import SUITE_N, cases, published, run_cases
 
 TOOLS = [("ddsearch_logreg", "DD-Search LR"), ("ddsearch_mlp", "DD-Search MLP"),
          ("statdp_run1", "StatDP 1"), ("statdp_run2", "StatDP 2")]
@@ -74,9 +74,10 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
              "exact eps of the mechanism on these inputs where known (inf: not DP). A row below the best "
              "published figure is marked short, with its reach chance where the row's exact law is known: the "
              "chance that the best event of the family, at that law, certifies the figure at the suite's n "
-             "(a row short by sampling error stays in the table as it is). `wall s` was "
-             "measured on a 2-core machine shared with other jobs; `cpu s` is the CPU time of all "
-             "threads (compilation included when the cache was cold), the steadier figure.", "",
+             "(a row short by sampling error stays in the table as it is). The rows run one per core at "
+             "once, each in a process of its own, largest first (`sniper.run_cases`); `wall s` is a row's "
+             "own time, on its share of a 2-core machine, and `cpu s` the CPU time of all its threads "
+             "(compilation included when the cache was cold), the steadier figure.", "",
              "| mechanism | ours eps_LB | layer | best published | DD-Search LR | DD-Search MLP | StatDP 1 "
              "| StatDP 2 | true eps | samples | wall s | cpu s | witness |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -96,7 +97,7 @@ def report(rows, n: int, seconds: tuple, command: str, controls=None, planted=No
                      + f" | {true} | {res.n_samples:.2e} | {secs:.1f} | {cpu:.1f} | "
                      f"x={_fmt(w['x'])}, x'={_fmt(w['x_prime'])}: {_short(w['event'])}{_hedge_text(w)} |")
     wall, cpu = seconds[0], seconds[1]
-    lines += ["", f"Known-answer rows: {wall:.0f} s wall time, {cpu:.0f} s CPU time (all threads), "
+    lines += ["", f"Known-answer rows: {wall:.0f} s wall time, {cpu:.0f} s CPU time (all threads of all rows), "
                   f"{len(rows)} rows.", ""]
     lines += floor_section(rows)
     if short:
@@ -421,21 +422,20 @@ def write_suite(out, scale: float = 1.0, only=None, seed: int = 0, controls: boo
     """Run the suite (the ``only`` mechanisms, or all with the catalog/controls and planted-bug
     tables unless ``controls`` is false) and write the report to ``out``; the seconds of each part
     (suite wall, suite CPU, controls wall, controls CPU, planted wall, planted CPU)."""
-    rows = []
     n = max(10_000, int(SUITE_N * scale))
 
     def clock():
         return time.perf_counter(), time.process_time()
 
-    t0 = clock()
-    for case in cases():
-        if only and case.name not in only:
-            continue
-        res, secs, cpu = run_case(case, n, seed)
+    def show(case, res, secs, cpu):
         print(f"{case.name:30s} eps_LB={res.eps_lower_bound:9.5f}  {secs:6.1f}s wall {cpu:6.1f}s cpu  "
               f"{res.witness['statistic']}", flush=True)
-        rows.append((case, res, secs, cpu))
+
+    t0 = clock()
+    rows = run_cases([c for c in cases() if not only or c.name in only], n, seed, on_row=show)
     t1 = clock()
+    # the rows ran in worker processes: their CPU is the rows' own, added to this process's
+    t1 = (t1[0], t1[1] + sum(cpu for *_, cpu in rows))
     extra = controls and not only
     control_rows = audit_catalog(seed=seed) if extra else None
     t2 = clock()

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import csv
 import math
+import multiprocessing
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -27,7 +31,7 @@ from dpbench.engine.components import implements
 
 from ..engine import audit
 from ..fast import compiled_mechanism, emit
-from ..inputs import Domain
+from ..inputs import Domain, pattern_pairs
 from .planted import LATTICE
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "dpsniper_reference_results.csv"
@@ -359,3 +363,66 @@ def run_case(case: Case, n: int = SUITE_N, seed: int = 0, progress: bool = False
     result = audit(case.mechanism(), eps=CLAIMED_EPS, alpha=ALPHA, n=n, seed=seed, domain=case.domain,
                    progress=progress)
     return result, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _run_named(name: str, n: int, seed: int):
+    """:func:`run_case` of the case called ``name`` (what a worker process is handed)."""
+    return run_case(next(c for c in cases() if c.name == name), n, seed)
+
+
+#: thread-count variables of the compiled code (numba) and of NumPy's linear algebra
+_THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextmanager
+def _threads_for_children(threads: int):
+    """Processes started inside this block run ``threads`` threads each (the variables are read
+    when a child imports numba and NumPy); the parent's environment is restored after."""
+    saved = {k: os.environ.get(k) for k in _THREAD_VARIABLES}
+    os.environ.update({k: str(threads) for k in _THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def run_cases(selected: list[Case], n: int = SUITE_N, seed: int = 0, workers: int | None = None,
+              on_row=None) -> list[tuple]:
+    """[(case, AuditResult, wall s, CPU s)] of every case of ``selected``, in that order.
+
+    The rows run ``workers`` at a time (default: one per core, at most one per row), each in a
+    process of its own with cores // workers compiled threads: an audit alternates compiled
+    sampling on every core with NumPy statistics on one, so one row per core keeps both cores
+    busy where one row on both leaves one idle.  The largest rows (output dimension, then input
+    pairs) start first, so that the last to finish are short.  The results do not depend on this:
+    an audit gives the same numbers for any thread count.  ``on_row(case, result, wall, cpu)`` is
+    called as each row finishes (in the order they finish)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = min(len(selected), cores if workers is None else workers)
+    done: dict[str, tuple] = {}
+
+    def finished(case, outcome):
+        done[case.name] = (case, *outcome)
+        if on_row is not None:
+            on_row(*done[case.name])
+
+    if workers <= 1:
+        for case in selected:
+            finished(case, run_case(case, n, seed))
+        return [done[c.name] for c in selected]
+    order = sorted(selected, key=lambda c: (c.output_dim, len(pattern_pairs(c.domain))), reverse=True)
+    with _threads_for_children(max(1, cores // workers)):
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        futures = {pool.submit(_run_named, c.name, n, seed): c for c in order}   # workers start here
+    try:
+        for future in as_completed(futures):
+            finished(futures[future], future.result())
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)      # Ctrl-C reaches the workers too
+        raise
+    pool.shutdown()
+    return [done[c.name] for c in selected]
