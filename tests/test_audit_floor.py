@@ -141,6 +141,37 @@ def test_reach_chance_is_a_half_at_the_floor_and_follows_n():
     assert fl.reach_chance(law, 0.1001, 1e9, alpha)[0] == 0.0
 
 
+def test_an_event_never_seen_under_the_other_input_does_not_crowd_out_the_best():
+    """ReportNoisyMax4 on x = [1]*5, x' = [2]*5: every output below 2 is impossible under x', so
+    thousands of intervals have p' = 0 and tiny p.  Only the likeliest of them can be the best (at
+    every n it certifies the most of them); ranked first all together they filled the shortlist and
+    hid the lower tail (-inf, 3.17] (p = 1.2e-5, p' = 6.0e-7): the floor of the row's 1.98938 read
+    7.1e7 instead of 3.7e6, and the floor was not monotone in the target."""
+    law = fl.row_law(by_name("ReportNoisyMax4"), np.ones(5), 2 * np.ones(5))
+    targets = (0.001, 0.005, 0.008, 0.1, 1.0, 1.5, 1.98938, 2.5, 4.0)
+    ns = [fl.floor(law, t, 0.1).n for t in targets]
+    assert all(a <= b for a, b in zip(ns, ns[1:])), ns
+    f = fl.floor(law, 1.98938, 0.1)
+    assert f.n < 5e6 and f.event.startswith("output in (-inf, 3.1") and f.q > 0
+
+
+def test_over_ratio_chance_is_the_share_of_perfect_audits_above_the_ratio():
+    """Independent check: simulate the perfect audit's certifications on a two-outcome law, take
+    each bound's floor, and count the runs that used more than 3x the floor of what they certified."""
+    from verify.audit import statistics as st
+    law = fl.Discrete(np.array([0.3, 0.7]), np.array([0.25, 0.75]), ("a", "b"))
+    n, alpha = 20_000, 0.1
+    bound3, chance = fl.over_ratio_chance(law, 3.0, n, alpha, draws=20_000)
+    assert 3 * fl.floor(law, bound3, alpha).n == pytest.approx(n, rel=0.02)
+    rng = np.random.default_rng(5)
+    m1, m2 = rng.poisson(n, 600), rng.poisson(n, 600)
+    best = fl.floor(law, 0.1, alpha)                     # the event {a}: the best at every target here
+    bounds = st.certifier_for(0.0).bound(rng.binomial(m1, best.p), m1, rng.binomial(m2, best.q), m2, alpha, 0.0)
+    ratios = np.array([n / fl.floor(law, b, alpha).n if b > 0 else np.inf for b in bounds])
+    assert 0.05 < chance < 0.5
+    assert np.mean(ratios > 3) == pytest.approx(chance, abs=0.06)
+
+
 def test_a_shortfall_says_what_a_perfect_selection_could_expect():
     """Below the figure, the reason adds the chance that the family's best event, at its exact law,
     reaches the figure at the row's n; a witness pair whose exact eps is below the figure is named."""

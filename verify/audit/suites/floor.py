@@ -116,6 +116,32 @@ def reach_chance(law, target: float, n: float, alpha: float, delta: float = 0.0,
     return float(np.mean(cert.bound(k1, m1, k2, m2, alpha, delta) >= target)), best
 
 
+def over_ratio_chance(law, ratio: float, n: float, alpha: float, delta: float = 0.0, *,
+                      draws: int = 4000, seed: int = 0) -> tuple[float, float]:
+    """(bound, chance): the bound whose floor is n / ``ratio`` outputs per input, and the chance that
+    a perfect audit at n outputs per input certifies less than it, so that its samples are more than
+    ``ratio`` times the floor of the bound it certified.  The perfect audit here knows, for every
+    target, the best event of the family (:func:`reach_chance`), so the chance is a lower bound for
+    any audit: near the floor the bound grows slowly with n, and the counts' own luck moves the
+    ratio by a factor of several.  NaN where no bound has that floor (a law with no event above 0)."""
+    target = n / ratio
+
+    def reached(eps_lb):                 # the floor is increasing in the bound (inf above the law's eps)
+        return floor(law, eps_lb, alpha, delta).n >= target
+
+    hi = 1e-3
+    while not reached(hi):
+        hi *= 2.0
+        if hi > 1e3:
+            return math.nan, math.nan
+    lo = 0.0 if hi == 1e-3 else hi / 2.0
+    for _ in range(24):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if reached(mid) else (mid, hi)
+    chance, _ = reach_chance(law, lo, n, alpha, delta, draws=draws, seed=seed)
+    return lo, 1.0 - chance
+
+
 def _best(p, q, eps_lb, alpha, delta, name):
     """The best of events with frequencies (p, q) under (x, x'), either order of the pair."""
     both_p, both_q = np.concatenate([p, q]), np.concatenate([q, p])
@@ -124,8 +150,10 @@ def _best(p, q, eps_lb, alpha, delta, name):
         margin = np.log(np.maximum(both_p - delta, 0.0)) - np.log(both_q) - eps_lb
         approx = np.where(margin > 0, ((1 - keep * both_p) / both_p + (1 - keep * both_q) / both_q) / margin ** 2,
                           np.inf)
-    approx = np.where((both_q == 0) & (both_p > delta), 0.0, np.nan_to_num(approx, nan=np.inf))
-    top = np.argsort(approx)[:SHORTLIST]               # the exact search on the best-ranked events
+    never = (both_q == 0) & (both_p > delta)            # never under the other input: no normal approximation
+    top = np.argsort(np.where(never, np.inf, np.nan_to_num(approx, nan=np.inf)))[:SHORTLIST]
+    if never.any():                 # of these, the likeliest certifies the most at every n: it alone is a candidate
+        top = np.append(top, np.flatnonzero(never)[np.argmax(both_p[never])])
     n = np.full(len(both_p), np.inf)
     n[top] = samples_for_bound(both_p[top], both_q[top], eps_lb, alpha, delta)
     i = int(np.argmin(n))
