@@ -105,6 +105,11 @@ def test_report_renders_samples_over_the_floor():
     assert 0 <= float(cells[6].rstrip("%")) <= 100
     assert "law not available" in text
     assert "unreachable" in text          # NoisyHist2's exact eps is 10: no event certifies 10.01
+    assert 0 < float(cells[7].rstrip("%")) < 50            # the perfect audit above 3x
+    summary = next(line for line in text.splitlines() if line.startswith("A perfect audit stays within 3x"))
+    assert "on all 1 rows above" in summary                 # only LaplaceMechanism has a law and a finite floor
+    named = summary.split("Rows above 3x here: ")[1]
+    assert named.startswith("LaplaceMechanism (") if ratio > 3 else named == "none."
 
 
 def test_a_shortfall_names_a_weaker_event_only_when_the_counts_show_it():

@@ -36,3 +36,23 @@ def test_children_started_in_the_block_get_the_thread_count_and_the_parent_keeps
     child.join()
     assert seen == {k: "1" for k in sniper._THREAD_VARIABLES}
     assert {k: os.environ.get(k) for k in sniper._THREAD_VARIABLES} == before
+
+
+def test_the_suite_counts_the_workers_cpu_once_and_every_part_from_zero(monkeypatch, tmp_path):
+    """The rows' CPU is spent in worker processes: the suite's CPU counts it (and only once), and
+    the controls' and planted bugs' CPU after it stay their own."""
+    from verify.audit.suites import planted, report
+    chosen = [c for c in sniper.cases() if c.name in ("LaplaceMechanism", "TruncatedGeometricMechanism")]
+    bug = next(c for c in planted.planted_bugs() if c.name == "laplace_half_scale")
+    rows = []
+    monkeypatch.setattr(report, "cases", lambda: chosen)
+    monkeypatch.setattr(report, "run_cases", lambda *a, **k: rows.extend(sniper.run_cases(*a, **k)) or rows)
+    monkeypatch.setattr(report, "planted_bugs", lambda: [bug])
+    monkeypatch.setattr(report, "audit_catalog", lambda seed: [])
+    real = report.audit_planted
+    monkeypatch.setattr(report, "audit_planted", lambda seed: real(n=20_000, seed=seed))
+    seconds = report.write_suite(tmp_path / "suite.md", scale=1e-3)
+    rows_cpu = sum(cpu for *_, cpu in rows)
+    assert len(rows) == 2 and all(s >= 0 for s in seconds), seconds
+    assert rows_cpu <= seconds[1] < 2 * rows_cpu + 30, (seconds, rows_cpu)
+    assert f"{seconds[1]:.0f} s CPU time (all threads of all rows)" in (tmp_path / "suite.md").read_text()
