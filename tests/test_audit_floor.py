@@ -217,12 +217,12 @@ def test_perfect_audit_no_better_separates_luck_from_selection():
     """The column's chance: about 1/2 for a row at the perfect audit's median bound, about 11-13%
     for SparseVectorTechnique6 at seeds 2 and 3 of the suite (3.5x and 3.9x its floor: unlucky
     counts on the best event itself), about 0 for a bound far below what its n buys."""
-    from verify.audit.suites.report import floor_cells
+    from verify.audit.suites.report import floor_row
     svt6 = by_name("SparseVectorTechnique6")
     x, xp = [1] * 5 + [0] * 5, [0] * 5 + [1] * 5
 
     def chance(eps_lb):
-        cells = floor_cells(svt6, row(svt6, eps_lb, x, xp)[1])
+        cells = floor_row(svt6, row(svt6, eps_lb, x, xp)[1]).cells
         return float(cells[2].rstrip("%")) / 100, float(cells[1])
     median, ratio = chance(0.3965)            # the perfect audit's median bound at n = 3e7, alpha 0.1
     assert 0.4 < median < 0.6 and 0.8 < ratio < 1.25

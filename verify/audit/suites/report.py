@@ -11,6 +11,7 @@ import math
 import os
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -152,28 +153,33 @@ def above_exact_section(rows) -> list[str]:
 FLOOR_RATIO_GOAL = 3.0
 
 
-def floor_cells(case, res) -> tuple[str, str, str, str, str]:
-    """(floor, samples / floor, perfect audit no better, perfect audit above the goal, best event)
-    cells of a row: the certification samples per input of its bound against the floor of the same
-    bound (:mod:`.floor`) on its witness pair, the chance that a perfect audit at the row's n
-    certifies no more, and the chance that it lands above FLOOR_RATIO_GOAL times its own floor."""
+class FloorRow(NamedTuple):
+    """A row of the samples-over-the-floor table: its cells (floor, samples / floor, perfect audit
+    no better, perfect audit above the goal, best event), and the two figures the summary reads."""
+    cells: tuple[str, str, str, str, str]
+    ratio: float = math.nan          # samples / floor
+    above: float = math.nan          # the chance that a perfect audit lands above FLOOR_RATIO_GOAL
+
+
+def floor_row(case, res) -> FloorRow:
+    """The certification samples per input of a row's bound against the floor of the same bound
+    (:mod:`.floor`) on its witness pair, the chance that a perfect audit at the row's n certifies no
+    more, and the chance that it lands above FLOOR_RATIO_GOAL times its own floor."""
     w, layer = res.witness, res.headline_layer
     law = fl.row_law(case, w["x"], w["x_prime"]) if layer.layer == LAW else None
     if law is None:
-        return "", "law not available", "", "", ""
+        return FloorRow(("", "law not available", "", "", ""))
     if not math.isfinite(res.eps_lower_bound):
-        return "", "no finite bound", "", "", ""
+        return FloorRow(("", "no finite bound", "", "", ""))
     chance, f = fl.reach_chance(law, res.eps_lower_bound, res.n, layer.alpha, res.delta)
     if not math.isfinite(f.n):
-        return "inf", "unreachable", "", "", ("no event of the family reaches this bound at the exact-arithmetic "
-                                              "law (the row's bound exceeds its exact eps)")
+        why = ("no event of the family reaches this bound at the exact-arithmetic law (the row's bound "
+               "exceeds its exact eps)")
+        return FloorRow(("inf", "unreachable", "", "", why))
     _, above = fl.over_ratio_chance(law, FLOOR_RATIO_GOAL, res.n, layer.alpha, res.delta)
-    return (f"{f.n:.3g}", f"{res.n / f.n:.2f}", f"{1.0 - chance:.0%}", "" if math.isnan(above) else f"{above:.0%}",
-            f"{_short(f.event, 70)}: p = {f.p:.4g}, p' = {f.q:.4g}")
-
-
-def _percent(cell: str) -> float | None:
-    return float(cell.rstrip("%")) / 100 if cell.endswith("%") else None
+    return FloorRow((f"{f.n:.3g}", f"{res.n / f.n:.2f}", f"{1.0 - chance:.0%}",
+                     "" if math.isnan(above) else f"{above:.0%}",
+                     f"{_short(f.event, 70)}: p = {f.p:.4g}, p' = {f.q:.4g}"), res.n / f.n, above)
 
 
 def floor_section(rows) -> list[str]:
@@ -200,12 +206,12 @@ def floor_section(rows) -> list[str]:
              "|---|---|---|---|---|---|---|---|"]
     above, costly = [], []
     for case, res, _, _ in rows:
-        cells = floor_cells(case, res)
-        lines.append(f"| {case.name} | {res.eps_lower_bound:.5f} | {res.n:.3g} | " + " | ".join(cells) + " |")
-        if _percent(cells[3]) is not None:
-            above.append(_percent(cells[3]))
-            if float(cells[1]) > FLOOR_RATIO_GOAL:
-                costly.append(f"{case.name} ({cells[1]}x; a perfect audit no better in {cells[2]} of runs)")
+        row = floor_row(case, res)
+        lines.append(f"| {case.name} | {res.eps_lower_bound:.5f} | {res.n:.3g} | " + " | ".join(row.cells) + " |")
+        if not math.isnan(row.above):
+            above.append(row.above)
+            if row.ratio > FLOOR_RATIO_GOAL:
+                costly.append(f"{case.name} ({row.cells[1]}x; a perfect audit no better in {row.cells[2]} of runs)")
     if above:
         none = float(np.prod([1.0 - a for a in above]))
         lines += ["", f"A perfect audit stays within {FLOOR_RATIO_GOAL:g}x its floor on all {len(above)} rows "
