@@ -13,12 +13,17 @@ ratio among many of nearly equal mass (SVT6's answer vectors), the shortlist's m
 both are certified, each at half the layer's alpha (a union bound; ``events.hedge_gain`` weighs
 the step from alpha to alpha / 2 against the chance that the other event is the stronger); so
 are a contender's event and the chosen statistic's, when the contender wins by too little.  A layer's
-contender (a learned score that selection passed over for a direct statistic within its
-error) is refined the same way on the same outputs and replaces the chosen statistic if its
-refined proxy is larger: the two are compared on fresh outputs, where a fitted score carries
-no fitting noise, and each proxy already pays for its own shortlist.  A layer's rare nominee
+contenders (a learned score that selection passed over for a direct statistic within its
+error; or, beside a learned score chosen outright, the discrete direct statistic of its pair
+and the best other learned score within the selection's error: ``select.choose``) are refined
+the same way on the same outputs, in turn, and one replaces the statistic so far if its
+refined proxy is larger: they are compared on fresh outputs, where a fitted score carries no
+fitting noise, and each proxy already pays for its own shortlist.  A layer's rare nominee
 is counted on all its refinement outputs and replaces the refined event if its validated
-proxy is larger.  The events of the eps(delta) curve (same statistic and bins) are chosen
+proxy is larger, the two on the same footing: each on outputs it was not chosen on (the refined
+event on the second half), each at the margin of a choice between two (the nominee at one
+standard error on all the outputs used to meet the refined event at its shortlist's margin on
+half of them, and a lucky interval beat the tail).  The events of the eps(delta) curve (same statistic and bins) are chosen
 from the same counts.  The layers share the outputs: every statistic of a pair is
 counted on the same draws (:meth:`SampleSource.histograms`).
 """
@@ -68,8 +73,8 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
         wanted.setdefault(c.chosen.pair, []).append((layer, "chosen", c.chosen.event))
         if c.nominee is not None:
             wanted.setdefault(c.nominee.pair, []).append((layer, "nominee", c.nominee.event))
-        if c.contender is not None:
-            wanted.setdefault(c.contender.pair, []).append((layer, "contender", c.contender.event))
+        for i, rival in enumerate(c.contenders):
+            wanted.setdefault(rival.pair, []).append((layer, ("contender", i), rival.event))
     counts = {}                                    # (layer, role, side, part) -> histogram
     for q, items in wanted.items():
         binnings = [(ev.statistic, ev.edges) for _, _, ev in items]
@@ -126,34 +131,42 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     p = choice.chosen.pair
     h = _halves(counts, "chosen")
     event, proxy, hedge = _refine_statistic(plan, choice.chosen.event, h, sizes)
-    contender_chosen = False
-    if choice.contender is not None:
-        hc = _halves(counts, "contender")
-        event_c, proxy_c, hedge_c = _refine_statistic(plan, choice.contender.event, hc, sizes)
-        contender_chosen = proxy_c > proxy
+    contender, contender_chosen = None, False
+    for i, rival in enumerate(choice.contenders):
+        hc = _halves(counts, ("contender", i))
+        event_c, proxy_c, hedge_c = _refine_statistic(plan, rival.event, hc, sizes)
+        won = proxy_c > proxy
+        if contender is None or won:
+            contender = event_c
         # the loser of the two statistics is certified beside the winner when the counts cannot
         # tell them apart (same pair only: the certification outputs are drawn per pair)
-        first, h_first, second, h_second = (event_c, hc, event, h) if contender_chosen else (event, h, event_c, hc)
-        rival = None
-        if choice.contender.pair == p and hedge_gain(first, h_first[2:], second, h_second[2:], sizes[1], sizes[1],
-                                                       plan.n, plan.alpha, plan.delta) > 0:
-            rival = second
-        if contender_chosen:
-            event, proxy, hedge, p, h = event_c, proxy_c, hedge_c, choice.contender.pair, hc
-        if rival is not None and hedge is None:
-            hedge = rival
+        first, h_first, second, h_second = (event_c, hc, event, h) if won else (event, h, event_c, hc)
+        loser = None
+        if rival.pair == p and hedge_gain(first, h_first[2:], second, h_second[2:], sizes[1], sizes[1],
+                                          plan.n, plan.alpha, plan.delta) > 0:
+            loser = second
+        if won:
+            event, proxy, hedge, p, h, contender_chosen = event_c, proxy_c, hedge_c, rival.pair, hc, True
+        if loser is not None and hedge is None:
+            hedge = loser
     full = (h[0] + h[2], h[1] + h[3])
     nominee = None if choice.nominee is None else choice.nominee.event
     if nominee is not None:
+        # the nominee and the refined event on the same footing: each on outputs it was not chosen
+        # on (the nominee on all refinement outputs, the refined event on the second half), each
+        # paying the margin of a choice between two.  No hedge: a nominee is a rare event, whose
+        # few counts make events.hedge_gain value its noise as upside (hedged beside a far tail
+        # of a dozen counts, Laplace rows lost the step from alpha to alpha / 2 and gained nothing)
         full_nom = tuple(counts["nominee", side, 0] + counts["nominee", side, 1] for side in (0, 1))
+        margin = validation_margin(2)
         nom_proxy = float(validate_counts([nominee], *full_nom, plan.n_refine, plan.n_refine, plan.n,
-                                          plan.alpha)[0, 0])
-        if nom_proxy > proxy:
+                                          plan.alpha, margin)[0, 0])
+        own = float(validate_counts([event], h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha, margin)[0, 0])
+        if nom_proxy > own:
             event, proxy, hedge, p, full = nominee, nom_proxy, None, choice.nominee.pair, full_nom
     event.proxy = proxy
     curve = search_counts(event.statistic, event.edges, full[0], full[1], plan.n_refine, plan.n_refine, plan.n,
                           plan.alpha, plan.delta_grid)
-    contender = None if choice.contender is None else choice.contender.event
     return Refined(event, p, curve, choice.selection_proxy, nominee, contender,
                    contender_chosen and event is not nominee, hedge)
 

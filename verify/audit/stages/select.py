@@ -45,14 +45,15 @@ class Candidate:
 @dataclass
 class Choice:
     """A layer's chosen candidate, and the candidates that may replace it at refinement: the
-    rare nominee, and the contender -- the learned score that promised most, when the choice
+    rare nominee, and the contenders -- the learned score that promised most, when the choice
     passed it over for a direct statistic within the selection's error, or, when a learned
-    score was chosen, the best discrete direct statistic of its pair (:func:`choose`)."""
+    score was chosen, the best discrete direct statistic of its pair and the best other learned
+    score of its pair within the selection's error (:func:`choose`)."""
 
     chosen: Candidate
     nominee: Candidate | None
     selection_proxy: float
-    contender: Candidate | None = None
+    contenders: tuple[Candidate, ...] = ()
 
 
 def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
@@ -81,13 +82,13 @@ def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
         if not mine:
             continue
         chosen, passed_over = choose(mine)
-        contender = passed_over if plan.n_refine > 0 else None
+        contenders = passed_over if plan.n_refine > 0 else ()
         # a rare event (never seen under one input) that would beat the chosen one if it truly
         # never occurred there is judged on the refinement outputs too
         nominee = max((c for c in rare if c.layer == layer), key=lambda c: c.proxy, default=None)
         if nominee is not None and (plan.n_refine == 0 or nominee.proxy <= chosen.proxy):
             nominee = None
-        out[layer] = Choice(chosen, nominee, chosen.proxy, contender)
+        out[layer] = Choice(chosen, nominee, chosen.proxy, contenders)
     return out
 
 
@@ -140,27 +141,36 @@ def most_promising(proxy: np.ndarray, se: np.ndarray) -> int:
     return int(np.argmax(proxy))
 
 
-def choose(found: list[Candidate]) -> tuple[Candidate, Candidate | None]:
-    """(the event to certify among one layer's candidates, its contender at refinement or None).
+def choose(found: list[Candidate]) -> tuple[Candidate, tuple[Candidate, ...]]:
+    """(the event to certify among one layer's candidates, its contenders at refinement).
 
     The most promising validated proxy (:func:`most_promising`), except that a learned score
     (naive-Bayes, logistic, sign) is passed over for a direct statistic (value, category,
     pattern, exact likelihood ratio) whose proxy is within one standard error of the
     difference: a fitted score adds noise the validation cannot see.  The score passed over
-    is not dropped: refinement judges it again on its own outputs (``Choice.contender``).
-    A learned score chosen outright has as contender the best discrete direct statistic of its
-    pair, if any: selection ranks intervals of its categories, whereas refinement also judges
-    its single outcomes alone (a rare outcome of large ratio, which a score averages away).
+    is not dropped: refinement judges it again on its own outputs (``Choice.contenders``).
+    A learned score chosen outright has as contenders the best discrete direct statistic of its
+    pair, if any (selection ranks intervals of its categories, whereas refinement also judges
+    its single outcomes alone: a rare outcome of large ratio, which a score averages away), and
+    the best other learned score of its pair within the selection's error, if any (several
+    scores of one vector output often promise the same within their errors, and the one that
+    validated luckiest is not the best more often than chance: Rappor at seed 3 chose a score
+    of consecutive differences, meant for running sums, and certified 0.272; the logistic score,
+    its contender now, certifies 0.294).
     """
     proxy, se = np.array([f.proxy for f in found]), np.array([f.se for f in found])
     top = found[most_promising(proxy, se)]
     ok = reliable(proxy, se)
-    direct = [f for f, good in zip(found, ok) if good and not f.event.statistic.learned
-              and f.proxy >= top.proxy - math.hypot(top.se, f.se)]
+
+    def within_error(f):
+        return f.proxy >= top.proxy - math.hypot(top.se, f.se)
+
+    direct = [f for f, good in zip(found, ok) if good and not f.event.statistic.learned and within_error(f)]
     if top.event.statistic.learned and direct:
-        return max(direct, key=lambda f: f.proxy), top
+        return max(direct, key=lambda f: f.proxy), (top,)
     if top.event.statistic.learned:
-        discrete = [f for f, good in zip(found, ok) if good and f.pair == top.pair
-                    and not f.event.statistic.learned and f.event.statistic.discrete]
-        return top, max(discrete, key=lambda f: f.proxy, default=None)
-    return top, None
+        mine = [f for f, good in zip(found, ok) if good and f.pair == top.pair and f is not top]
+        discrete = [f for f in mine if not f.event.statistic.learned and f.event.statistic.discrete]
+        scores = [f for f in mine if f.event.statistic.learned and within_error(f)]
+        return top, tuple(max(group, key=lambda f: f.proxy) for group in (discrete, scores) if group)
+    return top, ()
