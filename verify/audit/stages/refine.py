@@ -23,7 +23,8 @@ is counted on all its refinement outputs and replaces the refined event if its v
 proxy is larger, the two on the same footing: each on outputs it was not chosen on (the refined
 event on the second half), each at the margin of a choice between two (the nominee at one
 standard error on all the outputs used to meet the refined event at its shortlist's margin on
-half of them, and a lucky interval beat the tail).  The events of the eps(delta) curve (same statistic and bins) are chosen
+half of them, and a lucky interval beat the tail); a nominee that wins by too little has the
+refined event certified beside it.  The events of the eps(delta) curve (same statistic and bins) are chosen
 from the same counts.  The layers share the outputs: every statistic of a pair is
 counted on the same draws (:meth:`SampleSource.histograms`).
 """
@@ -154,16 +155,22 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     if nominee is not None:
         # the nominee and the refined event on the same footing: each on outputs it was not chosen
         # on (the nominee on all refinement outputs, the refined event on the second half), each
-        # paying the margin of a choice between two.  No hedge: a nominee is a rare event, whose
-        # few counts make events.hedge_gain value its noise as upside (hedged beside a far tail
-        # of a dozen counts, Laplace rows lost the step from alpha to alpha / 2 and gained nothing)
+        # paying the margin of a choice between two.  A nominee that wins is a rare event whose
+        # few counts may have been lucky: the refined event is certified beside it at alpha / 2
+        # when the second half cannot tell them apart (same pair).  Not the other way round:
+        # events.hedge_gain values a rare event's noise as upside (tried: Laplace rows hedged
+        # beside far tails of a dozen counts lost the step from alpha to alpha / 2)
         full_nom = tuple(counts["nominee", side, 0] + counts["nominee", side, 1] for side in (0, 1))
         margin = validation_margin(2)
         nom_proxy = float(validate_counts([nominee], *full_nom, plan.n_refine, plan.n_refine, plan.n,
                                           plan.alpha, margin)[0, 0])
         own = float(validate_counts([event], h[2], h[3], sizes[1], sizes[1], plan.n, plan.alpha, margin)[0, 0])
         if nom_proxy > own:
-            event, proxy, hedge, p, full = nominee, nom_proxy, None, choice.nominee.pair, full_nom
+            h_nom = [counts["nominee", side, 1] for side in (0, 1)]
+            both = choice.nominee.pair == p and hedge_gain(nominee, h_nom, event, h[2:], sizes[1], sizes[1], plan.n,
+                                                           plan.alpha, plan.delta) > 0
+            event, proxy, hedge, p, full = (nominee, nom_proxy, event if both else None, choice.nominee.pair,
+                                            full_nom)
     event.proxy = proxy
     curve = search_counts(event.statistic, event.edges, full[0], full[1], plan.n_refine, plan.n_refine, plan.n,
                           plan.alpha, plan.delta_grid)
