@@ -75,6 +75,16 @@ def test_gross_violation_stops_after_a_few_rounds():
     assert "stopped early: a violation was certified" in str(res)
 
 
+def test_a_floating_point_leak_is_caught_within_a_few_rounds():
+    """A hand-written inverse-CDF Laplace leaks through its low bits: the stratified test looks at a
+    round's counts so far (not one step's), so the leak is certified within about a thousand samples
+    in all, both layers' selection included (about 5,000 when each of 16 steps was tested alone)."""
+    res = verify.audit(planted.inverse_cdf_laplace(1.0), 0.0, 1.0, eps=1.0, seed=0, budget=2e6)
+    assert res.floating_point.violated and res.sequential.stopped_early
+    assert res.floating_point.p_value <= res.alpha and res.floating_point.strata_p_value <= res.floating_point.alpha
+    assert res.n_samples < 2_500
+
+
 def test_correct_mechanism_spends_the_budget_and_is_not_rejected():
     budget = 50_000
     res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=2, budget=budget)

@@ -23,9 +23,16 @@ gives a weaker bound, and one too small to bet at all leaves the layers "not tes
 The rounds' outputs are kept (later rounds choose on them) up to STORE_MAX numbers.  Past that
 the last choice is final, and later rounds draw only its pairs and count its events without
 keeping them (by compiled code when the mechanism has it).  The floating-point layer's
-stratified test (:func:`.certify._strata_test`) is made on each round's counts at its share of
-alpha times 6 / (pi^2 k^2) for the k-th round bet on (an alpha-spending union bound over rounds),
-and the eps(delta) curve and trade-off view on the last round's counts likewise.
+stratified test (:func:`.certify._strata_test`) looks, after each of a round's STEPS bets, at the
+round's counts so far, at its share of alpha times 6 / (pi^2 k^2) / STEPS for the k-th round bet
+on (an alpha-spending union bound over rounds and looks); the eps(delta) curve and trade-off view
+are certified on the last round's counts likewise.
+
+Rounds grow by GROWTH = 1.5 and are bet on in STEPS = 16 steps: an event is chosen again on more
+data after a round half as large as the outputs it was chosen on, and a wealth that reaches the
+level stops the audit within a sixteenth of a round.  On the planted 8-d Gaussian with too little
+noise (true eps 2.37 against 1, 40 seeds), samples in all went from median 39,000 and at most
+111,000 (GROWTH 2, STEPS 4) to median 25,000 and at most 46,000.
 """
 from __future__ import annotations
 
@@ -50,10 +57,10 @@ from .select import NoPower, select
 from .validate import AuditPlan, resolution_floor
 
 #: outputs per input and pair of the first round (a Poisson mean), and each next round's factor
-FIRST_ROUND, GROWTH = 250, 2.0
+FIRST_ROUND, GROWTH = 250, 1.5
 #: a round's outputs are drawn and bet on in this many steps (its events fixed), so that a violation
 #: stops the audit within a part of a round
-STEPS = 4
+STEPS = 16
 #: a round of fewer outputs per input is not drawn (the budget is spent)
 MIN_ROUND = 20
 #: the most numbers (outputs x their width) kept for choosing events, over all pairs and inputs
@@ -264,6 +271,7 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
             if kept.numbers() + 2 * len(plan.pairs) * (mean + 5 * math.sqrt(mean)) * max(1, source.d or 1) > STORE_MAX:
                 fixed_from = k + 1                  # the kept outputs are full: this choice is final
         k += 1
+        state.new_round()
         parts = {key: [] for key in kept.rounds}
         for step in range(STEPS):
             if fixed_from is None:
@@ -294,7 +302,7 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
 @dataclass
 class Bets:
     """Every tested layer's wealth (:class:`evalues.Wealth`) and its floating-point stratified test,
-    the bets so far, and the counts of the last one."""
+    the bets so far, and the counts of the current round (its event fixed) up to the last bet."""
 
     wealth: dict
     levels: dict
@@ -303,20 +311,32 @@ class Bets:
     tally: Tally = field(default_factory=Tally)
     hists: dict | None = None
     sizes: dict | None = None
+    rounds: int = 0
     violated: bool = False
 
+    def new_round(self) -> None:
+        """Start a round: its events are fixed, its counts start at zero."""
+        self.rounds += 1
+        self.hists, self.sizes = None, None
+
+    def look_alpha(self) -> float:
+        """The share of alpha of a look at the current round's counts: the round's share (:func:`spent_alpha`)
+        split over its STEPS looks."""
+        return spent_alpha(self.rounds) / STEPS
+
     def bet(self, refined: dict[str, Refined], hists: dict, sizes: dict, mean: float) -> None:
-        """One bet of every layer on fresh counts of its event(s) (Poisson(mean) outputs of each input)."""
+        """One bet of every layer on fresh counts of its event(s) (Poisson(mean) outputs of each input);
+        the stratified test looks at the round's counts so far."""
         self.means.append(mean)
-        spend = spent_alpha(len(self.means))
+        self.hists = hists if self.hists is None else {key: self.hists[key] + h for key, h in hists.items()}
+        self.sizes = sizes if self.sizes is None else {key: self.sizes[key] + n for key, n in sizes.items()}
         for layer, r in refined.items():
             self.wealth[layer].bet(layer_counts(r, hists, layer), self.tally.frequencies(layer), mean)
             if _has_strata(r):
-                p = _strata_test(r.event, hists[layer, 0], hists[layer, 1])
-                self.strata[layer] = min(self.strata.get(layer, math.inf), (1.0 if p is None else p) / spend)
+                p = _strata_test(r.event, self.hists[layer, 0], self.hists[layer, 1])
+                self.strata[layer] = min(self.strata.get(layer, math.inf), (1.0 if p is None else p) / self.look_alpha())
             self.violated |= _violated(self.wealth[layer], self.strata.get(layer), self.levels[layer], _has_strata(r))
         self.tally.add(refined, hists, sizes)
-        self.hists, self.sizes = hists, sizes
 
 
 def by_growth(plan: AuditPlan, refined: dict[str, Refined], kept: Kept) -> dict[str, Refined]:
@@ -392,7 +412,7 @@ def _violated(w: evalues.Wealth, strata: float | None, level: float, needs_strat
 def _certification(plan: AuditPlan, refined: dict[str, Refined], state: Bets, run_info: SequentialRun,
                    seconds: float) -> Certification:
     """The certification of the rounds: each layer's verdict, bound and p-value from its wealth, its
-    witness from the last bet's counts; the curve on the last bet's counts."""
+    witness from the last round's counts (up to its last bet); the curve on those counts."""
     hists, sizes, wealth, strata, levels, bets = (state.hists, state.sizes, state.wealth, state.strata,
                                                   state.levels, state.means)
     out = {}
@@ -410,7 +430,7 @@ def _certification(plan: AuditPlan, refined: dict[str, Refined], state: Bets, ru
     curve_layer = LAW if LAW in refined else next(iter(refined))
     r = refined[curve_layer]
     curve = tradeoff.certify(r.curve_events, hists[curve_layer, 0], hists[curve_layer, 1], sizes[r.pair, 0],
-                             plan.alpha * spent_alpha(len(bets)), plan.delta_grid, n_prime=sizes[r.pair, 1])
+                             plan.alpha * state.look_alpha(), plan.delta_grid, n_prime=sizes[r.pair, 1])
     law_level = levels.get(LAW, plan.alpha)
     n = int(round(sum(bets)))
     return Certification(out, curve, seconds, n, run_info,
