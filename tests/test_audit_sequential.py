@@ -131,6 +131,20 @@ def test_evalues_are_supermartingale_steps_and_the_bound_is_a_prefix():
     assert evalues.bet_size(0.1, 0.1, np.array([0.0, 1.0]), 0.0).tolist() == [0.0, 0.0]   # no excess: no bet
 
 
+def test_a_rejected_claim_is_not_undercut_by_bets_lost_below_it():
+    """Earlier rounds bet, at eps' below the claim, on an event of ratio e^0.22 and lose there; then
+    a rare event rejects the claim.  Each eps' betting alone would certify a bound below the claim
+    it rejects (its own wealth fell at the smaller eps'); half of every eps' below the claim bets the
+    claim's stake, so the bound clears the claim."""
+    w, level = evalues.Wealth(0.5, 0.0), 0.05
+    for _ in range(3):
+        w.bet([(70, 85)], [(0.30, 0.24)], 300.0)
+    w.bet([(12, 0)], [(0.1, 0.001)], 400.0)
+    assert w.rejects(level)
+    assert np.any(w.own[w.below] < -math.log(level))          # each eps' alone: a hole below the claim
+    assert w.lower_bound(level) > 0.5
+
+
 def test_without_budget_nothing_changes():
     def fixed(r):
         d = r.to_dict()

@@ -34,7 +34,9 @@ The claim is rejected at level alpha when the wealth at its eps reaches 1/alpha;
 lower bound is the largest eps' of a fine grid such that the wealth at every grid point up to
 eps' has reached 1/alpha (if the mechanism is eps*-DP, the first grid point at or above eps* is a
 claim that holds, whose wealth reaches 1/alpha with probability at most alpha: the bound is below
-eps* at confidence 1 - alpha); the p-value is 1 / (the largest wealth at the claim so far).
+eps* at confidence 1 - alpha); the p-value is 1 / (the largest wealth at the claim so far).  Below
+the claim half of every eps' wealth bets the claim's stake (:class:`Wealth`), so that a rejected
+claim is not undercut by bets an earlier round's event lost at some smaller eps'.
 """
 from __future__ import annotations
 
@@ -81,12 +83,23 @@ def log_evalue(k1, k2, m: float, c: np.ndarray, eps: np.ndarray, delta: float) -
 
 
 class Wealth:
-    """One layer's wealth at every eps' of :func:`eps_grid` (and its running maximum)."""
+    """One layer's wealth at every eps' of :func:`eps_grid` (and its running maximum).
+
+    Above the claim each eps' bets as its own frequencies say (:func:`bet_size` at eps').  Below it,
+    half the wealth does that and half bets the claim's own stake a = c(claim) / e^claim at every
+    eps' (c = a e^eps', smaller than the claim's): that half is at least the claim's wealth, so a
+    rejected claim rejects every eps' below it up to a factor 2, and the certified bound of a
+    violated layer does not fall far below its claim because earlier rounds' events lost at some
+    smaller eps' (both halves are test supermartingales under every claim at or below eps', so
+    their average is)."""
 
     def __init__(self, claim: float, delta: float):
         self.claim, self.delta = claim, delta
         self.eps = eps_grid(claim)
         self.at_claim = int(np.searchsorted(self.eps, claim))
+        self.below = self.eps < claim
+        self.own = np.zeros(self.eps.size)                       # log wealth of each eps' own bets
+        self.claims = np.zeros(self.eps.size)                    # log wealth of the claim's stake, below it
         self.log_wealth = np.zeros(self.eps.size)
         self.best = np.zeros(self.eps.size)                      # running max of the log wealth
         self.rounds = 0
@@ -95,10 +108,16 @@ class Wealth:
         """One round: ``counts`` [(k1, k2)] of the event(s) the layer certifies this round (two: half
         the wealth on each), on Poisson(m) outputs of each input, bet on as ``frequencies`` [(p1, p2)]
         (estimated before the round) say."""
-        logs = [log_evalue(k1, k2, m, bet_size(p1, p2, self.eps, self.delta), self.eps, self.delta)
-                for (k1, k2), (p1, p2) in zip(counts, frequencies)]
-        step = logs[0] if len(logs) == 1 else np.logaddexp.reduce(logs, axis=0) - math.log(len(logs))
-        self.log_wealth += step
+        stake = np.exp(self.eps[self.below] - self.claim)
+        own, claims = [], []
+        for (k1, k2), (p1, p2) in zip(counts, frequencies):
+            own.append(log_evalue(k1, k2, m, bet_size(p1, p2, self.eps, self.delta), self.eps, self.delta))
+            c = float(bet_size(p1, p2, self.claim, self.delta)) * stake
+            claims.append(log_evalue(k1, k2, m, c, self.eps[self.below], self.delta))
+        self.own += _average(own)
+        self.claims[self.below] += _average(claims)
+        self.log_wealth = self.own.copy()
+        self.log_wealth[self.below] = np.logaddexp(self.own[self.below], self.claims[self.below]) - math.log(2.0)
         self.best = np.maximum(self.best, self.log_wealth)
         self.rounds += 1
 
@@ -116,6 +135,11 @@ class Wealth:
         if fails.size == 0:
             return float(self.eps[-1])
         return float(self.eps[fails[0] - 1]) if fails[0] > 0 else 0.0
+
+
+def _average(logs: list[np.ndarray]) -> np.ndarray:
+    """The log of the average of e-values given by their logs (one: itself)."""
+    return logs[0] if len(logs) == 1 else np.logaddexp.reduce(logs, axis=0) - math.log(len(logs))
 
 
 def best_case_bound(rounds: list[float], claim: float, delta: float, level: float) -> float:
