@@ -174,10 +174,15 @@ class Tally:
     def __init__(self):
         self.counts: dict = {}             # layer -> [[k1, k2, n1, n2] per event (the event, its hedge)]
 
-    def from_kept(self, refined: dict[str, Refined], kept: Kept) -> None:
-        """The counts of every layer's event(s) on all the kept rounds of its pair."""
-        joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
-        hists = round_counts(refined, joined)
+    def from_kept(self, refined: dict[str, Refined], joined: dict, hists: dict) -> None:
+        """The counts of every layer's event(s) on all the kept rounds of its pair (``joined``), from
+        the histograms of its event's statistic on them (``hists``, :func:`by_growth`'s)."""
+        hists = dict(hists)
+        for layer, r in refined.items():
+            if _own_binning(r):
+                stat, edges = _binning(r.hedge)
+                for side in (0, 1):
+                    hists[layer, side, "hedge"] = histogram(stat.evaluate(joined[r.pair, side]), edges)
         for layer, r in refined.items():
             n1, n2 = joined[r.pair, 0].shape[0], joined[r.pair, 1].shape[0]
             self.counts[layer] = [[k1, k2, *((n1, n2) if ev.forward else (n2, n1))]
@@ -264,10 +269,11 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
         t_round = time.perf_counter()
         if fixed_from is None:
             refined, n_select = _choose(plan, source, kept, mean)
-            refined = by_growth(plan, {layer: r for layer, r in refined.items() if layer in levels}, kept)
+            joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
+            refined, hists = by_growth(plan, {layer: r for layer, r in refined.items() if layer in levels}, joined)
             if not refined:
                 raise NoPower("no power, because no statistic of the layers tested applies to these outputs")
-            state.tally.from_kept(refined, kept)
+            state.tally.from_kept(refined, joined, hists)
             if kept.numbers() + 2 * len(plan.pairs) * (mean + 5 * math.sqrt(mean)) * max(1, source.d or 1) > STORE_MAX:
                 fixed_from = k + 1                  # the kept outputs are full: this choice is final
         k += 1
@@ -339,17 +345,19 @@ class Bets:
         self.tally.add(refined, hists, sizes)
 
 
-def by_growth(plan: AuditPlan, refined: dict[str, Refined], kept: Kept) -> dict[str, Refined]:
+def by_growth(plan: AuditPlan, refined: dict[str, Refined], joined: dict) -> tuple[dict[str, Refined], dict]:
     """Each layer's event for the round: of its refined event, its hedge, the events of its curve and
     every half-line of its statistic's bins (both directions), the one whose counts on the kept rounds
     promise the fastest growth of the wealth at the claim (each frequency one standard error toward
     the claim, :func:`evalues.growth`); the refined event when none promises growth.  One event: the
-    wealth is not split."""
-    joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
-    out = {}
+    wealth is not split.  ``joined``: (pair, side) -> the kept rounds' outputs.  Returns the events
+    and (layer, side) -> the histogram of each one's statistic on them."""
+    out, hists = {}, {}
     for layer, r in refined.items():
         stat, edges = r.event.statistic, r.event.edges
-        h = [histogram(stat.evaluate(joined[r.pair, side]), edges).astype(np.float64) for side in (0, 1)]
+        for side in (0, 1):
+            hists[layer, side] = histogram(stat.evaluate(joined[r.pair, side]), edges)
+        h = [hists[layer, side].astype(np.float64) for side in (0, 1)]
         n = [joined[r.pair, side].shape[0] for side in (0, 1)]
         candidates = [r.event] + [ev for ev in ([r.hedge] if r.hedge is not None else []) + list(r.curve_events)
                                   if ev.shares_bins(r.event)] + _half_lines(stat, edges, plan.delta)
@@ -364,7 +372,7 @@ def by_growth(plan: AuditPlan, refined: dict[str, Refined], kept: Kept) -> dict[
             scores.append(evalues.growth(pessimistic(k1, n1)[0], pessimistic(k2, n2)[1], plan.eps, plan.delta))
         best = int(np.argmax(scores))
         out[layer] = replace(r, event=candidates[best], hedge=None) if scores[best] > 0 else r
-    return out
+    return out, hists
 
 
 def _half_lines(stat, edges: np.ndarray, delta: float) -> list:
