@@ -340,7 +340,8 @@ class Bets:
             self.wealth[layer].bet(layer_counts(r, hists, layer), self.tally.frequencies(layer), mean)
             if _has_strata(r):
                 p = _strata_test(r.event, self.hists[layer, 0], self.hists[layer, 1])
-                self.strata[layer] = min(self.strata.get(layer, math.inf), (1.0 if p is None else p) / self.look_alpha())
+                scaled = (1.0 if p is None else p) / self.look_alpha()
+                self.strata[layer] = min(self.strata.get(layer, math.inf), scaled)
             self.violated |= _violated(self.wealth[layer], self.strata.get(layer), self.levels[layer], _has_strata(r))
         self.tally.add(refined, hists, sizes)
 
