@@ -148,14 +148,20 @@ def draw_round(plan: AuditPlan, source: SampleSource, pairs, mean: float, stream
 
 def round_counts(refined: dict[str, Refined], rows: dict) -> dict:
     """(layer, side[, "hedge"]) -> histogram of the layer's event (its hedge's) on the round's outputs."""
-    hists = {}
+    hists = {(layer, side): histogram(r.event.statistic.evaluate(rows[r.pair, side]), r.event.edges)
+             for layer, r in refined.items() for side in (0, 1)}
+    return hedge_counts(refined, rows, hists)
+
+
+def hedge_counts(refined: dict[str, Refined], rows: dict, hists: dict) -> dict:
+    """``hists`` with (layer, side, "hedge") -> the histogram of each hedge that has bins of its own."""
+    out = dict(hists)
     for layer, r in refined.items():
-        for side in (0, 1):
-            hists[layer, side] = histogram(r.event.statistic.evaluate(rows[r.pair, side]), r.event.edges)
-            if _own_binning(r):
-                stat, edges = _binning(r.hedge)
-                hists[layer, side, "hedge"] = histogram(stat.evaluate(rows[r.pair, side]), edges)
-    return hists
+        if _own_binning(r):
+            stat, edges = _binning(r.hedge)
+            for side in (0, 1):
+                out[layer, side, "hedge"] = histogram(stat.evaluate(rows[r.pair, side]), edges)
+    return out
 
 
 def layer_counts(r: Refined, hists: dict, layer: str) -> list[tuple[int, int]]:
@@ -177,12 +183,7 @@ class Tally:
     def from_kept(self, refined: dict[str, Refined], joined: dict, hists: dict) -> None:
         """The counts of every layer's event(s) on all the kept rounds of its pair (``joined``), from
         the histograms of its event's statistic on them (``hists``, :func:`by_growth`'s)."""
-        hists = dict(hists)
-        for layer, r in refined.items():
-            if _own_binning(r):
-                stat, edges = _binning(r.hedge)
-                for side in (0, 1):
-                    hists[layer, side, "hedge"] = histogram(stat.evaluate(joined[r.pair, side]), edges)
+        hists = hedge_counts(refined, joined, hists)
         for layer, r in refined.items():
             n1, n2 = joined[r.pair, 0].shape[0], joined[r.pair, 1].shape[0]
             self.counts[layer] = [[k1, k2, *((n1, n2) if ev.forward else (n2, n1))]
