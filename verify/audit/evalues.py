@@ -117,7 +117,7 @@ class Wealth:
         self.own += _average(own)
         self.claims[self.below] += _average(claims)
         self.log_wealth = self.own.copy()
-        self.log_wealth[self.below] = np.logaddexp(self.own[self.below], self.claims[self.below]) - math.log(2.0)
+        self.log_wealth[self.below] = _average([self.own[self.below], self.claims[self.below]])
         self.best = np.maximum(self.best, self.log_wealth)
         self.rounds += 1
 
