@@ -24,16 +24,31 @@ proxy is larger, the two on the same footing: each on outputs it was not chosen 
 event on the second half), each at the margin of a choice between two (the nominee at one
 standard error on all the outputs used to meet the refined event at its shortlist's margin on
 half of them, and a lucky interval beat the tail); a nominee that wins by too little has the
-refined event certified beside it.  The events of the eps(delta) curve (same statistic and bins) are chosen
-from the same counts.  The layers share the outputs: every statistic of a pair is
-counted on the same draws (:meth:`SampleSource.histograms`).
+refined event certified beside it.  A continuous statistic is counted at refinement on its
+selection bins and eight more beyond each outermost one (``events.with_outer_bins``), and last,
+an event to certify that is a tail of such a statistic has its threshold moved towards the rare
+end where a model of all its refinement counts shows the ratio rising there
+(``events.refit_half_line``): a shortlist validated on half the counts leaves a tail's threshold
+far from its rare end when the best one has few counts.  The events of the eps(delta) curve
+(same statistic and bins) are chosen from the same counts.  The layers share the outputs: every
+statistic of a pair is counted on the same draws (:meth:`SampleSource.histograms`).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..events import Event, best_single_bin, hedge_gain, search, search_counts, validate_counts, validation_margin
+from ..events import (
+    Event,
+    best_single_bin,
+    hedge_gain,
+    refit_half_line,
+    search,
+    search_counts,
+    validate_counts,
+    validation_margin,
+    with_outer_bins,
+)
 from ..source import REFINE, SELECT, SampleSource
 from .select import Choice, most_promising
 from .validate import SHORTLIST, AuditPlan
@@ -68,6 +83,7 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
         return {layer: _unrefined(plan, source, c) for layer, c in choices.items()}
     half = max(1, plan.n_refine // 2)
     sizes = (half, plan.n_refine - half)
+    choices = {layer: _with_outer_bins(c) for layer, c in choices.items()}
     # every (layer, role) statistic to count, grouped by pair: one draw per pair, input and half
     wanted: dict[int, list] = {}
     for layer, c in choices.items():
@@ -85,6 +101,15 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
                     counts[layer, role, side, part] = h
     return {layer: _refined(plan, c, {k[1:]: v for k, v in counts.items() if k[0] == layer}, sizes)
             for layer, c in choices.items()}
+
+
+def _with_outer_bins(choice: Choice) -> Choice:
+    """``choice`` with every candidate's event on bins beyond its statistic's outermost selection
+    edges as well (``events.with_outer_bins``), which refinement's outputs fill."""
+    def outer(candidate):
+        return None if candidate is None else replace(candidate, event=with_outer_bins(candidate.event))
+    return replace(choice, chosen=outer(choice.chosen), nominee=outer(choice.nominee),
+                   contenders=tuple(outer(c) for c in choice.contenders))
 
 
 def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Event, float, Event | None]:
@@ -132,6 +157,7 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
     p = choice.chosen.pair
     h = _halves(counts, "chosen")
     event, proxy, hedge = _refine_statistic(plan, choice.chosen.event, h, sizes)
+    h_hedge = h                                    # the refinement counts of the hedge's statistic
     contender, contender_chosen = None, False
     for i, rival in enumerate(choice.contenders):
         hc = _halves(counts, ("contender", i))
@@ -147,9 +173,9 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
                                           plan.n, plan.alpha, plan.delta) > 0:
             loser = second
         if won:
-            event, proxy, hedge, p, h, contender_chosen = event_c, proxy_c, hedge_c, rival.pair, hc, True
+            event, proxy, hedge, h_hedge, p, h, contender_chosen = event_c, proxy_c, hedge_c, hc, rival.pair, hc, True
         if loser is not None and hedge is None:
-            hedge = loser
+            hedge, h_hedge = loser, h_second
     full = (h[0] + h[2], h[1] + h[3])
     nominee = None if choice.nominee is None else choice.nominee.event
     if nominee is not None:
@@ -169,8 +195,19 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
             h_nom = [counts["nominee", side, 1] for side in (0, 1)]
             both = choice.nominee.pair == p and hedge_gain(nominee, h_nom, event, h[2:], sizes[1], sizes[1], plan.n,
                                                            plan.alpha, plan.delta) > 0
-            event, proxy, hedge, p, full = (nominee, nom_proxy, event if both else None, choice.nominee.pair,
-                                            full_nom)
+            event, proxy, hedge, h_hedge, p, full = (nominee, nom_proxy, event if both else None, h,
+                                                     choice.nominee.pair, full_nom)
+    # the tail thresholds of the events to certify, moved on all their refinement counts
+    # (events.refit_half_line)
+    nominee_chosen = nominee is not None and event is nominee
+    event = refit_half_line(event, full[0], full[1], plan.n_refine, plan.n_refine, plan.n, plan.alpha)
+    if nominee_chosen:
+        nominee = event
+    if hedge is not None:
+        hedge = refit_half_line(hedge, h_hedge[0] + h_hedge[2], h_hedge[1] + h_hedge[3], plan.n_refine,
+                                plan.n_refine, plan.n, plan.alpha)
+        if hedge.key() == event.key():
+            hedge = None
     event.proxy = proxy
     curve = search_counts(event.statistic, event.edges, full[0], full[1], plan.n_refine, plan.n_refine, plan.n,
                           plan.alpha, plan.delta_grid)
