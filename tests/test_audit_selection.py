@@ -368,6 +368,19 @@ def test_a_rare_nominee_meets_the_refined_event_on_the_same_footing():
     assert _nominee_choices(tail=(1.03e-4, 2.0e-5), interval=(6e-5, 1e-6)) <= 0.1
 
 
+def _binned_law(cdf_x, cdf_xp, edges):
+    """(probabilities of the bins of ``edges`` under x and under x', the exact bound at N_CERT of
+    an event of those bins favouring x)."""
+    cut = np.concatenate([[-np.inf], edges, [np.inf]])
+    law = [np.diff(cdf(cut)) for cdf in (cdf_x, cdf_xp)]
+    cert = certifier_for(0.0)
+
+    def true_bound(ev):
+        p, q = (float(law[s][ev.bins].sum()) for s in (0, 1))
+        return float(cert.bound(p * N_CERT, N_CERT, q * N_CERT, N_CERT, ALPHA, 0.0))
+    return law, true_bound
+
+
 def _refit_bounds(cdf_x, cdf_xp, edges, incumbent, draws=40, seed=5):
     """(true bound of the incumbent, true bounds of the refitted events): the lower tail
     (-inf, incumbent] of the value of a scalar law, its threshold moved by
@@ -376,17 +389,9 @@ def _refit_bounds(cdf_x, cdf_xp, edges, incumbent, draws=40, seed=5):
     from verify.audit.events import Event, refit_half_line
     from verify.audit.features.value import value_statistic
 
-    stat = value_statistic(0, 1)
-    k = edges.size + 1
-    cut = np.concatenate([[-np.inf], edges, [np.inf]])
-    law = [np.diff(cdf(cut)) for cdf in (cdf_x, cdf_xp)]
-    cert = certifier_for(0.0)
-
-    def true_bound(ev):
-        p, q = (float(law[s][ev.bins].sum()) for s in (0, 1))
-        return float(cert.bound(p * N_CERT, N_CERT, q * N_CERT, N_CERT, ALPHA, 0.0))
-
-    inc = Event(stat, edges, np.arange(k) <= int(np.searchsorted(edges, incumbent)), True, 0.0, 0.0)
+    law, true_bound = _binned_law(cdf_x, cdf_xp, edges)
+    inc = Event(value_statistic(0, 1), edges, np.arange(edges.size + 1) <= int(np.searchsorted(edges, incumbent)),
+                True, 0.0, 0.0)
     rng, out = np.random.default_rng(seed), []
     for _ in range(draws):
         c1, c2 = (rng.poisson(2 * M * f) for f in law)
@@ -474,14 +479,7 @@ def test_refinement_moves_the_threshold_of_the_tail_it_certifies():
     stat = replace(value_statistic(0, 1), name="output")
     edges = NOISY_MAX_EDGES
     k = edges.size + 1
-    cut = np.concatenate([[-np.inf], edges, [np.inf]])
-    law = [np.diff(_noisy_max(shift)(cut)) for shift in (1.0, 2.0)]
-    cert = certifier_for(0.0)
-
-    def true_bound(ev):
-        p, q = (float(law[s][ev.bins].sum()) for s in (0, 1))
-        return float(cert.bound(p * N_CERT, N_CERT, q * N_CERT, N_CERT, ALPHA, 0.0))
-
+    law, true_bound = _binned_law(_noisy_max(1.0), _noisy_max(2.0), edges)
     selected = Event(stat, edges, np.arange(k) <= int(np.searchsorted(edges, 3.44)), True, 0.0, 0.0)
     rng, gains = np.random.default_rng(3), []
     for _ in range(20):
