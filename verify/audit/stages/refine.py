@@ -36,7 +36,9 @@ statistic of a pair is counted on the same draws (:meth:`SampleSource.histograms
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+import numpy as np
 
 from ..events import (
     Event,
@@ -83,8 +85,9 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
         return {layer: _unrefined(plan, source, c) for layer, c in choices.items()}
     half = max(1, plan.n_refine // 2)
     sizes = (half, plan.n_refine - half)
-    choices = {layer: _with_outer_bins(c) for layer, c in choices.items()}
-    # every (layer, role) statistic to count, grouped by pair: one draw per pair, input and half
+    # every (layer, role) statistic to count, grouped by pair: one draw per pair, input and half;
+    # a continuous statistic on its bins and those beyond its outermost edges (events.with_outer_bins),
+    # which only the threshold move at the end reads: everything before it sees the selection's bins
     wanted: dict[int, list] = {}
     for layer, c in choices.items():
         wanted.setdefault(c.chosen.pair, []).append((layer, "chosen", c.chosen.event))
@@ -92,24 +95,40 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
             wanted.setdefault(c.nominee.pair, []).append((layer, "nominee", c.nominee.event))
         for i, rival in enumerate(c.contenders):
             wanted.setdefault(rival.pair, []).append((layer, ("contender", i), rival.event))
-    counts = {}                                    # (layer, role, side, part) -> histogram
+    counts, outer = {}, {}                         # (layer, role, side, part) -> histogram
     for q, items in wanted.items():
-        binnings = [(ev.statistic, ev.edges) for _, _, ev in items]
+        binnings = [(ev.statistic, with_outer_bins(ev).edges) for _, _, ev in items]
         for part, m in enumerate(sizes):
             for side, x in enumerate(plan.pairs[q]):
-                for (layer, role, _), h in zip(items, source.histograms(x, m, binnings, (q, side, REFINE + part), bar)):
-                    counts[layer, role, side, part] = h
-    return {layer: _refined(plan, c, {k[1:]: v for k, v in counts.items() if k[0] == layer}, sizes)
+                hists = source.histograms(x, m, binnings, (q, side, REFINE + part), bar)
+                for (layer, role, ev), h in zip(items, hists):
+                    outer[layer, role, side, part] = h
+                    counts[layer, role, side, part] = _selection_bins(h, ev)
+    return {layer: _refined(plan, c, {k[1:]: v for k, v in counts.items() if k[0] == layer},
+                            {k[1:]: v for k, v in outer.items() if k[0] == layer}, sizes)
             for layer, c in choices.items()}
 
 
-def _with_outer_bins(choice: Choice) -> Choice:
-    """``choice`` with every candidate's event on bins beyond its statistic's outermost selection
-    edges as well (``events.with_outer_bins``), which refinement's outputs fill."""
-    def outer(candidate):
-        return None if candidate is None else replace(candidate, event=with_outer_bins(candidate.event))
-    return replace(choice, chosen=outer(choice.chosen), nominee=outer(choice.nominee),
-                   contenders=tuple(outer(c) for c in choice.contenders))
+def _selection_bins(h, event: Event):
+    """A histogram counted on ``with_outer_bins(event)``'s bins, on ``event``'s own (the outer bins
+    added back into the end bins)."""
+    extra = h.size - (event.edges.size + 1)
+    if extra == 0:
+        return h
+    k = extra // 2
+    return np.concatenate([[h[:k + 1].sum()], h[k + 1:h.size - k - 1], [h[h.size - k - 1:].sum()]])
+
+
+def _moved(plan: AuditPlan, event: Event, outer: dict, role) -> tuple[Event, tuple | None]:
+    """(the event whose threshold ``events.refit_half_line`` moved on the role's refinement counts on
+    the outer bins as well, and those counts summed over the halves), or (``event``, None)."""
+    wide = with_outer_bins(event)
+    if wide is event:
+        return event, None
+    h = _halves(outer, role)
+    full = (h[0] + h[2], h[1] + h[3])
+    moved = refit_half_line(wide, full[0], full[1], plan.n_refine, plan.n_refine, plan.n, plan.alpha)
+    return (event, None) if moved is wide else (moved, full)
 
 
 def _refine_statistic(plan: AuditPlan, event: Event, h: list, sizes) -> tuple[Event, float, Event | None]:
@@ -152,12 +171,13 @@ def _halves(counts: dict, role: str) -> list:
     return [counts[role, side, part] for part in (0, 1) for side in (0, 1)]
 
 
-def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
-    """One layer's refinement from its counts: (role, side, part) -> histogram."""
+def _refined(plan: AuditPlan, choice: Choice, counts: dict, outer: dict, sizes) -> Refined:
+    """One layer's refinement from its counts: (role, side, part) -> histogram, on the selection's
+    bins (``counts``) and on the outer bins as well (``outer``)."""
     p = choice.chosen.pair
     h = _halves(counts, "chosen")
     event, proxy, hedge = _refine_statistic(plan, choice.chosen.event, h, sizes)
-    h_hedge = h                                    # the refinement counts of the hedge's statistic
+    role, role_hedge = "chosen", "chosen"          # whose counts the event and the hedge are of
     contender, contender_chosen = None, False
     for i, rival in enumerate(choice.contenders):
         hc = _halves(counts, ("contender", i))
@@ -168,14 +188,16 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
         # the loser of the two statistics is certified beside the winner when the counts cannot
         # tell them apart (same pair only: the certification outputs are drawn per pair)
         first, h_first, second, h_second = (event_c, hc, event, h) if won else (event, h, event_c, hc)
+        role_second = role if won else ("contender", i)
         loser = None
         if rival.pair == p and hedge_gain(first, h_first[2:], second, h_second[2:], sizes[1], sizes[1],
                                           plan.n, plan.alpha, plan.delta) > 0:
             loser = second
         if won:
-            event, proxy, hedge, h_hedge, p, h, contender_chosen = event_c, proxy_c, hedge_c, hc, rival.pair, hc, True
+            event, proxy, hedge, p, h, contender_chosen = event_c, proxy_c, hedge_c, rival.pair, hc, True
+            role = role_hedge = ("contender", i)
         if loser is not None and hedge is None:
-            hedge, h_hedge = loser, h_second
+            hedge, role_hedge = loser, role_second
     full = (h[0] + h[2], h[1] + h[3])
     nominee = None if choice.nominee is None else choice.nominee.event
     if nominee is not None:
@@ -195,17 +217,19 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, sizes) -> Refined:
             h_nom = [counts["nominee", side, 1] for side in (0, 1)]
             both = choice.nominee.pair == p and hedge_gain(nominee, h_nom, event, h[2:], sizes[1], sizes[1], plan.n,
                                                            plan.alpha, plan.delta) > 0
-            event, proxy, hedge, h_hedge, p, full = (nominee, nom_proxy, event if both else None, h,
-                                                     choice.nominee.pair, full_nom)
+            event, proxy, hedge, role_hedge, p, full = (nominee, nom_proxy, event if both else None, role,
+                                                        choice.nominee.pair, full_nom)
+            role = "nominee"
     # the tail thresholds of the events to certify, moved on all their refinement counts
     # (events.refit_half_line)
     nominee_chosen = nominee is not None and event is nominee
-    event = refit_half_line(event, full[0], full[1], plan.n_refine, plan.n_refine, plan.n, plan.alpha)
+    event, moved_full = _moved(plan, event, outer, role)
+    if moved_full is not None:
+        full = moved_full
     if nominee_chosen:
         nominee = event
     if hedge is not None:
-        hedge = refit_half_line(hedge, h_hedge[0] + h_hedge[2], h_hedge[1] + h_hedge[3], plan.n_refine,
-                                plan.n_refine, plan.n, plan.alpha)
+        hedge = _moved(plan, hedge, outer, role_hedge)[0]
         if hedge.key() == event.key():
             hedge = None
     event.proxy = proxy
