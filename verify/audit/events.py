@@ -246,11 +246,13 @@ def with_outer_bins(event: Event) -> Event:
 
 
 def refit_half_line(event: Event, c1, c2, m1: int, m2: int, n_cert: int, alpha: float) -> Event:
-    """``event``, or a half-line inside it nearer the rare end, chosen on a model of the counts
-    c1 / c2 (histograms, in the event's bins, of m1 / m2 outputs of x / x'): the threshold of a
-    tail moved where the tail's ratio is seen to rise towards its end.
+    """``event``, or a half-line chosen on a model of the counts c1 / c2 (histograms, in the event's
+    bins, of m1 / m2 outputs of x / x'): the threshold of a tail moved where the tail's ratio is
+    seen to rise towards its end.
 
-    For a continuous statistic whose event is a half-line, each bin's ratio is modelled as
+    For a continuous statistic whose event is a half-line (the candidates: the half-lines inside
+    it) or an interval inside the bins (the candidates: the half-lines inside the one it opens onto,
+    on either side; a rare nominee is such an interval), each bin's ratio is modelled as
     log-linear in the log of the favoured input's count from the rare end to that bin (a binomial
     GLM, statsmodels), with its slope taken one standard error flatter; every shorter half-line
     is scored by its proxy one standard error low (:func:`_proxy`) with its other count from the
@@ -264,19 +266,38 @@ def refit_half_line(event: Event, c1, c2, m1: int, m2: int, n_cert: int, alpha: 
     to 0.0981)."""
     inside = np.flatnonzero(event.bins)
     n_bins = event.bins.size
-    if (event.statistic.discrete or inside.size < 3 or inside.size == n_bins
-            or inside[-1] - inside[0] + 1 != inside.size or (inside[0] != 0 and inside[-1] != n_bins - 1)):
+    if (event.statistic.discrete or inside.size == 0 or inside.size == n_bins
+            or inside[-1] - inside[0] + 1 != inside.size):
         return event
-    lower = inside[0] == 0
+    lo, hi = int(inside[0]), int(inside[-1])
+    families = []                                  # bins of a family of half-lines, from its rare end
+    if hi < n_bins - 1 or lo == 0:
+        families.append(np.arange(0, hi + 1))
+    if lo > 0:
+        families.append(np.arange(n_bins - 1, lo - 1, -1))
     h1, h2, m_a, m_b = (c1, c2, m1, m2) if event.forward else (c2, c1, m2, m1)
-    a = np.asarray(h1, dtype=np.float64)[inside]
-    b = np.asarray(h2, dtype=np.float64)[inside]
-    if not lower:                                  # from the rare end inwards
-        a, b = a[::-1], b[::-1]
+    best = None
+    for bins in families:
+        moved = _modelled_move(event, bins, np.asarray(h1, dtype=np.float64), np.asarray(h2, dtype=np.float64),
+                               m_a, m_b, n_cert, alpha)
+        if moved is not None and (best is None or moved[0] > best[0]):
+            best = moved
+    if best is None:
+        return event
+    first, last = sorted((int(best[1][0]), int(best[1][-1])))
+    return _event(event.statistic, event.edges, first, last, False, event.forward, event.proxy, event.delta)
+
+
+def _modelled_move(event: Event, bins, h1, h2, m_a: int, m_b: int, n_cert: int, alpha: float):
+    """(score, bins) of the best half-line made of the first k of ``bins`` (ordered from the rare
+    end) if it scores above ``event`` under the model of :func:`refit_half_line`, else None."""
+    if bins.size < 3:
+        return None
+    a, b = h1[bins], h2[bins]
     cum = np.cumsum(a)
     seen = (a + b) > 0
     if seen.sum() < 3 or not np.all(cum[seen] > 0):
-        return event
+        return None
     x = np.log(cum[seen])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -284,23 +305,24 @@ def refit_half_line(event: Event, c1, c2, m1: int, m2: int, n_cert: int, alpha: 
             fit = sm.GLM(np.column_stack([a[seen], b[seen]]), np.column_stack([np.ones(x.size), x]),
                          family=sm.families.Binomial(), offset=np.full(x.size, math.log(m_a / m_b))).fit()
         except (ValueError, np.linalg.LinAlgError, PerfectSeparationError):
-            return event
+            return None
     (level, slope), slope_se = fit.params, fit.bse[1]
     if not (np.isfinite(slope) and np.isfinite(slope_se)) or slope >= 0:
-        return event
+        return None
     if fit.df_resid > 0 and stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < LACK_OF_FIT_LEVEL:
-        return event                               # the counts reject the model: no move on it
+        return None                                # the counts reject the model: no move on it
     flatter = min(slope + slope_se, 0.0)           # the ratio's rise taken one standard error flatter
     level += (slope - flatter) * float(np.average(x, weights=a[seen] + b[seen]))
-    b_model = np.cumsum(a * np.exp(-(level + flatter * np.log(np.maximum(cum, 0.5))))) * (m_b / m_a)
-    score = _proxy(cum, b_model, m_a, m_b, n_cert, alpha, VALIDATION_MARGIN, event.delta)
+    b_bins = a * np.exp(-(level + flatter * np.log(np.maximum(cum, 0.5)))) * (m_b / m_a)
+    score = _proxy(cum, np.cumsum(b_bins), m_a, m_b, n_cert, alpha, VALIDATION_MARGIN, event.delta)
     score = np.where(np.isfinite(score), score, -np.inf)
-    best = int(np.argmax(score))
-    if best == cum.size - 1 or not score[best] > score[-1]:
-        return event
-    first, last = (inside[0], inside[0] + best) if lower else (inside[-1] - best, inside[-1])
-    return _event(event.statistic, event.edges, int(first), int(last), False, event.forward, event.proxy,
-                  event.delta)
+    mine = event.bins[bins]                        # the event under the same model
+    own = float(_proxy(np.float64(a[mine].sum()), np.float64(b_bins[mine].sum()), m_a, m_b, n_cert, alpha,
+                       VALIDATION_MARGIN, event.delta))
+    k = int(np.argmax(score))
+    if np.array_equal(mine, np.arange(bins.size) <= k) or not score[k] > own:
+        return None
+    return float(score[k]), bins[:k + 1]
 
 
 def best_single_bin(stat, edges: np.ndarray, c1, c2, m1: int, m2: int, n_cert: int, alpha: float,
