@@ -430,6 +430,27 @@ def test_a_tail_threshold_moves_towards_the_rare_end_where_the_ratio_rises():
         assert np.all(after >= before - 0.02)
 
 
+def test_an_interval_moves_to_a_half_line_of_the_side_where_the_ratio_rises():
+    """A winning rare nominee is an interval: ReportNoisyMax4's at seed 0 was (2.5129, 3.42517]
+    (7.65 times its floor).  On the same law the interval (2.56, 3.65] moves to a half-line of
+    the one it opens onto, (-inf, 3.65], and certifies more in every draw, by 0.1 in most."""
+    from verify.audit.events import Event, refit_half_line
+    from verify.audit.features.value import value_statistic
+
+    edges = NOISY_MAX_EDGES
+    law, true_bound = _binned_law(_noisy_max(1.0), _noisy_max(2.0), edges)
+    bins = np.arange(edges.size + 1)
+    interval = Event(value_statistic(0, 1), edges, (bins > np.searchsorted(edges, 2.5)) & (bins <= np.searchsorted(
+        edges, 3.44)), True, 0.0, 0.0)
+    rng, gains = np.random.default_rng(5), []
+    for _ in range(40):
+        c1, c2 = (rng.poisson(2 * M * f) for f in law)
+        moved = refit_half_line(interval, c1, c2, 2 * M, 2 * M, N_CERT, ALPHA)
+        assert moved.bins[0]                       # a lower half-line
+        gains.append(true_bound(moved) - true_bound(interval))
+    assert min(gains) > 0 and np.mean(np.array(gains) > 0.1) >= 0.6
+
+
 def test_a_tail_threshold_is_not_moved_by_luck_where_the_ratio_is_flat():
     """Laplace noise beyond its shift has one ratio along the whole tail: a far threshold beats the
     incumbent there only by luck, with fewer counts and a wider certification.  At eps = 10
