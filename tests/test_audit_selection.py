@@ -501,9 +501,9 @@ def test_refinement_moves_the_threshold_of_the_tail_it_certifies():
     it by luck, up to 0.39 lower)."""
     from dataclasses import replace
 
-    from verify.audit.events import OUTER_BINS, Event, with_outer_bins
+    from verify.audit.events import OUTER_BINS, Event, fold_outer_bins, with_outer_bins
     from verify.audit.features.value import value_statistic
-    from verify.audit.stages.refine import _refined, _selection_bins
+    from verify.audit.stages.refine import _refined
     from verify.audit.stages.select import Candidate, Choice
     from verify.audit.stages.validate import validate
 
@@ -518,7 +518,7 @@ def test_refinement_moves_the_threshold_of_the_tail_it_certifies():
     rng, gains = np.random.default_rng(3), []
     for _ in range(20):
         outer = {("chosen", side, part): rng.poisson(M * law[side]) for side in (0, 1) for part in (0, 1)}
-        counts = {key: _selection_bins(h, selected) for key, h in outer.items()}
+        counts = {key: fold_outer_bins(h, selected) for key, h in outer.items()}
         r = _refined(plan, Choice(Candidate(2.0, 0.2, selected, 0), None, 2.0), counts, outer, (M, M))
         gains.append(true_bound(with_outer_bins(r.event) if r.event.edges.size == edges.size else r.event)
                      - true_bound(wide))

@@ -245,6 +245,17 @@ def with_outer_bins(event: Event) -> Event:
     return Event(event.statistic, edges, bins, event.forward, event.proxy, event.delta, event.label)
 
 
+def fold_outer_bins(h, event: Event):
+    """A histogram counted on ``with_outer_bins(event)``'s bins, on ``event``'s own: the outer bins
+    added back into the end bins (refinement counts once, on the wider bins; everything but the
+    threshold move reads the selection's)."""
+    extra = h.size - (event.edges.size + 1)
+    if extra == 0:
+        return h
+    k = extra // 2
+    return np.concatenate([[h[:k + 1].sum()], h[k + 1:h.size - k - 1], [h[h.size - k - 1:].sum()]])
+
+
 def refit_half_line(event: Event, c1, c2, m1: int, m2: int, n_cert: int, alpha: float) -> Event:
     """``event``, or a half-line chosen on a model of the counts c1 / c2 (histograms, in the event's
     bins, of m1 / m2 outputs of x / x'): the threshold of a tail moved where the tail's ratio is

@@ -38,11 +38,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..events import (
     Event,
     best_single_bin,
+    fold_outer_bins,
     hedge_gain,
     refit_half_line,
     search,
@@ -103,20 +102,10 @@ def refine(plan: AuditPlan, source: SampleSource, choices: dict[str, Choice], ba
                 hists = source.histograms(x, m, binnings, (q, side, REFINE + part), bar)
                 for (layer, role, ev), h in zip(items, hists):
                     outer[layer, role, side, part] = h
-                    counts[layer, role, side, part] = _selection_bins(h, ev)
+                    counts[layer, role, side, part] = fold_outer_bins(h, ev)
     return {layer: _refined(plan, c, {k[1:]: v for k, v in counts.items() if k[0] == layer},
                             {k[1:]: v for k, v in outer.items() if k[0] == layer}, sizes)
             for layer, c in choices.items()}
-
-
-def _selection_bins(h, event: Event):
-    """A histogram counted on ``with_outer_bins(event)``'s bins, on ``event``'s own (the outer bins
-    added back into the end bins)."""
-    extra = h.size - (event.edges.size + 1)
-    if extra == 0:
-        return h
-    k = extra // 2
-    return np.concatenate([[h[:k + 1].sum()], h[k + 1:h.size - k - 1], [h[h.size - k - 1:].sum()]])
 
 
 def _moved(plan: AuditPlan, event: Event, outer: dict, role) -> tuple[Event, tuple | None]:
