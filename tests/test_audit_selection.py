@@ -421,10 +421,11 @@ def test_a_tail_threshold_moves_towards_the_rare_end_where_the_ratio_rises():
     """ReportNoisyMax4's law (shifts 1 under x and 2 under x'): its best tail at n = 3e7 ends near
     3.0, with about 60 outputs of x against 3 of x' in all of refinement; the shortlist, validated
     on half of them sqrt(2 ln L) standard errors low, left it at 3.44 (certifying 2.10).  Moved on
-    the model of all the counts it certifies more by 0.2 in most draws, and never less; a tail
-    already near the best (3.0, or 2.7 beyond it) stays where it is."""
+    the model of all the counts it certifies more by 0.3 in 31 of 40 draws, and never less (the
+    log-linear model it replaced, a straight line taken one standard error flatter: 18 of 40); a
+    tail already near the best (3.0, or 2.7 beyond it) loses nothing."""
     before, after = _refit_bounds(_noisy_max(1.0), _noisy_max(2.0), NOISY_MAX_EDGES, 3.44)
-    assert np.all(after >= before) and np.mean(after > before + 0.2) >= 0.5
+    assert np.all(after >= before) and np.mean(after > before + 0.3) >= 0.65
     for near in (3.0, 2.7):
         before, after = _refit_bounds(_noisy_max(1.0), _noisy_max(2.0), NOISY_MAX_EDGES, near)
         assert np.all(after >= before - 0.02)
@@ -455,10 +456,11 @@ def test_a_tail_threshold_is_not_moved_by_luck_where_the_ratio_is_flat():
     """Laplace noise beyond its shift has one ratio along the whole tail: a far threshold beats the
     incumbent there only by luck, with fewer counts and a wider certification.  At eps = 10
     (NoisyHist2: scale 0.1, shifts 1 and 2), where the ratio is flat below 1 and falls above it
-    (the log-linear model does not fit that shape: its counts reject it), and at eps = 0.1 (scale
-    10, shifts 0 and 1), no draw loses (tried: the threshold of largest proxy on the counts
-    themselves, one standard error low and ahead by the standard error of the difference, moved
-    NoisyHist1's tail at seed 2 to a far one, its bound from 0.0992 to 0.0981)."""
+    (the model does not fit that shape: its counts reject it), at eps = 0.1 (scale 10, shifts 0
+    and 1) and on a ratio that levels off (ReportNoisyMax3's shape), no draw loses (tried: the
+    threshold of largest proxy on the counts themselves, one standard error low and ahead by the
+    standard error of the difference, moved NoisyHist1's tail at seed 2 to a far one, its bound
+    from 0.0992 to 0.0981)."""
     from scipy import stats
 
     edges = np.round(np.concatenate([np.arange(0.3, 1.2, 0.01), np.arange(1.2, 3.0, 0.05)]), 4)
@@ -469,6 +471,14 @@ def test_a_tail_threshold_is_not_moved_by_luck_where_the_ratio_is_flat():
     for incumbent in (0.0, -1.0):
         before, after = _refit_bounds(stats.laplace(0, 10).cdf, stats.laplace(1, 10).cdf, edges, incumbent)
         assert after.min() >= before - 0.0002
+    # the largest of five Laplace values (scale 2, shifts 0 and 1): a ratio that rises along the
+    # tail and levels off at eps = 2.5 far from its end (the log-linear model lost 0.017 in
+    # one draw of 100 from -2)
+    edges = np.round(np.arange(-8.0, 6.0, 0.1), 4)
+    law = [lambda t, s=s: stats.laplace(s, 2.0).cdf(t) ** 5 for s in (0.0, 1.0)]
+    for incumbent in (-2.0, 0.0):
+        before, after = _refit_bounds(*law, edges, incumbent)
+        assert after.min() >= before - 0.002
 
 
 def test_refinement_counts_a_continuous_statistic_beyond_its_outermost_selection_edges():
@@ -496,9 +506,9 @@ def test_refinement_counts_a_continuous_statistic_beyond_its_outermost_selection
 def test_refinement_moves_the_threshold_of_the_tail_it_certifies():
     """The layer's refinement ends with the threshold move (``events.refit_half_line``): on
     ReportNoisyMax4's law with the selection's tail at 3.44, the tail refinement hands on to be
-    certified certifies more than the selection's by 0.1, at its exact frequencies, in 9 of 20
-    draws (in none without the move: the shortlist alone keeps the selection's tail or moves
-    it by luck, up to 0.39 lower)."""
+    certified certifies more than the selection's by 0.2, at its exact frequencies, in
+    19 of 20 draws (with the log-linear model, 10; in none without the move: the shortlist
+    alone keeps the selection's tail or moves it by luck, up to 0.39 lower)."""
     from dataclasses import replace
 
     from verify.audit.events import OUTER_BINS, Event, fold_outer_bins, with_outer_bins
@@ -522,4 +532,4 @@ def test_refinement_moves_the_threshold_of_the_tail_it_certifies():
         r = _refined(plan, Choice(Candidate(2.0, 0.2, selected, 0), None, 2.0), counts, outer, (M, M))
         gains.append(true_bound(with_outer_bins(r.event) if r.event.edges.size == edges.size else r.event)
                      - true_bound(wide))
-    assert np.mean(np.array(gains) > 0.1) >= 0.4           # 0 of 20 without the move
+    assert np.mean(np.array(gains) > 0.2) >= 0.8           # 10 of 20 log-linear, 0 without the move
