@@ -19,6 +19,13 @@ def git_commit() -> str:
     import subprocess
     here = Path(__file__).resolve().parent            # dpbench/
     try:
+        # the repository must track these sources: an installed copy (site-packages) inside another
+        # repository (a virtual environment in a user's project, pyenv's own checkout) would
+        # otherwise be stamped with that repository's commit
+        tracked = subprocess.run(["git", "ls-files", "--error-unmatch", Path(__file__).name], cwd=here,
+                                 capture_output=True, text=True, timeout=10)
+        if tracked.returncode != 0:
+            return "not a git checkout"
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
                               timeout=10)
         if head.returncode != 0:
