@@ -337,15 +337,16 @@ def _modelled_move(event: Event, bins, n_candidates: int, h1, h2, m_a: int, m_b:
         return None
     if fit.df_resid > 0 and stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < LACK_OF_FIT_LEVEL:
         return None                                # the counts reject the model: no move on it
-    d = design(np.log(np.maximum(cum[:n_candidates], 0.5)))
+    a, cum = a[:n_candidates], cum[:n_candidates]  # the bins that may end a candidate
+    d = design(np.log(np.maximum(cum, 0.5)))
     low = d @ fit.params - np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", d, cov, d), 0.0))
     with np.errstate(over="ignore", invalid="ignore"):
-        b_bins = np.where(a[:n_candidates] > 0, a[:n_candidates] * np.exp(-low) * (m_b / m_a), 0.0)
-    score = _proxy(cum[:n_candidates], np.cumsum(b_bins), m_a, m_b, n_cert, alpha, VALIDATION_MARGIN, event.delta)
+        b_bins = np.where(a > 0, a * np.exp(-low) * (m_b / m_a), 0.0)
+    score = _proxy(cum, np.cumsum(b_bins), m_a, m_b, n_cert, alpha, VALIDATION_MARGIN, event.delta)
     score = np.where(np.isfinite(score), score, -np.inf)
     mine = event.bins[bins[:n_candidates]]         # the event under the same model
-    own = float(_proxy(np.float64(a[:n_candidates][mine].sum()), np.float64(b_bins[mine].sum()), m_a, m_b, n_cert,
-                       alpha, VALIDATION_MARGIN, event.delta))
+    own = float(_proxy(np.float64(a[mine].sum()), np.float64(b_bins[mine].sum()), m_a, m_b, n_cert, alpha,
+                       VALIDATION_MARGIN, event.delta))
     k = int(np.argmax(score))
     if np.array_equal(mine, np.arange(n_candidates) <= k) or not score[k] > own:
         return None

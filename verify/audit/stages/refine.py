@@ -114,8 +114,7 @@ def _moved(plan: AuditPlan, event: Event, outer: dict, role) -> tuple[Event, tup
     wide = with_outer_bins(event)
     if wide is event:
         return event, None
-    h = _halves(outer, role)
-    full = (h[0] + h[2], h[1] + h[3])
+    full = _whole(outer, role)
     moved = refit_half_line(wide, full[0], full[1], plan.n_refine, plan.n_refine, plan.n, plan.alpha)
     return (event, None) if moved is wide else (moved, full)
 
@@ -160,6 +159,11 @@ def _halves(counts: dict, role: str) -> list:
     return [counts[role, side, part] for part in (0, 1) for side in (0, 1)]
 
 
+def _whole(counts: dict, role) -> tuple:
+    """A role's refinement histograms (x, x') summed over the two halves."""
+    return tuple(counts[role, side, 0] + counts[role, side, 1] for side in (0, 1))
+
+
 def _refined(plan: AuditPlan, choice: Choice, counts: dict, outer: dict, sizes) -> Refined:
     """One layer's refinement from its counts: (role, side, part) -> histogram, on the selection's
     bins (``counts``) and on the outer bins as well (``outer``)."""
@@ -187,7 +191,7 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, outer: dict, sizes) 
             role = role_hedge = ("contender", i)
         if loser is not None and hedge is None:
             hedge, role_hedge = loser, role_second
-    full = (h[0] + h[2], h[1] + h[3])
+    full = _whole(counts, role)
     nominee = None if choice.nominee is None else choice.nominee.event
     if nominee is not None:
         # the nominee and the refined event on the same footing: each on outputs it was not chosen
@@ -197,7 +201,7 @@ def _refined(plan: AuditPlan, choice: Choice, counts: dict, outer: dict, sizes) 
         # when the second half cannot tell them apart (same pair).  Not the other way round:
         # events.hedge_gain values a rare event's noise as upside (tried: Laplace rows hedged
         # beside far tails of a dozen counts lost the step from alpha to alpha / 2)
-        full_nom = tuple(counts["nominee", side, 0] + counts["nominee", side, 1] for side in (0, 1))
+        full_nom = _whole(counts, "nominee")
         margin = validation_margin(2)
         nom_proxy = float(validate_counts([nominee], *full_nom, plan.n_refine, plan.n_refine, plan.n,
                                           plan.alpha, margin)[0, 0])
