@@ -41,18 +41,27 @@ def test_mechanism_receives_the_inputs_as_given():
     seen.clear()
     verify.audit(mech, {"alice": 1}, {"alice": 1, "bob": 0}, eps=1.0, n=1000)
     assert {"alice": 1, "bob": 0} in seen
-    # numbers and numeric arrays of one shape: a float or a flat float array, as before
+    # numbers and numeric arrays stay what they were given as: an integer indexes a category, a
+    # table keeps its shape (flattened, a column sum of [[0, 1], [1, 1]] summed every entry and a
+    # correct mechanism read as VIOLATED; an integer became 0.0 and P[x] raised)
     seen.clear()
     verify.audit(mech, 0, 1, eps=1.0, n=1000)
-    assert all(isinstance(v, float) for v in seen)
-    # a list of one entry stays a list-like input (a one-entry array), not a number: a mechanism
-    # that takes len(x) or sum(x) works on [1] as on [1, 2]
+    assert seen and all(type(v) is int for v in seen)
     seen.clear()
     verify.audit(mech, [1], [0], eps=1.0, n=1000)
-    assert seen and all(isinstance(v, np.ndarray) and v.shape == (1,) for v in seen)
+    assert seen and all(v in ([1], [0]) for v in seen)
+    seen.clear()
+    verify.audit(mech, [[0, 1], [1, 1]], [[0, 1], [0, 0]], eps=1.0, n=1000)
+    assert seen and all(np.shape(v) == (2, 2) for v in seen)
     seen.clear()
     verify.audit(mech, eps=1.0, n=1000, domain=Domain(1, 0, 1))        # a one-dimensional domain: numbers
     assert seen and all(isinstance(v, float) for v in seen)
+    seen.clear()
+    verify.audit(mech, eps=1.0, n=1000, domain=Domain(1, 0, 2, integer=True))   # an integer domain: ints
+    assert seen and all(type(v) is int for v in seen)
+    seen.clear()
+    verify.audit(mech, eps=1.0, n=1000, domain=Domain(3, 0, 2, integer=True))
+    assert seen and all(v.dtype.kind == "i" and v.shape == (3,) for v in seen)
 
 
 def test_violation_that_only_add_remove_neighbours_show():
@@ -104,7 +113,8 @@ def test_pair_descriptions():
     assert describe_pair(0.0, 1.0) == "x=0, x'=1"
     assert "differ at 1 entry: [3] 0 vs 1" in describe_pair(np.zeros(20), np.eye(20)[3])
     assert describe_pair("abc", "abd") == "x='abc', x'='abd'"
-    assert isinstance(neighbour_pair([0.0, 1.0], [1.0, 1.0])[0], np.ndarray)
+    assert isinstance(neighbour_pair([0.0, 1.0], [1.0, 1.0], compiled=True)[0], np.ndarray)   # a catalog sampler's
+    assert isinstance(neighbour_pair([0.0, 1.0], [1.0, 1.0])[0], Verbatim)                    # anything else's
     assert isinstance(neighbour_pair([0.0], [0.0, 1.0])[0], Verbatim)
     with pytest.raises(InputError, match="finite"):
         neighbour_pair([np.nan], [0.0])

@@ -90,9 +90,9 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
         DP library (an OpenDP Measurement, a diffprivlib mechanism, ...: :mod:`verify.audit.libraries`),
         sampled by one call of the library per output, which carries its claim.
     x, x_prime : object, optional
-        A neighbouring input pair: numbers or numeric arrays of one shape (passed as a float
-        or a flat float array), or any objects the mechanism accepts, passed as given
-        (datasets of different sizes for add/remove one record, dicts, strings).  Or give
+        A neighbouring input pair, passed to the mechanism as given (integers stay integers, a
+        table keeps its shape; datasets of different sizes for add/remove one record, dicts,
+        strings); only a catalog mechanism's compiled sampler takes numbers as floats.  Or give
         ``domain`` (a :class:`Domain`) to search the standard patterns, or neither for a
         mechanism with ``input_range``.
     eps, delta : float

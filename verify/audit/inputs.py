@@ -15,10 +15,12 @@ Def. 2.4 with the symmetric-difference distance), the base dataset plus one reco
 to the domain).  The audit tests both directions of every pair, so swapped copies
 (and "remove one") are not listed.
 
-Numeric inputs of one shape are handed to the mechanism as a float (one entry) or a
-flat float array, as the compiled fast path needs them; anything else (inputs of
-different shapes, non-numeric inputs, every input of a dataset domain) is wrapped
-in :class:`Verbatim` and handed over exactly as given.
+A mechanism with a compiled sampler (a catalog mechanism's ``component``) gets numeric inputs
+of one shape as a float (one entry) or a flat float array, as its fast path needs them; every
+other mechanism gets its inputs exactly as given (wrapped in :class:`Verbatim`): integers stay
+integers and a table keeps its shape (a user's function that sums a table's columns would sum
+a flattened table's every entry, and index a category with a float), and so do inputs of
+different shapes, non-numeric inputs and every input of a dataset domain.
 """
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ class Verbatim:
 
 def _clip(domain: Domain, a) -> np.ndarray:
     a = np.clip(np.asarray(a, dtype=np.float64), domain.low, domain.high)
-    return np.round(a) if domain.integer else a
+    return np.round(a).astype(np.int64) if domain.integer else a
 
 
 def _finite_extremes(domain: Domain) -> tuple[float, float]:
@@ -75,7 +77,8 @@ def _finite_extremes(domain: Domain) -> tuple[float, float]:
 
 def pattern_pairs(domain: Domain) -> list[tuple]:
     """The distinct input pairs (x, x') of the standard patterns inside ``domain``
-    (flat float arrays; :class:`Verbatim` arrays for a dataset domain)."""
+    (flat float arrays, int arrays for an integer domain; :class:`Verbatim` arrays for a dataset
+    domain)."""
     d = domain.dim
     h = d // 2
     ones = np.ones(d)
@@ -120,17 +123,18 @@ def _numeric(value) -> np.ndarray | None:
         return None
 
 
-def neighbour_pair(x, x_prime) -> tuple:
-    """The pair (x, x') as the audit keeps it: two 0-d float arrays for two numbers, two flat
-    float arrays for numeric arrays (lists) of one shape, else two :class:`Verbatim` inputs
-    (add/remove one record, non-numeric inputs)."""
+def neighbour_pair(x, x_prime, compiled: bool = False) -> tuple:
+    """The pair (x, x') as the audit keeps it.  For a mechanism with a ``compiled`` sampler: two
+    0-d float arrays for two numbers, two flat float arrays for numeric arrays (lists) of one
+    shape; otherwise (and for add/remove one record, non-numeric inputs) two :class:`Verbatim`
+    inputs, handed over as given."""
     a, b = _numeric(x), _numeric(x_prime)
     numeric = a is not None and b is not None and a.shape == b.shape
     _check_neighbouring(x, x_prime, np.array_equal(a, b) if numeric else None)
-    if not numeric:
-        return Verbatim(x), Verbatim(x_prime)
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+    if numeric and not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise InputError("x and x_prime must be finite numbers")
+    if not (numeric and compiled):
+        return Verbatim(x), Verbatim(x_prime)
     # a number stays a number (0-d); a list or array stays one, even of one entry
     return (a, b) if a.ndim == 0 else (a.reshape(-1), b.reshape(-1))
 
@@ -154,14 +158,14 @@ def _check_neighbouring(x, x_prime, same: bool | None) -> None:
 
 
 def as_input(a):
-    """What a mechanism receives: a :class:`Verbatim` input as given, a float for a number (a
-    0-d array: an input given as a number, or a pattern of a one-dimensional domain, see
-    ``stages.validate``), else a flat float array (an input given as a list or array keeps
-    being one, even of one entry)."""
+    """What a mechanism receives: a :class:`Verbatim` input as given, a number for a 0-d array (an
+    input given as a number to a compiled sampler, or a pattern of a one-dimensional domain, see
+    ``stages.validate``; an integer domain's as an int), else a flat array (an input given as a list
+    or array keeps being one, even of one entry)."""
     if isinstance(a, Verbatim):
         return a.value
-    arr = np.asarray(a, dtype=np.float64)
-    return float(arr) if arr.ndim == 0 else arr.reshape(-1)
+    arr = np.asarray(a)
+    return arr.item() if arr.ndim == 0 else arr.reshape(-1)
 
 
 def numeric_input(a) -> np.ndarray | None:

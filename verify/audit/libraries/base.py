@@ -148,7 +148,7 @@ def draw(call, value, n: int) -> np.ndarray:
 
 
 def scalar(x, what: str) -> float:
-    """The number x (the audit hands numbers over as floats), or InputError naming ``what`` needs."""
+    """The number x (an int, a float or a one-entry array), or InputError naming ``what`` needs."""
     arr = np.asarray(x) if not isinstance(x, (str, bytes, dict)) else None
     if arr is None or arr.dtype.kind not in "biuf" or arr.size != 1:
         raise InputError(f"{what} takes one number as input (got {x!r})")

@@ -255,7 +255,7 @@ def input_pairs(mechanism, x, x_prime, domain) -> list:
     if x is not None:
         if domain is not None:
             raise InputError("give either the pair (x, x_prime) or a domain, not both")
-        return [neighbour_pair(x, x_prime)]
+        return [neighbour_pair(x, x_prime, compiled=getattr(mechanism, "component", None) is not None)]
     if domain is None:
         rng = getattr(mechanism, "input_range", None)
         if rng is None:
