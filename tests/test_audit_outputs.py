@@ -144,11 +144,21 @@ def _noise_once(x, n, seed):
     return np.full(n, float(x) + np.random.default_rng(seed).laplace(0.0, 1.0))  # one draw for the batch
 
 
+def _noise_once_and_jitter(x, n, seed):
+    """Laplace(1) drawn once per call plus N(0, 0.1) per output: no two outputs repeat, so check 2
+    (repeats) passes it; before check 3 its verdict followed the seed (VIOLATED at half of them)."""
+    rng = np.random.default_rng(seed)
+    return float(x) + rng.laplace(0.0, 1.0) + rng.normal(0.0, 0.1, n)
+
+
 @pytest.mark.parametrize("mech, match", [
     (_own_seed, r"^mechanism _own_seed: the outputs for seeds \d+ and \d+ are identical on input 0 \(and for 8 more "
                 r"seeds\): the mechanism ignores its seed"),
     (_noise_once, r"^mechanism _noise_once: one call's \d[\d,]* outputs on input 0 hold only 1 distinct value, while "
                   r"the first outputs of 10 calls with other seeds repeat nothing"),
+    (_noise_once_and_jitter, r"^mechanism _noise_once_and_jitter: \d+ of 30 outputs of 10 calls with other seeds on "
+                             r"input 0 fall outside the range of one call's \d[\d,]* outputs \[.*\], where "
+                             r"independent draws put about .* there: the outputs of a call share a draw"),
 ])
 def test_a_mechanism_that_breaks_the_sampling_contract_is_refused_in_one_line(mech, match, capsys, tmp_path,
                                                                               monkeypatch):
@@ -165,7 +175,8 @@ def test_a_mechanism_that_breaks_the_sampling_contract_is_refused_in_one_line(me
     assert main(["audit", f"{module}:{mech.__name__}", "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000",
                  "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and ("ignores its seed" in err or "not independent draws" in err), err
+    assert len(err.strip().splitlines()) == 1 and any(
+        why in err for why in ("ignores its seed", "not independent draws", "share a draw")), err
 
 
 def test_the_contract_check_keeps_mechanisms_that_keep_it():
@@ -179,7 +190,8 @@ def test_the_contract_check_keeps_mechanisms_that_keep_it():
     rng = np.random.default_rng(0)
     laws = [lambda m: rng.integers(0, 2, (m, 1)).astype(float),                       # a fair bit
             lambda m: np.where(rng.random((m, 1)) < 0.01, 7.0, rng.laplace(0, 1, (m, 1))),   # an atom
-            lambda m: np.full((m, 1), 3.0)]                                                  # constant
+            lambda m: np.full((m, 1), 3.0),                                                  # constant
+            lambda m: rng.standard_cauchy((m, 2))]                                           # heavy tails, 2-d
     for law in laws:
         smallest = 1.0
         for _ in range(300):
@@ -191,14 +203,33 @@ def test_the_contract_check_keeps_mechanisms_that_keep_it():
             single = counts[inverse.reshape(-1)] == 1
             u, t, r = int(single.sum()), int(single[2000:].sum()), contract.PROBE_CALLS
             smallest = min(smallest, stats.hypergeom.sf(t - 1, 2000 + r, u, r), stats.hypergeom.cdf(t, 2000 + r, u, r))
+            rows = np.concatenate(probes)                                   # check 3: outside the batch's range
+            k = int(((rows < batch.min(axis=0)) | (rows > batch.max(axis=0))).sum(axis=0).max())
+            smallest = min(smallest, contract.outside_tail(k, 2000, rows.shape[0]))
         assert smallest > 1e-4
     # The mechanism ignores the audit's seed and draws from NumPy's global generator: seed that
     # generator here, or the verdict is a fresh draw in every run (a correct mechanism is
     # rejected with probability up to the law's alpha, 0.05; a cold default run failed on it once).
     np.random.seed(20261129)
-    res = verify.audit(lambda x, n, seed: float(x) + np.random.laplace(0, 1, n), 0.0, 1.0, eps=1.0, n=20_000,
-                       features=("law",))
+    with pytest.warns(UserWarning, match="two calls with seed .* returned different outputs"):
+        res = verify.audit(lambda x, n, seed: float(x) + np.random.laplace(0, 1, n), 0.0, 1.0, eps=1.0, n=20_000,
+                           features=("law",))
     assert res.status == "not rejected"
+    assert sum(w.startswith(contract.UNSEEDED) for w in res.warnings) == 1      # said once, not per input
+
+
+def test_the_range_check_has_its_stated_law():
+    """Check 3's tail P(K >= k) is exact: it matches K's frequencies over random arrangements."""
+    from verify.audit import contract
+    rng = np.random.default_rng(3)
+    m, r = 20, 30
+    values = rng.random((40_000, m + r))
+    batch, probes = values[:, :m], values[:, m:]
+    k = ((probes < batch.min(axis=1, keepdims=True)) | (probes > batch.max(axis=1, keepdims=True))).sum(axis=1)
+    for j in (1, 5, 10, 15):
+        p = contract.outside_tail(j, m, r)
+        assert abs((k >= j).mean() - p) < 6 * np.sqrt(p * (1 - p) / k.size) + 1e-4
+    assert contract.outside_tail(0, m, r) == pytest.approx(1.0)
 
 
 def test_the_contract_counts_repeats_as_numpy_unique_does():

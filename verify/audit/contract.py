@@ -22,11 +22,26 @@ counts them):
    law (continuous, discrete or with atoms).  Too many probe singletons: the batch repeats
    values that independent seeds do not (noise drawn once per call, repeated blocks); too few:
    the outputs of different seeds repeat each other (part of the seed is ignored).  Each tail
-   is judged at ``LEVEL / 2``.
+   is judged at ``LEVEL / 2``;
+3. for the same reason every probe output is as likely as any of the batch's to be the smallest
+   or the largest of the pool: the number K of probe outputs strictly outside the range of the
+   batch's m outputs has, for r probe outputs among m + r exchangeable values, the law
+   P(K = j) = (j + 1) C(m + r - j - 2, r - j) / C(m + r, r) (j of them before the batch's first
+   and after its last, in a random arrangement; ties only make K smaller), about 2r/m on average.
+   Many probe outputs outside: the batch shares a draw that other calls do not (noise drawn once
+   per call, with per-output noise on top of it that check 2 does not see); judged per output
+   coordinate at ``LEVEL`` divided by their number.
+
+Besides, a second call with the first probe's seed must return its outputs again: one that does
+not draws from a generator its seed does not set (``np.random.laplace``, the global state).  The
+audit still holds if those draws are independent, but its numbers cannot be reproduced from the
+seed: a warning (:func:`unseeded_warning`), not a refusal.
 
 A refusal is an InputError in one line naming what was seen.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy import stats
@@ -61,6 +76,13 @@ def multiplicity(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def outside_tail(k: int, m: int, r: int) -> float:
+    """P(K >= k) for K the number of r exchangeable probe values strictly outside the range of m batch
+    values (m >= 2; check 3 of the module docstring), exactly."""
+    total = math.comb(m + r, r)
+    return sum((j + 1) * math.comb(m + r - j - 2, r - j) for j in range(max(k, 0), r + 1)) / total
+
+
 def check_batch(batch: np.ndarray, probes: list[np.ndarray], seeds: list[int], name: str, x) -> None:
     """InputError if the batch (m, d) of one call and the probe calls (each (PROBE_OUTPUTS, d),
     of the given ``seeds``) break the sampling contract (see the module docstring)."""
@@ -80,8 +102,39 @@ def check_batch(batch: np.ndarray, probes: list[np.ndarray], seeds: list[int], n
                          f"{r} calls with other seeds "
                          f"repeat nothing ({t} of {r} unique): the outputs of a call are not independent draws "
                          f"(noise drawn once per call, or repeated blocks); draw n independent outputs")
+    _check_range(batch, np.concatenate(probes), name, x)
     if stats.hypergeom.cdf(t, m + r, u, r) <= LEVEL / 2:
         raise InputError(f"mechanism {name}: the first outputs of {r} calls with different seeds on input "
                          f"{describe_input(x)} repeat each other or one call's outputs ({r - t} of {r}), while "
                          f"that call's {m:,} outputs are mostly distinct ({u - t:,} unique): the mechanism "
                          f"ignores part of its seed; draw from a generator seeded by it (np.random.default_rng(seed))")
+
+
+def _check_range(batch: np.ndarray, probe_rows: np.ndarray, name: str, x) -> None:
+    """Check 3: InputError if too many probe outputs fall outside the batch's range in some coordinate."""
+    m, r = batch.shape[0], probe_rows.shape[0]
+    if m < 2 or r == 0:
+        return
+    with np.errstate(invalid="ignore"):
+        outside = ((probe_rows < batch.min(axis=0)) | (probe_rows > batch.max(axis=0))).sum(axis=0)
+    j = int(np.argmax(outside))
+    k = int(outside[j])
+    if k == 0 or outside.size * outside_tail(k, m, r) > LEVEL:
+        return
+    where = f" (output coordinate {j})" if batch.shape[1] > 1 else ""
+    raise InputError(f"mechanism {name}: {k} of {r} outputs of {r // PROBE_OUTPUTS} calls with other seeds on input "
+                     f"{describe_input(x)} fall outside the range of one call's {m:,} outputs{where} "
+                     f"[{batch[:, j].min():g}, {batch[:, j].max():g}], where independent draws put about "
+                     f"{2 * r / (m + 1):.2g} there: the outputs of a call share a draw (noise drawn once per call "
+                     f"and added to every output); draw n independent outputs")
+
+
+UNSEEDED = "the seed does not set the mechanism's draws: "
+
+
+def unseeded_warning(name: str, seed: int, x) -> str:
+    """The warning for a mechanism whose two calls with one seed returned different outputs."""
+    return (f"{UNSEEDED}mechanism {name}: two calls with seed {seed} on input {describe_input(x)} returned different "
+            f"outputs: it draws from a generator its seed does not set (e.g. np.random.laplace, the global "
+            f"state); the audit holds if those draws are independent, but its numbers cannot be reproduced "
+            f"from the seed: draw from np.random.default_rng(seed)")

@@ -191,8 +191,9 @@ def _records(value) -> list | None:
 def describe_input(x) -> str:
     """One input for messages: numbers as ``g``-formatted values, anything else by a short repr."""
     value = x.value if isinstance(x, Verbatim) else x
-    scalar_like = isinstance(value, (int, float, np.number)) or (isinstance(value, np.ndarray) and value.ndim == 0)
-    arr = None if isinstance(x, Verbatim) or not scalar_like else _numeric(value)
+    scalar_like = (isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_))) or (
+        isinstance(value, np.ndarray) and value.ndim == 0)
+    arr = _numeric(value) if scalar_like else None
     if arr is not None:                       # a number (a 0-d array: how the audit keeps one)
         return f"{float(arr):g}"
     if isinstance(value, np.ndarray):

@@ -373,8 +373,14 @@ class SampleSource:
             seeds = [stream_seed(self.seed, *key, contract.PROBE_STREAM, i) for i in range(contract.PROBE_CALLS)]
             probes = [self.call(x, contract.PROBE_OUTPUTS, *key, contract.PROBE_STREAM, i)
                       for i in range(contract.PROBE_CALLS)]
-            self.contract_samples += contract.PROBE_CALLS * contract.PROBE_OUTPUTS
-            self.drawn += contract.PROBE_CALLS * contract.PROBE_OUTPUTS
+            again = self.call(x, contract.PROBE_OUTPUTS, *key, contract.PROBE_STREAM, 0)    # the first's seed again
+            self.contract_samples += (contract.PROBE_CALLS + 1) * contract.PROBE_OUTPUTS
+            self.drawn += (contract.PROBE_CALLS + 1) * contract.PROBE_OUTPUTS
+            if (not np.array_equal(again, probes[0], equal_nan=True) and not getattr(self.mechanism, "seeding", "")
+                    and not any(t.startswith(contract.UNSEEDED) for t in self.warnings)):     # once per audit
+                text = contract.unseeded_warning(self.name, seeds[0], x)
+                self.warnings.append(text)
+                warnings.warn(text, UserWarning, stacklevel=2)
         self._contract[id(x)] = (x, probes, seeds, batch.shape[0])
         contract.check_batch(batch, probes, seeds, self.name, x)
 
