@@ -136,6 +136,27 @@ def test_labels_that_never_repeat_leave_the_law_without_power(capsys, tmp_path, 
     assert "NOT TESTED" in capsys.readouterr().out
 
 
+def _half_scale_laplace(x, n, seed):
+    """A Laplace count with half the scale its eps = 1 needs (true eps 2), on a 2^-32 lattice."""
+    return float(np.sum(x)) + np.round(np.random.default_rng(seed).laplace(0.0, 0.5, n) * 2 ** 32) / 2 ** 32
+
+
+def test_too_few_outputs_to_see_any_violation_is_not_tested_never_a_pass():
+    """At n = 10 (or 100 at alpha = 1e-6) even a violating event of mass 1 is found and certified in
+    fewer than half of the runs: it read 'not rejected -- eps >= 0, p-value 1' and assert_dp passed a
+    mechanism whose true eps is twice its claim."""
+    res = verify.audit(_half_scale_laplace, [0], [0, 1], eps=1.0, n=10, seed=1)
+    assert res.status == "not tested" and res.violated is None and res.law.no_power and res.delta_floor == 1.0
+    assert res.law.note.startswith("no power, because at n=10 outputs per input even a violating event of mass 1")
+    assert res.law.note.endswith("use n >= 64")
+    with pytest.raises(AssertionError, match="could not be tested against"):
+        verify.assert_dp(_half_scale_laplace, [0], [0, 1], eps=1.0, n=100)
+    with pytest.raises(AssertionError, match=r"VIOLATED|violated"):        # where it has power, it says so
+        verify.assert_dp(_half_scale_laplace, [0], [0, 1], eps=1.0, n=3000)
+    small = verify.audit(_half_scale_laplace, [0], [0, 1], eps=1.0, budget=200, seed=1)
+    assert small.status == "not tested" and small.violated is None
+
+
 def _own_seed(x, n, seed):
     return float(x) + np.random.default_rng(12345).laplace(0.0, 1.0, n)       # ignores its seed
 

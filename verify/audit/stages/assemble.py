@@ -29,6 +29,12 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
     layer_results = {layer: (layer_result(plan, source, layers_certified[layer], cert.n)
                              if layer in layers_certified else untested(plan, layer, no_power))
                      for layer in LAYERS}
+    eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
+    if cert is not None and cert.eps_ceiling is not None:    # a sequential audit: what its rounds resolve
+        eps_ceiling, delta_floor = cert.eps_ceiling, cert.delta_floor
+    law = layer_results[LAW]
+    if law.tested and not law.violated and delta_floor >= 1.0:    # no violating event could have shown
+        layer_results[LAW] = untested(plan, LAW, without_power(plan, cert))
     law, fp = layer_results[LAW], layer_results[FLOATING_POINT]
     tested = [lay for lay in (law, fp) if lay.tested]
     headline = next((lay for lay in (law, fp) if lay.violated),
@@ -40,9 +46,6 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
     fixed_n = cert is not None and cert.sequential is None
     notes = [f"only n={n} certification samples: the bound is weak"] if fixed_n and 0 < n < 1000 else []
     n_samples = source.drawn
-    eps_ceiling, delta_floor = plan.eps_ceiling, plan.delta_floor
-    if cert is not None and cert.eps_ceiling is not None:    # a sequential audit: what its rounds resolve
-        eps_ceiling, delta_floor = cert.eps_ceiling, cert.delta_floor
     info = {"select_seconds": select_seconds, "contract_check_samples": source.contract_samples,
             "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]}}
     curve = tradeoff.Certified(fpr=[], fnr=[], mu_lower_bound=0.0, eps=[], alpha_per_event=0.0, events=0)
@@ -73,6 +76,19 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
         law=law, floating_point=fp, layer_failed=failed, headline=headline.layer,
         tradeoff_fpr=curve.fpr, tradeoff_fnr=curve.fnr, gdp_mu_lower_bound=curve.mu_lower_bound,
         warnings=notes + source.warnings, info=info, sequential=None if cert is None else cert.sequential)
+
+
+def without_power(plan: AuditPlan, cert: Certification) -> str:
+    """Why a law that was not rejected is not tested: at its n (or budget) no violating event of any
+    mass is found and certified with probability 1/2 (``resolution_floor`` of 1)."""
+    if cert.sequential is not None:
+        size, more = f"the budget of {plan.budget}", "a larger budget"
+    else:
+        size = f"n={cert.n:,} outputs per input"
+        more = f"n >= {plan.n_to_resolve:,}" if plan.n_to_resolve is not None else "a larger n"
+    return (f"no power, because at {size} even a violating event of mass 1 is found and certified in fewer "
+            f"than half of the runs (resolution: violating events of mass >= 1): not rejected here is no "
+            f"evidence; use {more}")
 
 
 def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) -> LayerResult:

@@ -96,6 +96,9 @@ class AuditPlan:
                       Poisson counts at delta = 0, Clopper-Pearson otherwise)
     budget            a sequential audit within this :class:`Budget` (:mod:`.sequential`; None: n
                       outputs at once)
+    n_to_resolve      when ``delta_floor`` is 1 (no violating event of any mass is found and certified
+                      at this n: the law has no power), the smallest n at which the default audit's
+                      is below 1; else None
     """
 
     eps: float
@@ -116,6 +119,7 @@ class AuditPlan:
     progress: bool = False
     certifier: st.ClopperPearson | st.PoissonConditional = st.CLOPPER_PEARSON
     budget: Budget | None = None
+    n_to_resolve: int | None = None
 
     @property
     def requested_layers(self) -> set:
@@ -167,7 +171,7 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=N
     else:
         ceiling, cert_floor = check_resolution(n, law_alpha, eps, delta)
     if n_select is None:
-        n_select = max(20, min(n, SELECT_MAX, max(n // 8, SELECT_MIN)))
+        n_select = default_n_select(n)
     n_select = check_int("n_select", n_select, low=20)
     n_refine = n // 4 if n_refine is None else check_int("n_refine", n_refine, low=0)
     pairs = input_pairs(mechanism, x, x_prime, domain)
@@ -181,11 +185,32 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=N
     delta_grid = np.unique(np.asarray(delta_grid, dtype=np.float64))
     if delta_grid.size == 0 or np.any((delta_grid < 0) | (delta_grid >= 1)):
         raise InputError("delta_grid values must lie in [0, 1)")
+    floor = float(resolution_floor(n, n_select, n_refine, law_alpha, eps, delta))
     return AuditPlan(eps=eps, delta=delta, alpha=alpha, n=n, n_select=n_select, n_refine=n_refine, seed=seed,
                      pairs=pairs, features=requested, delta_grid=delta_grid, keep_pairs=keep_pairs,
                      log_density=log_density, eps_ceiling=float(ceiling), certification_floor=float(cert_floor),
-                     delta_floor=float(resolution_floor(n, n_select, n_refine, law_alpha, eps, delta)),
-                     progress=bool(progress), certifier=st.certifier_for(delta), budget=budget)
+                     delta_floor=floor, progress=bool(progress), certifier=st.certifier_for(delta), budget=budget,
+                     n_to_resolve=n_to_resolve(law_alpha, eps, delta) if floor >= 1.0 else None)
+
+
+def default_n_select(n: int) -> int:
+    """Selection outputs per input and pair for an audit of n: n / 8 within [SELECT_MIN, SELECT_MAX], at most n."""
+    return max(20, min(n, SELECT_MAX, max(n // 8, SELECT_MIN)))
+
+
+def n_to_resolve(alpha: float, eps: float, delta: float) -> int:
+    """The smallest n at which the default audit (its n_select and n_refine) finds and certifies some
+    violating event: its :func:`resolution_floor` below 1 (doubling, then bisection)."""
+    def resolves(n):
+        return resolution_floor(n, default_n_select(n), n // 4, alpha, eps, delta) < 1.0
+    hi = 16
+    while not resolves(hi) and hi < 2 ** 50:
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if resolves(mid) else (mid, hi)
+    return hi
 
 
 def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[float, float]:
