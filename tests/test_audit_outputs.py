@@ -47,6 +47,32 @@ def test_bottom_symbol_among_numbers():
     assert res.violated and 0.6 < res.eps_lower_bound <= 1.0 and res.mechanism == "thresholded_geometric(eps=1.0)"
 
 
+def _required_eps(x, n, seed, eps):
+    rng = np.random.default_rng(seed)
+    return int(x) + rng.geometric(1 - np.exp(-eps), n) - rng.geometric(1 - np.exp(-eps), n)
+
+
+def _required_rho(x, n, seed, *, rho):
+    return float(x) + np.random.default_rng(seed).normal(0.0, 1 / np.sqrt(2 * rho), n)
+
+
+def test_a_required_privacy_parameter_gets_the_claim(capsys, tmp_path, monkeypatch):
+    """A function whose eps has no default ran into 'missing 1 required positional argument', an error
+    that blamed the mechanism; it gets the claim, as catalog mechanisms do, and the headline says so.
+    rho, which (eps, delta) does not set, is one line naming it."""
+    res = verify.audit(_required_eps, 0, 1, eps=0.5, n=N, alpha=ALPHA, seed=2)
+    assert res.mechanism == "_required_eps(eps=0.5)" and res.status == "not rejected"
+    with pytest.raises(InputError, match=r"^mechanism _required_rho requires its privacy parameter rho, which the "
+                                         r"claim \(eps, delta\) does not set: bind it"):
+        verify.audit(_required_rho, 0, 1, eps=0.5, n=N)
+    (tmp_path / "needs_eps.py").write_text("import numpy as np\n" + __import__("inspect").getsource(_required_eps))
+    monkeypatch.chdir(tmp_path)
+    from dpbench.cli import main
+    assert main(["audit", "needs_eps:_required_eps", "--eps", "0.5", "--x", "0", "--x-prime", "1", "--n", "20000",
+                 "--no-progress"]) == 0
+    assert "audit of _required_eps(eps=0.5) against (0.5, 0)-DP" in capsys.readouterr().out
+
+
 def test_label_numbers_are_fixed_and_consistent():
     assert label_value("3") == 3.0 and label_value("2.5") == 2.5
     assert label_value("bottom") == label_value("bottom") >= LABEL_BASE

@@ -48,7 +48,7 @@ from dpbench.engine import guard
 
 from . import libraries
 from .result import AuditResult
-from .source import SampleSource
+from .source import SampleSource, with_claim
 from .stages import sequential
 from .stages.assemble import assemble
 from .stages.certify import certify
@@ -179,6 +179,7 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,
                     domain=domain, log_density=log_density, features=features, delta_grid=delta_grid,
                     keep_pairs=keep_pairs, n_refine=n_refine, progress=progress, budget=budget)
+    mechanism = with_claim(mechanism, plan.eps, plan.delta)      # a required eps/delta: the claim's
     source = SampleSource(mechanism, plan.seed, plan.eps, plan.delta)
     t0 = time.perf_counter()
     from tqdm.auto import tqdm

@@ -75,6 +75,36 @@ def run_parameters(mechanism) -> tuple[dict, set]:
     return found, defaults
 
 
+def with_claim(mechanism, eps: float, delta: float):
+    """``mechanism`` with the claim bound to the privacy parameters its signature requires (no default,
+    not bound by ``functools.partial``): ``eps``/``epsilon`` and ``delta``, as a catalog mechanism gets
+    them; the call would fail without them.  InputError for a required ``rho`` or ``mu``, which the claim
+    (eps, delta) does not set."""
+    if isinstance(getattr(mechanism, "params", None), dict):
+        return mechanism
+    try:
+        signature = inspect.signature(mechanism)
+    except (TypeError, ValueError):
+        return mechanism
+    bound = dict(getattr(mechanism, "keywords", None) or {})
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    required = [name for name, p in list(signature.parameters.items())[3:]
+                if name in PRIVACY_PARAMETERS and p.default is p.empty and p.kind in kinds and name not in bound]
+    if not required:
+        return mechanism
+    claim = {"eps": eps, "epsilon": eps, "delta": delta}
+    unset = [name for name in required if name not in claim]
+    if unset:
+        raise InputError(f"mechanism {mechanism_name(mechanism)} requires its privacy parameter {unset[0]}, which the "
+                         f"claim (eps, delta) does not set: bind it (functools.partial(mechanism, {unset[0]}=...), or "
+                         f"--param {unset[0]}=... on the command line)")
+    bound_claim = functools.partial(mechanism, **{name: claim[name] for name in required})
+    for attr in ("input_range", "output_dim"):          # what the audit reads off a mechanism
+        if getattr(mechanism, attr, None) is not None:
+            setattr(bound_claim, attr, getattr(mechanism, attr))
+    return bound_claim
+
+
 def describe_mechanism(mechanism, eps: float | None = None, delta: float | None = None) -> tuple[str, list]:
     """(the mechanism's name with the privacy parameters it runs with, warnings).
 
