@@ -134,7 +134,18 @@ class NumberArg:
             check_real("value", value, low=low, high=high, low_open=low_open, high_open=high_open)
             return value
         except ValueError:                   # InputError is one
-            raise argparse.ArgumentTypeError(f"must be {self.allowed} (got {text!r})") from None
+            allowed = self.allowed
+            if not self.integer and not math.isfinite(_float_or_zero(text)):
+                allowed = "a finite " + allowed.removeprefix("a ")          # "inf" is a real number to float()
+            raise argparse.ArgumentTypeError(f"must be {allowed} (got {text!r})") from None
+
+
+def _float_or_zero(text: str) -> float:
+    """float(text), or 0.0 where it is not a number."""
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
 
 
 def number_arg(*, integer: bool = False, low=None, high=None, low_open: bool = False,

@@ -310,8 +310,9 @@ def _run(args) -> int:
         print(result)
         pts = list(zip(result.curve_delta, result.curve_eps))
         show = pts[:: max(1, len(pts) // 8)]
-        print("  eps(delta) curve (simultaneous, confidence "
-              f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
+        if show:                                      # none when the law was not tested
+            print("  eps(delta) curve (simultaneous, confidence "
+                  f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
         for w in result.warnings:
             print(f"  warning: {w}")
     return exit_status(result)

@@ -44,14 +44,14 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
               else NOT_REJECTED)
     n = cert.n if cert is not None else 0
     fixed_n = cert is not None and cert.sequential is None
-    notes = [f"only n={n} certification samples: the bound is weak"] if fixed_n and 0 < n < 1000 else []
+    notes = [f"only n={n} certification samples: the bound is weak"] if fixed_n and 0 < n < 1000 and law.tested else []
     n_samples = source.drawn
     info = {"select_seconds": select_seconds, "contract_check_samples": source.contract_samples,
             "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]}}
     curve = tradeoff.Certified(fpr=[], fnr=[], mu_lower_bound=0.0, eps=[], alpha_per_event=0.0, events=0)
     if cert is not None:
-        top = cert.layers[headline.layer]
-        curve = cert.curve
+        top = cert.layers[headline.layer if headline.tested else LAW]
+        curve = cert.curve if law.tested else curve          # the law's curve: none where it had no power
         info.update({"certify_seconds": cert.seconds, "certification_floor": plan.certification_floor,
                      "certify_samples_per_second": 2 * n / cert.seconds if cert.seconds > 0 else float("inf"),
                      "fast_path": bool(source.fast_path(plan.pairs[top.refined.pair][0])

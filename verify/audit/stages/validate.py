@@ -226,7 +226,7 @@ def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[fl
             f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
             f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
             f"{max(ceiling, 0.0):.4g} at delta=0), not above the claimed eps={eps:g}; "
-            f"use n >= {need} (or a larger alpha)")
+            f"use n >= {need:,} (or a larger alpha)")
     return ceiling, st.certification_floor(n, alpha, eps, delta)
 
 
