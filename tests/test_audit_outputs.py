@@ -45,6 +45,8 @@ def test_bottom_symbol_among_numbers():
     with pytest.warns(UserWarning, match=r"runs with its own default eps=1.0, not the claimed eps=0.5"):
         res = verify.audit(thresholded_geometric, 0, 1, eps=0.5, n=N, alpha=ALPHA, seed=2)
     assert res.violated and 0.6 < res.eps_lower_bound <= 1.0 and res.mechanism == "thresholded_geometric(eps=1.0)"
+    # print(result) in Python shows the warnings too (only the command line printed them)
+    assert "\n  warning: mechanism thresholded_geometric runs with its own default eps=1.0" in str(res)
 
 
 def _required_eps(x, n, seed, eps):
@@ -71,6 +73,24 @@ def test_a_required_privacy_parameter_gets_the_claim(capsys, tmp_path, monkeypat
     assert main(["audit", "needs_eps:_required_eps", "--eps", "0.5", "--x", "0", "--x-prime", "1", "--n", "20000",
                  "--no-progress"]) == 0
     assert "audit of _required_eps(eps=0.5) against (0.5, 0)-DP" in capsys.readouterr().out
+
+
+def test_a_class_given_for_a_mechanism_is_one_line(capsys, tmp_path, monkeypatch):
+    """diffprivlib.mechanisms:Laplace (the class) asked for --eps, then refused a --param delta the user
+    never gave; in Python, 'raised TypeError: __init__() takes 1 positional argument but 4 were given'."""
+    class Laplace:
+        def __init__(self, *, epsilon, sensitivity, delta=0.0):
+            self.epsilon = epsilon
+    with pytest.raises(InputError, match=r"^mechanism Laplace is a class, not a mechanism: pass an object built "
+                                         r"from it \(Laplace\(\.\.\.\) with its parameters"):
+        verify.audit(Laplace, 0.0, 1.0, eps=1.0)
+    (tmp_path / "mylibclass.py").write_text("class Laplace:\n    def __init__(self, *, epsilon, delta=0.0):\n"
+                                            "        pass\n")
+    monkeypatch.chdir(tmp_path)
+    from dpbench.cli import main
+    assert main(["audit", "mylibclass:Laplace", "--x", "0", "--x-prime", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "mylibclass:Laplace is a class, not a mechanism" in err
 
 
 def test_label_numbers_are_fixed_and_consistent():

@@ -135,6 +135,13 @@ def test_policy_audit_input_checks():
     with pytest.raises(InputError, match="unknown output"):
         policy_mechanism("ucb1", arms=2, pulls=5, horizon=3, output="everything")
     assert flip_one(table, 1, 2)[1, 2] == 0.0 and math.isclose(flip_one(table).sum(), 9.0)
+    # a reward outside the table was an IndexError traceback, and -1 silently the last arm
+    for flip, match in [((5, 0), r"^flip arm must be an integer in \[0, 1\] \(got 5\)"),
+                        ((0, 9), r"^flip pull must be an integer in \[0, 4\] \(got 9\)"),
+                        ((-1, 0), r"^flip arm must be an integer in \[0, 1\] \(got -1\)"),
+                        ((0,), r"^flip must be \(arm, pull\)")]:
+        with pytest.raises(InputError, match=match):
+            audit_policy("ucb1", table, eps=1.0, n=N, flip=flip)
 
 
 def test_a_policy_audit_without_n_is_sequential_and_stops_at_a_violation():

@@ -256,7 +256,10 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         return case.mechanism(), {"domain": case.domain}
     if ":" in spec:
         from verify.audit import libraries
-        lib = libraries.as_library(import_object(spec))     # a DP library's object: its sampler and claim
+        from verify.audit.source import check_not_a_class
+        obj = import_object(spec)
+        check_not_a_class(obj, spec)
+        lib = libraries.as_library(obj)                     # a DP library's object: its sampler and claim
         if lib is not None:
             if params:
                 raise InputError(f"--param is not used with {lib.name}: set its parameters where the object is built")
@@ -313,8 +316,6 @@ def _run(args) -> int:
         if show:                                      # none when the law was not tested
             print("  eps(delta) curve (simultaneous, confidence "
                   f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
-        for w in result.warnings:
-            print(f"  warning: {w}")
     return exit_status(result)
 
 

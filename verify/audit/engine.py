@@ -48,7 +48,7 @@ from dpbench.engine import guard
 
 from . import libraries
 from .result import AuditResult
-from .source import SampleSource, with_claim
+from .source import SampleSource, check_not_a_class, with_claim
 from .stages import sequential
 from .stages.assemble import assemble
 from .stages.certify import certify
@@ -174,6 +174,7 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
     >>> res.violated, res.law.eps_lower_bound <= 1.0                      # doctest: +SKIP
     (False, True)
     """
+    check_not_a_class(mechanism)
     run = libraries.resolve(mechanism, x, x_prime, eps, delta)     # a library object: its sampler and claim
     mechanism, x, x_prime, eps, delta = run.mechanism, run.x, run.x_prime, run.eps, run.delta
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,

@@ -207,7 +207,14 @@ def audit_policy(policy, table, table_prime=None, *, eps, delta=0.0, output: str
     table = np.asarray(table, dtype=np.float64)
     if table.ndim != 2:
         raise InputError(f"table must be a 2-d array (arms x pulls) (got shape {table.shape})")
-    table_prime = flip_one(table, *flip) if table_prime is None else np.asarray(table_prime, np.float64)
+    if table_prime is None:
+        if not (isinstance(flip, (tuple, list)) and len(flip) == 2):
+            raise InputError(f"flip must be (arm, pull), the reward to flip (got {flip!r})")
+        check_int("flip arm", flip[0], low=0, high=table.shape[0] - 1)
+        check_int("flip pull", flip[1], low=0, high=table.shape[1] - 1)
+        table_prime = flip_one(table, *flip)
+    else:
+        table_prime = np.asarray(table_prime, np.float64)
     if table_prime.shape != table.shape:
         raise InputError(f"table_prime must have the shape of table {table.shape} (got {table_prime.shape})")
     if np.count_nonzero(table != table_prime) != 1:

@@ -133,7 +133,7 @@ class LayerResult:
             text += f"; {self.note}"
         if self.p_value > self.alpha / MARGINAL:
             text += (f"; marginal: p-value within {MARGINAL:g}x of the level {self.alpha:.3g}, at which a correct "
-                     f"mechanism is rejected: confirm with another seed or more samples before acting on it")
+                     f"mechanism is rejected: confirm with another run (another seed) or more samples before acting on it")
         if self.fix:
             text += f"; {self.fix}"
         return text
@@ -280,7 +280,7 @@ class AuditResult:
         return "not rejected"
 
     def __str__(self) -> str:
-        """Verdict, one line per layer, trade-off view and resolution."""
+        """Verdict, one line per layer, trade-off view, resolution and the warnings."""
         tested = [lay for lay in self.layers if lay.status != "not tested"]
         shares = ", ".join(f"{lay.title} {lay.alpha:.3g}" for lay in tested)
         seq = "" if self.sequential is None else f"\n  {self.sequential.line()}"
@@ -289,13 +289,14 @@ class AuditResult:
                 + (f"  {claim}\n" if claim else "") +
                 f"  {self.law.line(self.n, self.eps)}\n"
                 f"  {self.floating_point.line(self.n, self.eps)}\n")
+        warned = "".join(f"\n  warning: {w}" for w in self.warnings)
         if not tested:
-            return head + f"  {self.n_samples:,} samples in {self.seconds:.1f}s; nothing certified" + seq
-        return (head + f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}; "
-                f"not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}\n"
+            return head + f"  {self.n_samples:,} samples in {self.seconds:.1f}s; nothing certified" + seq + warned
+        gdp = (f"; not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g}" if self.gdp_mu_lower_bound > 0 else "")
+        return (head + f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}{gdp}\n"
                 f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
                 f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}; "
-                f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})" + seq)
+                f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})" + seq + warned)
 
 
 #: a violation whose p-value is within this factor of its level is called marginal
@@ -328,7 +329,7 @@ def describe_points(fpr, fnr, show: int = 3) -> str:
     if not fpr:
         return "no certified point"
     idx = sorted({round(i * (len(fpr) - 1) / max(1, show - 1)) for i in range(show)})
-    pts = ", ".join(f"({fpr[i]:.3g}, {fnr[i]:.3g})" for i in idx)
+    pts = ", ".join(dict.fromkeys(f"({fpr[i]:.3g}, {fnr[i]:.3g})" for i in idx))     # each point once as shown
     return f"{len(fpr)} certified (FPR, FNR) point{'s' if len(fpr) > 1 else ''}, e.g. {pts}"
 
 

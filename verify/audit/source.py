@@ -75,6 +75,16 @@ def run_parameters(mechanism) -> tuple[dict, set]:
     return found, defaults
 
 
+def check_not_a_class(mechanism, shown: str | None = None) -> None:
+    """InputError for a class given where a mechanism goes (a library's ``Laplace``, not an object built
+    from it): called as mechanism(x, n, seed), it would be built from the inputs and fail obscurely."""
+    if inspect.isclass(mechanism):
+        name = mechanism.__name__
+        raise InputError(f"mechanism {shown or name} is a class, not a mechanism: pass an object built from it "
+                         f"({name}(...) with its parameters, e.g. epsilon and sensitivity), or a function "
+                         f"mechanism(x, n, seed)")
+
+
 def with_claim(mechanism, eps: float, delta: float):
     """``mechanism`` with the claim bound to the privacy parameters its signature requires (no default,
     not bound by ``functools.partial``): ``eps``/``epsilon`` and ``delta``, as a catalog mechanism gets
