@@ -320,3 +320,27 @@ def test_a_suite_row_keeps_an_untested_layer_as_not_tested():
     assert suite._cell(fp) == "not tested" and suite._cell(row["law"]).startswith("holds")
     json.dumps(row)
 
+
+
+def test_the_pytest_marker_needs_no_eps_for_a_library_object(tmp_path):
+    """@pytest.mark.dp(x=0, x_prime=1) with a diffprivlib object was refused ('needs eps, the claim'),
+    though assert_dp(obj, x=..., x_prime=...) takes the object's own claim."""
+    need("diffprivlib")
+    import os
+    import pathlib
+    import subprocess
+    import textwrap
+    test_file = tmp_path / "test_marker_library.py"
+    test_file.write_text(textwrap.dedent("""
+        import pytest
+        from diffprivlib.mechanisms import Geometric
+
+        @pytest.mark.dp(x=0, x_prime=1, n=20_000)
+        def test_geometric_at_its_own_claim(assert_dp):
+            assert_dp(Geometric(epsilon=1, sensitivity=1, random_state=3))
+    """))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q", "-p", "no:cacheprovider",
+                           "--rootdir", str(tmp_path), str(test_file)], capture_output=True, text=True, cwd=str(tmp_path),
+                          env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                               "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[1])})
+    assert "1 passed" in proc.stdout + proc.stderr, proc.stdout + proc.stderr

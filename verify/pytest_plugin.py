@@ -101,8 +101,6 @@ def assert_dp(request):
         raise InputError(f"@pytest.mark.dp takes eps and delta positionally, then keywords (got {len(marker.args)} "
                          f"positional values)")
     _check_keywords(defaults, "@pytest.mark.dp")
-    if marker and "eps" not in defaults:
-        raise InputError("@pytest.mark.dp needs eps, the claim: @pytest.mark.dp(eps=1.0) (or dp(1.0, delta=1e-6))")
 
     @functools.wraps(_assert_dp)
     def check(mechanism, *args, **kwargs):
@@ -112,6 +110,9 @@ def assert_dp(request):
             raise InputError(f"assert_dp takes the input pair positionally (mechanism, x, x_prime), the claim by "
                              f"keyword (eps=..., delta=...) (got {len(args)} positional values after the mechanism)")
         if "eps" not in merged and libraries.as_library(mechanism) is None:    # an object carries its claim
+            if marker:
+                raise InputError("@pytest.mark.dp needs eps, the claim: @pytest.mark.dp(eps=1.0) (or dp(1.0, "
+                                 "delta=1e-6)); only a DP library's object carries its own")
             raise InputError("assert_dp needs eps, the claim: assert_dp(mechanism, x, x_prime, eps=1.0) or "
                              "@pytest.mark.dp(eps=1.0)")
         __tracebackhide__ = True
