@@ -81,6 +81,15 @@ def test_given_eps_is_audited_and_the_objects_claim_shown_beside_it():
     assert "claim: (1, 0) as given; the object claims eps = 0.5 from its epsilon" in str(res)
 
 
+def test_a_given_eps_below_the_objects_own_claim_names_that_as_the_fix():
+    """Laplace(epsilon=1) audited at 0.5 said 'the noise is too small ... calibrate its scale': the plainer
+    reason is that the object never claimed 0.5."""
+    res = verify.audit(numpy_mechanism(1.0), 0.0, 1.0, eps=0.5, n=N, alpha=ALPHA, features=("law",))
+    assert res.law.violated
+    assert res.law.fix.startswith("fix: the object claims eps = 1 from its epsilon, more than the eps = 0.5 "
+                                  "audited, so a violation of the latter is what it claims")
+
+
 def test_an_object_without_a_claim_is_a_one_line_error_unless_eps_is_given():
     why = r"^NumpyLaplace \(numpy-laplace 1.0\): it was built from a noise scale alone$"
     with pytest.raises(InputError, match=why) as err:

@@ -166,6 +166,11 @@ def annotate(result, resolved: Resolved):
                               "seeding": lib.seeding or "outputs seeded from the audit's seed"}
     if claim is not None:
         result.warnings.extend(claim.notes)
+        if resolved.given and result.law.violated and claim.eps > resolved.eps and claim.delta >= resolved.delta:
+            # the plainer reason than a generic calibration fix: the object never claimed the audited eps
+            result.law.fix = (f"fix: the object claims {claim.source}, more than the eps = "
+                              f"{number_text(resolved.eps)} audited, so a violation of the latter is what it "
+                              f"claims; audit its own claim (leave eps out) or build it at the eps you need")
     if lib.seeding:
         result.warnings.append(f"not reproducible by seed: {lib.seeding}")
     return result
