@@ -115,8 +115,11 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * c.events_certified,
                        events_certified=c.events_certified, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
+                       # the bound of an event that took all n outputs of x and none of x' (no less than the
+                       # bound certified: with Poisson(n) outputs the favoured count may exceed n)
                        eps_cap=(c.eps_cap if c.eps_cap is not None
-                                else max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta)))),
+                                else max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta)),
+                                         c.eps_lower_bound)),
                        fix=stat.feature.fix if c.violated else "", note=note, strata_p_value=c.p_strata)
 
 
