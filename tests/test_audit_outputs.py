@@ -23,6 +23,15 @@ def randomised_response(p_truth):
     return mech
 
 
+def _cli_audit(tmp_path, monkeypatch, module: str, func, *args: str) -> int:
+    """`dpbench audit module:func ARGS --no-progress` on ``func``'s source written as a module of its own
+    (one per case: imports are cached), from tmp_path as the working directory; the exit status."""
+    (tmp_path / f"{module}.py").write_text("import numpy as np\n" + __import__("inspect").getsource(func))
+    monkeypatch.chdir(tmp_path)
+    from dpbench.cli import main
+    return main(["audit", f"{module}:{func.__name__}", *args, "--no-progress"])
+
+
 def test_string_labels_are_categories():
     e1 = np.e / (1 + np.e)                      # exactly eps = 1
     assert not verify.audit(randomised_response(e1), 0.0, 1.0, eps=1.0, n=N, alpha=ALPHA, seed=1).violated
@@ -67,11 +76,8 @@ def test_a_required_privacy_parameter_gets_the_claim(capsys, tmp_path, monkeypat
     with pytest.raises(InputError, match=r"^mechanism _required_rho requires its privacy parameter rho, which the "
                                          r"claim \(eps, delta\) does not set: bind it"):
         verify.audit(_required_rho, 0, 1, eps=0.5, n=N)
-    (tmp_path / "needs_eps.py").write_text("import numpy as np\n" + __import__("inspect").getsource(_required_eps))
-    monkeypatch.chdir(tmp_path)
-    from dpbench.cli import main
-    assert main(["audit", "needs_eps:_required_eps", "--eps", "0.5", "--x", "0", "--x-prime", "1", "--n", "20000",
-                 "--no-progress"]) == 0
+    assert _cli_audit(tmp_path, monkeypatch, "needs_eps", _required_eps,
+                      "--eps", "0.5", "--x", "0", "--x-prime", "1", "--n", "20000") == 0
     assert "audit of _required_eps(eps=0.5) against (0.5, 0)-DP" in capsys.readouterr().out
 
 
@@ -174,11 +180,8 @@ def test_labels_that_never_repeat_leave_the_law_without_power(capsys, tmp_path, 
     assert list(res.to_dict())[0] == "status"
     with pytest.raises(AssertionError, match="could not be tested against"):
         verify.assert_dp(_distinct_labels, 0.0, 1.0, eps=1.0, n=20_000)
-    (tmp_path / "labelmech.py").write_text("import numpy as np\n" + __import__("inspect").getsource(_distinct_labels))
-    monkeypatch.chdir(tmp_path)
-    from dpbench.cli import main
-    assert main(["audit", "labelmech:_distinct_labels", "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000",
-                 "--no-progress"]) == 4
+    assert _cli_audit(tmp_path, monkeypatch, "labelmech", _distinct_labels,
+                      "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000") == 4
     assert "NOT TESTED" in capsys.readouterr().out
 
 
@@ -235,12 +238,8 @@ def test_a_mechanism_that_breaks_the_sampling_contract_is_refused_in_one_line(me
         verify.assert_dp(mech, 0.0, 1.0, eps=1.0)
     with pytest.raises(InputError, match=match):
         verify.audit(mech, 0.0, 1.0, eps=1.0, budget=1e5)
-    module = f"broken{mech.__name__}"               # a module of its own per case (imports are cached)
-    (tmp_path / f"{module}.py").write_text("import numpy as np\n" + __import__("inspect").getsource(mech))
-    monkeypatch.chdir(tmp_path)
-    from dpbench.cli import main
-    assert main(["audit", f"{module}:{mech.__name__}", "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000",
-                 "--no-progress"]) == 2
+    assert _cli_audit(tmp_path, monkeypatch, f"broken{mech.__name__}", mech,
+                      "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000") == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and any(
         why in err for why in ("ignores its seed", "not independent draws", "share a draw")), err
