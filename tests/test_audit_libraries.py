@@ -349,7 +349,8 @@ def test_the_pytest_marker_needs_no_eps_for_a_library_object(tmp_path):
             assert_dp(Geometric(epsilon=1, sensitivity=1, random_state=3))
     """))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q", "-p", "no:cacheprovider",
-                           "--rootdir", str(tmp_path), str(test_file)], capture_output=True, text=True, cwd=str(tmp_path),
+                           "--rootdir", str(tmp_path), str(test_file)],
+                          capture_output=True, text=True, cwd=str(tmp_path),
                           env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                                "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[1])})
     assert "1 passed" in proc.stdout + proc.stderr, proc.stdout + proc.stderr

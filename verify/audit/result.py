@@ -133,7 +133,8 @@ class LayerResult:
             text += f"; {self.note}"
         if self.p_value > self.alpha / MARGINAL:
             text += (f"; marginal: p-value within {MARGINAL:g}x of the level {self.alpha:.3g}, at which a correct "
-                     f"mechanism is rejected: confirm with another run (another seed) or more samples before acting on it")
+                     f"mechanism is rejected: confirm with another run (another seed) or more samples before acting "
+                     f"on it")
         if self.fix:
             text += f"; {self.fix}"
         return text
