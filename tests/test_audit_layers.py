@@ -257,7 +257,8 @@ def test_a_tiny_audit_warns_of_nothing_and_says_why_the_floating_point_is_untest
         warnings.simplefilter("error", RuntimeWarning)
         res = verify.audit(lap, [0.0], [1.0], eps=1.0, n=10, seed=0)
     assert res.floating_point.status == "not tested"
-    assert "integers or labels, or 20 selection outputs per input are too few" in res.floating_point.note
+    assert ("whole numbers (of any type) or labels, or 20 selection outputs per input are too few"
+            in res.floating_point.note)
 
 
 def test_a_floating_point_layer_holding_above_the_claim_says_why_at_once():

@@ -135,10 +135,11 @@ def untested(plan: AuditPlan, layer: str, no_power: str = "") -> LayerResult:
     elif no_power and layer == LAW:
         return LayerResult(layer=layer, status=NOT_TESTED, note=no_power, no_power=True)
     elif layer == FLOATING_POINT and plan.n_select < FEW_TO_RANK:
-        why = (f"no floating-point statistic applied: the outputs are integers or labels, or {plan.n_select:,} "
-               f"selection outputs per input are too few for a granularity class to repeat (raise n to tell)")
+        why = (f"no floating-point statistic applied: the outputs are whole numbers (of any type) or labels, or "
+               f"{plan.n_select:,} selection outputs per input are too few for a granularity class to repeat (raise n "
+               f"to tell)")
     elif layer == FLOATING_POINT:
-        why = "the outputs are integers or labels: no floating-point granularity to read"
+        why = "the outputs are whole numbers (of any type) or labels: no floating-point granularity to read"
     else:
         why = "no statistic of the law applies to these outputs"
     return LayerResult(layer=layer, status=NOT_TESTED, note=why)
