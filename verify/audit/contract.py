@@ -32,6 +32,20 @@ counts them):
    per call, with per-output noise on top of it that check 2 does not see); judged per output
    coordinate at ``LEVEL`` divided by their number.
 
+4. the outputs of every call are draws of one law, so each call's outputs on an input and those of
+   the calls before it on that input have the same distribution: a two-sample Kolmogorov-Smirnov
+   test per output coordinate (conservative on discrete outputs) of a call against the calls
+   before it pooled (up to ``COMPARED_ROWS`` outputs of each side, every k-th, whatever their
+   order), on the calls that follow 1, 2, 4, 8, ... calls of an input and on any call twice the
+   size of the last one compared (a few tests however many calls, so that the check's time stays
+   small next to the audit's), the j-th at ``LEVEL * 6 / (pi^2 j^2)`` (the levels sum to
+   ``LEVEL``) divided by the number of coordinates.  Noise drawn once per call that is small next
+   to the per-output noise (a count plus N(0, 0.3) once per call plus Laplace(1) per output) repeats
+   nothing and stays inside the range of other calls, so checks 2 and 3 pass it; yet the audit
+   compares whole calls of hundreds of thousands of outputs, on which a shift of that size is a
+   certain "violation" (or hides one).  This test's power grows with the calls' sizes as the
+   audit's does, and a sequential audit's growing rounds are compared with all before them.
+
 Besides, a second call with the first probe's seed must return its outputs again: one that does
 not draws from a generator its seed does not set (``np.random.laplace``, the global state).  The
 audit still holds if those draws are independent, but its numbers cannot be reproduced from the
@@ -53,6 +67,8 @@ from .inputs import describe_input
 #: calls of their own seeds, outputs per call, and the level of each check (the chance of
 #: refusing a mechanism that keeps the contract; an audit checks each input a few times at most)
 PROBE_CALLS, PROBE_OUTPUTS, LEVEL = 10, 3, 1e-8
+#: check 4: outputs of each side compared (every k-th of a call, and of the calls before it pooled)
+COMPARED_ROWS = 1 << 14
 #: the key of the probe calls' seeds, after the key of the batch they are compared with (disjoint
 #: from every stream of the audit, whose keys end in small stage and chunk numbers)
 PROBE_STREAM = 0x7FFFFFF5
@@ -138,3 +154,30 @@ def unseeded_warning(name: str, seed: int, x) -> str:
             f"outputs: it draws from a generator its seed does not set (e.g. np.random.laplace, the global "
             f"state); the audit holds if those draws are independent, but its numbers cannot be reproduced "
             f"from the seed: draw from np.random.default_rng(seed)")
+
+
+def strided(rows: np.ndarray, most: int = COMPARED_ROWS) -> np.ndarray:
+    """Every k-th row of ``rows``, at most ``most`` of them (the batch's law, whatever the rows' order)."""
+    step = -(-rows.shape[0] // most)
+    return rows[::step]
+
+
+def check_calls(before: np.ndarray, later: np.ndarray, j: int, name: str, x) -> None:
+    """Check 4: InputError if the ``j``-th later call's outputs on input x (1-based) and the outputs of the
+    calls before it (``before``, pooled and strided) differ in law, at level LEVEL 6 / (pi^2 j^2) over the
+    coordinates."""
+    later = strided(later)
+    if before.shape[0] < 2 or later.shape[0] < 2:
+        return
+    d = before.shape[1]
+    level = LEVEL * 6.0 / (math.pi ** 2 * j ** 2) / d
+    for col in range(d):
+        res = stats.ks_2samp(before[:, col], later[:, col])     # exact up to 10,000 outputs a side
+        if res.pvalue <= level:
+            where = f" (output coordinate {col})" if d > 1 else ""
+            raise InputError(f"mechanism {name}: one call on input {describe_input(x)} draws from another law than "
+                             f"the calls before it{where}: their outputs ({later.shape[0]:,} and {before.shape[0]:,} "
+                             f"compared; medians {np.median(later[:, col]):.4g} and {np.median(before[:, col]):.4g}) "
+                             f"differ at KS p-value {res.pvalue:.2g}, where independent draws of one law differ that "
+                             f"much with probability at most {level:.2g}: a call shares a draw among its outputs "
+                             f"(noise or a subsample drawn once per call); draw n independent outputs")

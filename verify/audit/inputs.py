@@ -24,6 +24,7 @@ different shapes, non-numeric inputs and every input of a dataset domain.
 """
 from __future__ import annotations
 
+import copy
 import math
 import reprlib
 from collections import Counter
@@ -161,11 +162,15 @@ def as_input(a):
     """What a mechanism receives: a :class:`Verbatim` input as given, a number for a 0-d array (an
     input given as a number to a compiled sampler, or a pattern of a one-dimensional domain, see
     ``stages.validate``; an integer domain's as an int), else a flat array (an input given as a list
-    or array keeps being one, even of one entry)."""
+    or array keeps being one, even of one entry).  Always a copy: the caller's input, and every later
+    call's, stay as given whatever the mechanism does to what it receives."""
     if isinstance(a, Verbatim):
-        return a.value
+        try:
+            return copy.deepcopy(a.value)  # a mechanism that changes its input in place changes only its copy
+        except Exception:                  # noqa: BLE001 - an object that cannot be copied is handed over itself
+            return a.value
     arr = np.asarray(a)
-    return arr.item() if arr.ndim == 0 else arr.reshape(-1)
+    return arr.item() if arr.ndim == 0 else arr.reshape(-1).copy()
 
 
 def numeric_input(a) -> np.ndarray | None:

@@ -339,6 +339,8 @@ class SampleSource:
         self.distinct_text = ""            # how many distinct outputs a selection batch held
         self.contract_samples = 0          # outputs drawn by the sampling-contract checks
         self._contract: dict = {}          # id(input) -> (input, probe calls, their seeds, largest batch checked)
+        self._first_call: dict = {}        # id(input) -> (input, its calls' outputs pooled (strided), calls,
+                                           # calls compared, the size of the last one compared)
 
     def labels_only(self) -> bool:
         """Whether every output drawn so far was a label (no numbers)."""
@@ -399,6 +401,7 @@ class SampleSource:
         else:
             out = self.call(x, n, *key)
             self._check_contract(x, out, key)
+            self._compare_calls(x, out)
         self.drawn += n
         return out
 
@@ -423,6 +426,18 @@ class SampleSource:
                 warnings.warn(text, UserWarning, stacklevel=2)
         self._contract[id(x)] = (x, probes, seeds, batch.shape[0])
         contract.check_batch(batch, probes, seeds, self.name, x)
+
+    def _compare_calls(self, x, batch: np.ndarray) -> None:
+        """Check 4 of the sampling contract (:func:`.contract.check_calls`): a call on an input against the
+        calls before it on that input, pooled, on the call after 1, 2, 4, 8, ... calls and on any call
+        twice the size of the last one compared (a sequential audit's growing rounds)."""
+        _, before, calls, tests, tested = self._first_call.get(id(x), (x, None, 0, 0, 0))
+        if before is not None:
+            if calls & (calls - 1) == 0 or batch.shape[0] >= 2 * tested:
+                tests, tested = tests + 1, batch.shape[0]
+                contract.check_calls(before, batch, tests, self.name, x)
+            batch = np.concatenate([before, contract.strided(batch)])
+        self._first_call[id(x)] = (x, contract.strided(batch).copy(), calls + 1, tests, tested)
 
     def histograms(self, x, n: int, binnings: list, key: tuple, bar=None) -> list[np.ndarray]:
         """Count several statistics on the same n fresh outputs of M(x).
