@@ -30,7 +30,6 @@ the result with a ``"law"`` and a ``"floating_point"`` object (``violated``, ``e
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import importlib.util
 import inspect
@@ -224,21 +223,19 @@ def with_params(func, spec: str, params: dict):
             given = ", ".join(sorted(params))
             raise InputError(f"--param {given} {'does' if len(params) == 1 else 'do'} not fit {spec}{signature}: "
                              f"{err}") from None
-    bound = functools.partial(func, **params)
+    from verify.audit.source import bound_to
+    bound = bound_to(func, params)
     # named as without parameters (the function's name), with them
     bound.name = f"{getattr(func, '__name__', spec)}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
-    for attr in ("input_range", "output_dim"):
-        if getattr(func, attr, None) is not None:
-            setattr(bound, attr, getattr(func, attr))
     return bound
 
 
 def claim_parameters(func, eps: float, delta: float) -> dict:
     """The claim as the function's own privacy parameters, as catalog mechanisms get it: ``eps`` (or
     ``epsilon``) and ``delta`` keywords of its signature (those with a default; --param wins)."""
-    from verify.audit.source import run_parameters
+    from verify.audit.source import claim_values, run_parameters
     _, defaults = run_parameters(func)
-    values = {"eps": eps, "epsilon": eps, "delta": delta}
+    values = claim_values(eps, delta)
     return {k: values[k] for k in defaults if k in values}
 
 

@@ -21,6 +21,7 @@ import inspect
 import math
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,6 +76,22 @@ def run_parameters(mechanism) -> tuple[dict, set]:
     return found, defaults
 
 
+def claim_values(eps, delta) -> dict:
+    """The claim (eps, delta) under the names a mechanism's own privacy parameters go by (rho and mu
+    are not set by it)."""
+    return {"eps": eps, "epsilon": eps, "delta": delta}
+
+
+def bound_to(mechanism, params: dict):
+    """``functools.partial(mechanism, **params)``, keeping the attributes the audit reads off a
+    mechanism (``input_range``, ``output_dim``)."""
+    bound = functools.partial(mechanism, **params)
+    for attr in ("input_range", "output_dim"):
+        if getattr(mechanism, attr, None) is not None:
+            setattr(bound, attr, getattr(mechanism, attr))
+    return bound
+
+
 def check_not_a_class(mechanism, shown: str | None = None) -> None:
     """InputError for a class given where a mechanism goes (a library's ``Laplace``, not an object built
     from it): called as mechanism(x, n, seed), it would be built from the inputs and fail obscurely."""
@@ -102,17 +119,13 @@ def with_claim(mechanism, eps: float, delta: float):
                 if name in PRIVACY_PARAMETERS and p.default is p.empty and p.kind in kinds and name not in bound]
     if not required:
         return mechanism
-    claim = {"eps": eps, "epsilon": eps, "delta": delta}
+    claim = claim_values(eps, delta)
     unset = [name for name in required if name not in claim]
     if unset:
         raise InputError(f"mechanism {mechanism_name(mechanism)} requires its privacy parameter {unset[0]}, which the "
                          f"claim (eps, delta) does not set: bind it (functools.partial(mechanism, {unset[0]}=...), or "
                          f"--param {unset[0]}=... on the command line)")
-    bound_claim = functools.partial(mechanism, **{name: claim[name] for name in required})
-    for attr in ("input_range", "output_dim"):          # what the audit reads off a mechanism
-        if getattr(mechanism, attr, None) is not None:
-            setattr(bound_claim, attr, getattr(mechanism, attr))
-    return bound_claim
+    return bound_to(mechanism, {name: claim[name] for name in required})
 
 
 def describe_mechanism(mechanism, eps: float | None = None, delta: float | None = None) -> tuple[str, list]:
@@ -125,7 +138,7 @@ def describe_mechanism(mechanism, eps: float | None = None, delta: float | None 
     shown = {k: v for k, v in params.items() if f"{k}=" not in name}
     if shown:
         name += "(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
-    claim = {"eps": eps, "epsilon": eps, "delta": delta}
+    claim = claim_values(eps, delta)
     notes = []
     for k in sorted(defaults):
         value = params[k]
@@ -313,6 +326,18 @@ def non_finite_error(name: str, x, bad: int, n: int) -> InputError:
                       f"{describe_input(x)}; outputs must be finite numbers")
 
 
+@dataclass
+class CallHistory:
+    """The calls on one input so far, for contract check 4: their outputs pooled (every k-th, at most
+    ``contract.COMPARED_ROWS``; None before the first call), how many calls, how many were compared
+    with those before them, and the size of the last one compared."""
+
+    pooled: np.ndarray | None = None
+    calls: int = 0
+    compared: int = 0
+    last_compared: int = 0
+
+
 class SampleSource:
     """Draws and counts outputs of one mechanism, by the compiled or the block path.
 
@@ -339,8 +364,7 @@ class SampleSource:
         self.distinct_text = ""            # how many distinct outputs a selection batch held
         self.contract_samples = 0          # outputs drawn by the sampling-contract checks
         self._contract: dict = {}          # id(input) -> (input, probe calls, their seeds, largest batch checked)
-        self._first_call: dict = {}        # id(input) -> (input, its calls' outputs pooled (strided), calls,
-                                           # calls compared, the size of the last one compared)
+        self._calls: dict = {}             # id(input) -> (input, its CallHistory) for contract check 4
 
     def labels_only(self) -> bool:
         """Whether every output drawn so far was a label (no numbers)."""
@@ -431,13 +455,13 @@ class SampleSource:
         """Check 4 of the sampling contract (:func:`.contract.check_calls`): a call on an input against the
         calls before it on that input, pooled, on the call after 1, 2, 4, 8, ... calls and on any call
         twice the size of the last one compared (a sequential audit's growing rounds)."""
-        _, before, calls, tests, tested = self._first_call.get(id(x), (x, None, 0, 0, 0))
-        if before is not None:
-            if calls & (calls - 1) == 0 or batch.shape[0] >= 2 * tested:
-                tests, tested = tests + 1, batch.shape[0]
-                contract.check_calls(before, batch, tests, self.name, x)
-            batch = np.concatenate([before, contract.strided(batch)])
-        self._first_call[id(x)] = (x, contract.strided(batch).copy(), calls + 1, tests, tested)
+        history = self._calls.setdefault(id(x), (x, CallHistory()))[1]
+        if history.pooled is not None:
+            if history.calls & (history.calls - 1) == 0 or batch.shape[0] >= 2 * history.last_compared:
+                history.compared, history.last_compared = history.compared + 1, batch.shape[0]
+                contract.check_calls(history.pooled, batch, history.compared, self.name, x)
+            batch = np.concatenate([history.pooled, contract.strided(batch)])
+        history.pooled, history.calls = contract.strided(batch).copy(), history.calls + 1
 
     def histograms(self, x, n: int, binnings: list, key: tuple, bar=None) -> list[np.ndarray]:
         """Count several statistics on the same n fresh outputs of M(x).
