@@ -333,6 +333,20 @@ def test_the_contract_counts_repeats_as_numpy_unique_does():
         assert np.array_equal(contract.multiplicity(rows), counts[inverse.reshape(-1)])
 
 
+def test_the_single_column_singleton_count_agrees_with_the_row_multiplicities():
+    """Check 2's (U, T) by a plain sort and binary search (one output a row) equals the count from the
+    row multiplicities, on continuous, discrete, rounded and constant batches, signed zeros included."""
+    from verify.audit import contract
+    rng = np.random.default_rng(5)
+    batches = [rng.laplace(0, 1, (4000, 1)), rng.integers(0, 3, (4000, 1)).astype(float),
+               np.round(rng.normal(0, 1, (4000, 1)), 2), np.zeros((4000, 1)),
+               rng.integers(0, 4, (4000, 2)).astype(float)]
+    for batch in batches:
+        probes = np.concatenate([batch[:3], rng.laplace(0, 1, (7, batch.shape[1])), -batch[:1] * 0.0])
+        single = contract.multiplicity(np.concatenate([batch, probes])) == 1
+        assert contract.singletons(batch, probes) == (int(single.sum()), int(single[batch.shape[0]:].sum()))
+
+
 def test_objects_without_a_canonical_form_are_refused():
     class Opaque:
         pass

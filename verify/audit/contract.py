@@ -92,6 +92,21 @@ def multiplicity(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def singletons(batch: np.ndarray, probe_rows: np.ndarray) -> tuple[int, int]:
+    """(U, T): how many rows of the pool (``batch`` then ``probe_rows``) occur once in it, and how many
+    of those are probe rows.  One output a row: a plain sort and a binary search for each probe row
+    (half the time of :func:`multiplicity`'s argsort and scatter on a batch of 200,000 outputs)."""
+    if batch.shape[1] > 1:
+        single = multiplicity(np.concatenate([batch, probe_rows])) == 1
+        return int(single.sum()), int(single[batch.shape[0]:].sum())
+    ordered = np.sort(np.concatenate([batch[:, 0], probe_rows[:, 0]]))
+    differs = ordered[1:] != ordered[:-1]
+    u = int(np.count_nonzero(np.r_[True, differs] & np.r_[differs, True]))
+    probe = probe_rows[:, 0]
+    once = np.searchsorted(ordered, probe, side="right") - np.searchsorted(ordered, probe, side="left") == 1
+    return u, int(np.count_nonzero(once))
+
+
 def outside_tail(k: int, m: int, r: int) -> float:
     """P(K >= k) for K the number of r exchangeable probe values strictly outside the range of m batch
     values (m >= 2; check 3 of the module docstring), exactly."""
@@ -108,9 +123,7 @@ def check_batch(batch: np.ndarray, probes: list[np.ndarray], seeds: list[int], n
                          f"input {describe_input(x)} (and for {len(probes) - 2} more seeds): the mechanism ignores "
                          f"its seed; draw from a generator seeded by it (np.random.default_rng(seed))")
     m, r = batch.shape[0], len(probes)
-    pool = np.concatenate([batch] + [p[:1] for p in probes])
-    single = multiplicity(pool) == 1
-    u, t = int(single.sum()), int(single[m:].sum())
+    u, t = singletons(batch, np.concatenate([p[:1] for p in probes]))
     if stats.hypergeom.sf(t - 1, m + r, u, r) <= LEVEL / 2:
         distinct = np.unique(batch, axis=0).shape[0]
         raise InputError(f"mechanism {name}: one call's {m:,} outputs on input {describe_input(x)} hold only "
