@@ -53,6 +53,8 @@ def test_sizes_of_a_fixed_audit_with_a_budget_are_refused(given):
     with pytest.raises(InputError, match=rf"^{name} sizes an audit of n outputs at once; with a budget the rounds "
                                          rf"size themselves: give {name} or budget, not both"):
         verify.audit(never_called, 0.0, 1.0, eps=1.0, budget=1e5, **given)
+    with pytest.raises(InputError, match=rf"^{name} sizes an audit of n outputs at once"):   # not dropped silently
+        verify.assert_dp(never_called, 0.0, 1.0, eps=1.0, budget=1e5, **given)
 
 
 @pytest.mark.parametrize("budget", ["abc", "0", "-1s"])
@@ -72,7 +74,10 @@ def test_gross_violation_stops_after_a_few_rounds():
     assert res.violated and res.law.violated and res.law.eps_lower_bound > 1.0 and res.law.p_value <= 0.045
     assert seq.stopped_early and not seq.budget_exhausted and seq.rounds <= 4
     assert seq.samples == res.n_samples < 5_000
-    assert "stopped early: a violation was certified" in str(res)
+    assert "stopped early: a violation was certified (the bound is where the bets first passed the claim; the " \
+           "true eps may be far larger: an audit with a fixed n sizes it)" in str(res)
+    with pytest.raises(AssertionError, match=r"the true eps may be far larger"):     # assert_dp says it too
+        verify.assert_dp(HALF_SCALE, 0.0, 1.0, eps=1.0, seed=1, budget=budget)
 
 
 def test_a_floating_point_leak_is_caught_within_a_few_rounds():

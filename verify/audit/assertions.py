@@ -65,6 +65,7 @@ def assert_dp(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=1e
     >>> assert_dp(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0)    # doctest: +SKIP
     """
     __tracebackhide__ = True
+    given_n = n is not None                    # with a budget too, the audit refuses it in one line
     if n is None and kwargs.get("budget") is None:
         claimed = eps if eps is not None else libraries.resolve(mechanism, x, x_prime, eps, delta).eps
         need = st.min_samples_to_certify(check_real("eps", claimed, low=0.0) + 0.5,
@@ -73,7 +74,7 @@ def assert_dp(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=1e
         n = max(200_000, 1 << max(0, need - 1).bit_length())
     if law_only:
         kwargs["features"] = of_layer(kwargs.get("features", ("auto",)), LAW)
-    if kwargs.get("budget") is not None:
+    if kwargs.get("budget") is not None and not given_n:
         n = None                               # a sequential audit sizes its own rounds
     result = audit(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, **kwargs)
     if result.status == NOT_TESTED:
@@ -95,5 +96,7 @@ def assert_dp(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=1e
                              f"{w['count_x_prime']}/{w.get('n_x_prime', result.n)} "
                              f"outputs; {layer.fix}")
         lines.append(f"  {result.n_samples:,} samples, seed {seed}")
+        if result.sequential is not None:
+            lines.append(f"  {result.sequential.line()}")
         raise AssertionError("\n".join(lines))
     return result

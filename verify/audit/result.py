@@ -179,7 +179,8 @@ class SequentialRun:
 
     def line(self) -> str:
         """One line: why the audit stopped, after how many rounds and samples."""
-        why = ("stopped early: a violation was certified" if self.stopped_early
+        why = ("stopped early: a violation was certified (the bound is where the bets first passed the claim; "
+               "the true eps may be far larger: an audit with a fixed n sizes it)" if self.stopped_early
                else "the budget ran out with the bound reached so far")
         return (f"sequential, budget {self.budget}: {why} after {self.rounds} round{'s' if self.rounds != 1 else ''} "
                 f"({self.samples:,} samples in all; each round's events chosen on the rounds before it, "
