@@ -347,6 +347,17 @@ def test_the_single_column_singleton_count_agrees_with_the_row_multiplicities():
         assert contract.singletons(batch, probes) == (int(single.sum()), int(single[batch.shape[0]:].sum()))
 
 
+def test_a_constant_label_is_not_rejected_never_not_tested():
+    """A mechanism that always returns the same label is 0-DP: its one category is an event (it was "not tested:
+    no power, because the outputs are labels that almost never repeat (1 distinct ...)", and assert_dp failed)."""
+    constant = lambda x, n, seed: np.array(["a"] * n)           # noqa: E731
+    res = verify.audit(constant, 0, 1, eps=1.0, n=20_000)
+    assert res.status == "not rejected" and res.law.eps_lower_bound == 0.0, str(res)
+    verify.assert_dp(constant, 0, 1, eps=1.0, n=20_000)
+    told = verify.audit(lambda x, n, seed: np.array(["a" if x == 0 else "b"] * n), 0, 1, eps=1.0, n=20_000)
+    assert told.violated and told.eps_lower_bound > 5                  # a label of each input: not DP at all
+
+
 def test_objects_without_a_canonical_form_are_refused():
     class Opaque:
         pass

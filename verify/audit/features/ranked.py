@@ -90,7 +90,8 @@ def ranked_statistic(feature: Feature, rows1, rows2, *, name: str, mode: str, sp
         top = np.sort(np.argsort(-total, kind="stable")[:MAX_CATEGORIES])
         keys, first, c1, c2, total = keys[top], first[top], c1[top], c2[top], total[top]
     # a category seen once predicts nothing: coverage counts repeated categories only
-    if total[total >= 2].sum() < min_coverage * (k1.size + k2.size) or keys.size < 2:
+    # one category is an event too when it is all there is (a constant label: "not rejected", never no power)
+    if total[total >= 2].sum() < min_coverage * (k1.size + k2.size) or keys.size < (1 if mode == "exact" else 2):
         return None
     log_ratio = np.log((c1 + 0.5) / (k1.size + 0.5)) - np.log((c2 + 0.5) / (k2.size + 0.5))
     strata = None
