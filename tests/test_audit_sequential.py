@@ -104,6 +104,36 @@ def test_correct_mechanism_spends_the_budget_and_is_not_rejected():
     assert "the budget ran out with the bound reached so far" in str(res)
 
 
+def _shared_noise(x, n, seed):
+    """A correct Laplace(1) count, on a lattice, plus N(0, 0.6) drawn once per call: each output alone is
+    eps = 1 DP, but one call's outputs are a shifted copy of that law."""
+    rng = np.random.default_rng(seed)
+    return np.round((float(x) + rng.normal(0.0, 0.6) + rng.laplace(0.0, 1.0, n)) * 2 ** 12) / 2 ** 12
+
+
+def test_noise_drawn_once_per_call_is_no_violation_of_the_law_of_one_output():
+    """The law's bets pass the claim on one call per step at this seed (eps >= 1.075 against the correct
+    claim, reported VIOLATED before), because each step compared a shifted copy of the law on x with
+    another on x'; the steps after it are drawn in many calls, where the shift averages out, and the
+    violation is reported only if the bets on those pass the claim too.  Here they do not."""
+    with pytest.warns(UserWarning, match=r"the law's bets passed the claim on outputs drawn one call per step, but "
+                                         r"not on the [\d,]+ outputs per input drawn in many calls since"):
+        res = verify.audit(_shared_noise, 0.0, 1.0, eps=1.0, seed=3, budget=1e5)
+    assert not res.violated and res.sequential.confirmed is False, str(res)
+    assert "did NOT pass it again" in res.sequential.line()
+
+
+def test_a_violation_of_independent_draws_passes_the_claim_again_on_many_calls():
+    """A real violation (half the Laplace scale, a mechanism's own function) is shown again on the steps
+    drawn in many calls; the compiled sampler needs no second showing."""
+    res = verify.audit(HALF_SCALE, 0.0, 1.0, eps=1.0, seed=1, budget=1e6)
+    assert res.law.violated and res.sequential.confirmed is True and res.law.eps_lower_bound > 1.0
+    assert "then passed it again on" in res.sequential.line()
+    import dpbench
+    compiled = verify.audit(dpbench.sampler("laplace_release", eps=2.0), 0.0, 1.0, eps=1.0, seed=1, budget=1e6)
+    assert compiled.law.violated and compiled.sequential.confirmed is None
+
+
 def test_seconds_budget_that_ends_after_the_first_round_has_no_power():
     res = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=3, budget="0.001s")
     assert res.status == "not tested" and "ended before a round could be bet on" in res.law.note

@@ -129,9 +129,17 @@ class Wealth:
         """min(1, 1 / the largest wealth at the claim so far): at most ``level`` exactly when rejected."""
         return float(min(1.0, math.exp(-self.best[self.at_claim])))
 
-    def lower_bound(self, level: float) -> float:
-        """The largest grid eps' such that the wealth at every grid point up to it reached 1 / level (0: none)."""
-        fails = np.flatnonzero(self.best < -math.log(level))
+    def lower_bound(self, level: float, from_claim: bool = False) -> float:
+        """The largest grid eps' such that the wealth at every grid point up to it reached 1 / level (0: none).
+
+        ``from_claim``: when the claim is rejected, the grid points below it count as reached (a mechanism
+        that is eps'-DP for an eps' below the claim is claim-DP, so the claim's rejection covers them; the
+        first grid point at or above the true eps is still rejected with probability at most ``level``).
+        Two wealths that must both reject (an intersection-union test) thus bound eps from the claim up."""
+        reached = self.best >= -math.log(level)
+        if from_claim and reached[self.at_claim]:
+            reached[:self.at_claim] = True
+        fails = np.flatnonzero(~reached)
         if fails.size == 0:
             return float(self.eps[-1])
         return float(self.eps[fails[0] - 1]) if fails[0] > 0 else 0.0

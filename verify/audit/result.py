@@ -167,6 +167,10 @@ class SequentialRun:
     stopped_early     a violation was certified before the budget ran out
     fixed_from        the round from which the events stayed fixed (the outputs kept for choosing
                       them reached their limit); None: chosen anew before every round
+    confirmation      the bets' violation of the law layer checked again on fresh outputs drawn in
+                      many calls of a mechanism's own function (:func:`.stages.sequential.confirm`):
+                      what the last check found, in words; None: none was needed
+    confirmed         whether that check certified the violation too (None: none was needed)
     """
 
     budget: str
@@ -176,15 +180,18 @@ class SequentialRun:
     budget_exhausted: bool
     stopped_early: bool
     fixed_from: int | None = None
+    confirmation: str | None = None
+    confirmed: bool | None = None
 
     def line(self) -> str:
         """One line: why the audit stopped, after how many rounds and samples."""
         why = ("stopped early: a violation was certified (the bound is where the bets first passed the claim; "
                "the true eps may be far larger: an audit with a fixed n sizes it)" if self.stopped_early
                else "the budget ran out with the bound reached so far")
+        checked = f"; {self.confirmation}" if self.confirmation else ""
         return (f"sequential, budget {self.budget}: {why} after {self.rounds} round{'s' if self.rounds != 1 else ''} "
                 f"({self.samples:,} samples in all; each round's events chosen on the rounds before it, "
-                f"{self.n_certify:,} outputs per input bet on)")
+                f"{self.n_certify:,} outputs per input bet on{checked})")
 
 
 @dataclass

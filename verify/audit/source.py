@@ -463,18 +463,20 @@ class SampleSource:
             batch = np.concatenate([history.pooled, contract.strided(batch)])
         history.pooled, history.calls = contract.strided(batch).copy(), history.calls + 1
 
-    def histograms(self, x, n: int, binnings: list, key: tuple, bar=None) -> list[np.ndarray]:
+    def histograms(self, x, n: int, binnings: list, key: tuple, bar=None, call_size: int = CHUNK) -> list[np.ndarray]:
         """Count several statistics on the same n fresh outputs of M(x).
 
         ``binnings``: (statistic, edges) pairs; returns one histogram (len(edges) + 1 bins) of
         each.  On the compiled path every statistic is counted on each chunk of outputs as it is
         drawn (MAX_STATS at a time by the counting kernel; a statistic in Python on the chunk's
-        rows): the outputs are drawn once, whatever the number of statistics.
+        rows): the outputs are drawn once, whatever the number of statistics.  ``call_size``: at most
+        this many outputs per call of a mechanism's own function (at most CHUNK).
         """
         totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
         if not self.fast_path(x):
-            for c, first in enumerate(range(0, n, CHUNK)):
-                m = min(CHUNK, n - first)
+            step = max(1, min(CHUNK, call_size))
+            for c, first in enumerate(range(0, n, step)):
+                m = min(step, n - first)
                 rows = self.rows(x, m, *key, c)
                 for total, (stat, edges) in zip(totals, binnings):
                     total += histogram(stat.evaluate(rows), edges)

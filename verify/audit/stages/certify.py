@@ -150,7 +150,7 @@ def _curve(plan: AuditPlan, refined: dict[str, Refined], hists: dict, sizes: dic
 
 
 def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refined], n: int, stream: tuple,
-                 bar=None, poisson: bool | None = None) -> tuple[dict, dict]:
+                 bar=None, poisson: bool | None = None, calls: int = 1) -> tuple[dict, dict]:
     """((layer, side) -> histogram of the layer's statistic on fresh outputs of that input
     ((layer, side, "hedge") -> its hedge's, when that has a statistic of its own),
     (pair, side) -> how many outputs were drawn).
@@ -158,6 +158,8 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
     Every layer's statistic on a pair is counted on the same outputs (one draw per input):
     n of them, or Poisson(n) when the plan's certifier needs Poisson counts (:func:`draw_size`;
     ``poisson`` overrides).  ``stream`` ends the sample streams' keys (pair, side, *stream).
+    ``calls``: a mechanism's own function is called at least this many times per input (one call per
+    output when they are fewer; compiled sampling is not called).
     """
     by_pair: dict[int, list] = {}
     for layer, r in refined.items():
@@ -173,7 +175,8 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
             size = sizes[p, side] = draw_size(plan, n, (p, side, *stream), poisson)
             if bar is not None and size != n:
                 bar.total += size - n
-            for (layer, tag), h in zip(keys, source.histograms(x, size, binnings, (p, side, *stream), bar)):
+            for (layer, tag), h in zip(keys, source.histograms(x, size, binnings, (p, side, *stream), bar,
+                                                               call_size=-(-size // calls))):
                 hists[(layer, side, *tag)] = h
     return hists, sizes
 
