@@ -327,6 +327,14 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
 
         def test_claim_positionally(assert_dp):
             assert_dp(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, 1.0)
+
+        @pytest.mark.dp(eps=1.0, x=5.0, x_prime=9.0, n=50_000)
+        def test_the_calls_pair_wins(assert_dp):
+            assert_dp(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0)
+
+        @pytest.mark.dp(eps=1.0)
+        def test_marked_without_the_fixture():
+            pass
     """))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q",
                            "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file)],
@@ -337,7 +345,8 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
                                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                                "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])})
     out = proc.stdout + proc.stderr
-    assert "2 passed" in out and "5 failed" in out, out
+    assert "4 passed" in out and "5 failed" in out, out
+    assert "test_marked_without_the_fixture is marked dp but does not take the assert_dp fixture" in out, out
     # bad input: one line at the test's own line, no dpbench traceback (as on the CLI)
     assert "test_dp_plugin_example.py:25: dpbench.InputError: eps must be" in out, out
     assert "validation.py" not in out, out
@@ -540,9 +549,13 @@ def test_a_bound_just_above_the_claim_shows_its_digits_and_a_marginal_rejection_
     near = LayerResult(layer="law", status="violated", violated=True, eps_lower_bound=1.00013, p_value=0.0459,
                        alpha=0.05, witness=witness, fix="calibrate its scale")
     text = near.line(1000, 1.0)
-    assert "eps >= 1.0001," in text and "marginal: p-value within 10x of the level 0.05" in text
+    assert "eps >= 1.0001," in text and "marginal: p-value within 10x of alpha 0.05" in text
     clear = LayerResult(**{**near.__dict__, "eps_lower_bound": 2.0, "p_value": 1e-9})
     assert "marginal" not in clear.line(1000, 1.0)
+    # a layer with a share of alpha: its p-value shown is against the audit's alpha, and so is the note (it
+    # read "p-value 0.0487 ... within 10x of the level 0.045", as if the violation were above its level)
+    share = LayerResult(**{**near.__dict__, "p_value": 0.0487, "alpha": 0.045, "p_value_scale": 0.05 / 0.045})
+    assert "p-value 0.0487" in share.line(1000, 1.0) and "within 10x of alpha 0.05," in share.line(1000, 1.0)
 
 
 def test_a_catalog_name_in_place_of_a_mechanism_points_at_its_sampler():

@@ -1,6 +1,8 @@
 """What a mechanism may return: numbers, vectors or labels (strings, tuples, a "bottom"
 symbol among numbers), and a clear InputError naming the mechanism and the input when it
 raises, returns non-finite values, the wrong number of outputs, or changes type or width."""
+import re
+
 import numpy as np
 import pytest
 
@@ -137,7 +139,9 @@ def _named(func, name="leaky"):
     (lambda x, n, seed: np.zeros(n) if x == 0 else 1 / 0,
      r"mechanism leaky raised ZeroDivisionError on input 1: division by zero"),
     (lambda x, n, seed: np.zeros(n) if x == 0 else np.zeros((n, 2)),
-     r"mechanism leaky returned outputs of width 2 on input 1 but width 1 on input 0"),
+     r"mechanism leaky returned outputs of width 2 on input 1 but width 1 on input 0; the width must not change "
+     r"\(if it is the release, e.g. one count per category present in the data, the width alone tells the inputs "
+     r"apart: not DP for any eps"),
     (lambda x, n, seed: np.zeros(n) if x == 0 else np.full(n, "label"),
      r"mechanism leaky returned only labels on input 1 but only numbers on input 0"),
     (lambda x, n, seed: np.zeros(n) if x == 0 else np.full(n, np.inf),
@@ -363,3 +367,26 @@ def test_objects_without_a_canonical_form_are_refused():
         pass
     with pytest.raises(InputError, match=r"returned objects of type Opaque on input 0, whose text is their identity"):
         verify.audit(lambda x, n, seed: [Opaque() for _ in range(n)], 0.0, 1.0, eps=1.0, n=10_000)
+
+
+@pytest.mark.parametrize("returned, said", [
+    (lambda x, n, seed: None, "returned None on input 0"),
+    (lambda x, n, seed: (float(v) for v in np.random.default_rng(seed).laplace(0, 1, n)),
+     "returned a generator (not a sequence) on input 0"),
+    (lambda x, n, seed: iter(np.random.default_rng(seed).laplace(0, 1, n)), "(not a sequence) on input 0")])
+def test_none_or_a_generator_is_named_not_a_shape(returned, said):
+    """A mechanism that returns None (forgot `return`) or a generator: the one line says so; it said
+    "returned shape () for n=...", which sends the reader to the wrong place."""
+    with pytest.raises(InputError, match=re.escape(said)):
+        verify.audit(returned, 0.0, 1.0, eps=1.0, n=20_000)
+
+
+@pytest.mark.parametrize("call", ["audit", "assert_dp"])
+def test_a_claim_given_by_position_is_one_line(call):
+    """`assert_dp(mech, 0.0, 1.0, 1.0)`: a one-line InputError with the call to write (it was Python's
+    "takes from 1 to 3 positional arguments but 4 were given")."""
+    lap = lambda x, n, seed: x + np.random.default_rng(seed).laplace(0, 1, n)      # noqa: E731
+    with pytest.raises(InputError, match=rf"^{call}\(\) takes the mechanism and the input pair by position, "
+                                         rf"everything else by keyword: got 1.0, 1e-05 after x_prime; write "
+                                         rf"{call}\(mechanism, x, x_prime, eps=1.0, delta=1e-05\)$"):
+        getattr(verify, call)(lap, 0.0, 1.0, 1.0, 1e-5)

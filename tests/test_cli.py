@@ -132,3 +132,32 @@ def test_a_quick_report_goes_to_its_own_folder_unless_out_is_given():
     assert out_dir(parser.parse_args(["report", "004", "--quick"])) == "reports/quick"
     assert out_dir(parser.parse_args(["report", "004"])) == "reports"
     assert out_dir(parser.parse_args(["report", "004", "--quick", "--out", "mine"])) == "mine"
+
+
+def test_an_audit_keeps_its_exit_status_when_the_reader_closes_the_pipe(tmp_path):
+    """`dpbench audit ... | head -1` (or `| true`): the verdict's status, not 0 (it was 0 for a VIOLATED one)."""
+    (tmp_path / "halfscale.py").write_text(
+        "import numpy as np\n"
+        "def mech(x, n, seed):\n"
+        "    return np.round((x + np.random.default_rng(seed).laplace(0, 0.5, n)) * 2**12) / 2**12\n")
+    proc = subprocess.Popen([sys.executable, "-m", "dpbench", "audit", "halfscale:mech", "--eps", "1", "--x", "0",
+                             "--x-prime", "1", "--n", "20000", "--no-progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=tmp_path, env={**__import__("os").environ,
+                                                                         "PYTHONPATH": str(tmp_path)})
+    proc.stdout.close()                                   # the reader went away before a line was read
+    assert proc.wait(timeout=300) == 1
+
+
+def test_a_warning_on_the_command_line_is_one_line_without_source_paths(tmp_path, monkeypatch, capsys):
+    """An audit's warning (here: a mechanism that draws from NumPy's global generator) is one
+    `dpbench: warning: ...` line; it printed a path inside verify/ and the code line that raised it."""
+    (tmp_path / "globalrng.py").write_text(
+        "import numpy as np\n"
+        "def mech(x, n, seed):\n"
+        "    return np.round((x + np.random.laplace(0, 1, n)) * 2**12) / 2**12\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    main(["audit", "globalrng:mech", "--eps", "1", "--x", "0", "--x-prime", "1", "--n", "20000", "--no-progress"])
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "warning" in line]
+    assert lines and all(line.startswith("dpbench: warning: the seed does not set") for line in lines), err
+    assert "source.py" not in err and ".py:" not in err

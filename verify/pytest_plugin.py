@@ -45,6 +45,16 @@ def pytest_configure(config):
                    "or the audit, the defaults of the assert_dp fixture")
 
 
+def pytest_collection_modifyitems(items):
+    """A test marked ``@pytest.mark.dp`` that does not take the ``assert_dp`` fixture audits nothing by
+    the marker: warned, naming the test (it passed silently, the claim never audited)."""
+    for item in items:
+        if item.get_closest_marker("dp") is not None and "assert_dp" not in getattr(item, "fixturenames", ()):
+            item.warn(pytest.PytestWarning(
+                f"{item.name} is marked dp but does not take the assert_dp fixture: the marker's claim is not "
+                f"audited; add assert_dp to its arguments and call it on the mechanism"))
+
+
 def _is_input_error(exc) -> bool:
     """``dpbench.InputError`` (bad input to dpbench), told by its class without importing dpbench."""
     return any(c.__name__ == "InputError" and c.__module__ == "dpbench.validation" for c in type(exc).__mro__)
@@ -76,7 +86,8 @@ def _check_keywords(given, where: str) -> None:
     from dpbench.validation import InputError, closest_names
     from verify.audit import assert_dp as _assert_dp
     from verify.audit import audit
-    allowed = {name for f in (_assert_dp, audit) for name in inspect.signature(f).parameters} - {"mechanism", "kwargs"}
+    allowed = ({name for f in (_assert_dp, audit) for name in inspect.signature(f).parameters}
+               - {"mechanism", "kwargs", "extra"})
     for key in given:
         if key not in allowed:
             near = closest_names(key, allowed, 1)
@@ -105,6 +116,9 @@ def assert_dp(request):
     @functools.wraps(_assert_dp)
     def check(mechanism, *args, **kwargs):
         merged = {**defaults, **kwargs}
+        for name in ("x", "x_prime")[:len(args)]:            # the call's pair wins over the marker's
+            if name not in kwargs:
+                merged.pop(name, None)
         _check_keywords(kwargs, "assert_dp")
         if len(args) > 2:
             raise InputError(f"assert_dp takes the input pair positionally (mechanism, x, x_prime), the claim by "

@@ -117,13 +117,17 @@ def main(argv=None) -> int:
 
 def _announce_long_runs() -> None:
     """Inside ``warnings.catch_warnings()``: a run's time estimate (``LongRunWarning``) is printed
-    on stderr as one ``dpbench: ...`` line, every time; other warnings as Python shows them."""
+    on stderr as one ``dpbench: ...`` line, every time; other warnings as one ``dpbench: warning:
+    ...`` line (with their category unless a plain UserWarning)."""
     from ..engine.guard import LongRunWarning
     show = warnings.showwarning
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, LongRunWarning):
             print(f"dpbench: {message}", file=sys.stderr)
+        elif file is None:      # one line, without the file and code line of dpbench's source it was raised in
+            kind = "" if category is UserWarning else f" ({category.__name__})"
+            print(f"dpbench: warning: {' '.join(str(message).split())}{kind}", file=sys.stderr)
         else:
             show(message, category, filename, lineno, file, line)
     warnings.showwarning = showwarning

@@ -304,15 +304,19 @@ def _run(args) -> int:
                        budget=budget, allow_long=args.yes, **extra)
     except InputError as err:       # messages quoting user code may span lines: the CLI prints one
         raise InputError(" ".join(str(err).split())) from None
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=1))
-    else:
-        print(result)
-        pts = list(zip(result.curve_delta, result.curve_eps))
-        show = pts[:: max(1, len(pts) // 8)]
-        if show:                                      # none when the law was not tested
-            print("  eps(delta) curve (simultaneous, confidence "
-                  f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
+    try:
+        if args.json:
+            print(json.dumps(result.to_dict(), indent=1))
+        else:
+            print(result)
+            pts = list(zip(result.curve_delta, result.curve_eps))
+            show = pts[:: max(1, len(pts) // 8)]
+            if show:                                      # none when the law was not tested
+                print("  eps(delta) curve (simultaneous, confidence "
+                      f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
+    except BrokenPipeError:         # the reader (head, grep -q, ...) closed the pipe: the verdict's status stands
+        sys.stderr = open(os.devnull, "w")
+        sys.stdout = open(os.devnull, "w")
     return exit_status(result)
 
 

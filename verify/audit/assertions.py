@@ -6,14 +6,14 @@ from verify.inference import p_text
 
 from . import libraries
 from . import statistics as st
-from .engine import audit
+from .engine import audit, check_keyword_claim
 from .features import of_layer
 from .inputs import describe_pair
 from .layers import LAW
 from .result import NOT_TESTED, AuditResult, bound_text
 
 
-def assert_dp(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=1e-6, n=None, seed=0, law_only=False,
+def assert_dp(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alpha=1e-6, n=None, seed=0, law_only=False,
               **kwargs) -> AuditResult:
     """Fail (AssertionError) if an audit certifies a violation of (eps, delta)-DP, or cannot test it.
 
@@ -65,6 +65,7 @@ def assert_dp(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=1e
     >>> assert_dp(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0)    # doctest: +SKIP
     """
     __tracebackhide__ = True
+    check_keyword_claim("assert_dp", extra)
     given_n = n is not None                    # with a budget too, the audit refuses it in one line
     if n is None and kwargs.get("budget") is None:
         claimed = eps if eps is not None else libraries.resolve(mechanism, x, x_prime, eps, delta).eps

@@ -45,6 +45,7 @@ from __future__ import annotations
 import time
 
 from dpbench.engine import guard
+from dpbench.validation import InputError
 
 from . import libraries
 from .result import AuditResult
@@ -78,7 +79,16 @@ def check_duration(ahead: int, drawn: int, seconds: float) -> None:
         'lower n or give a budget (budget="1h"; --budget 1h)')
 
 
-def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, n=None, seed=0,
+def check_keyword_claim(function: str, extra: tuple) -> None:
+    """InputError (one line) when the claim was given by position: ``audit(mech, x, x', 1.0)``."""
+    if extra:
+        shown = ", ".join(repr(v) for v in extra)
+        raise InputError(f"{function}() takes the mechanism and the input pair by position, everything else by "
+                         f"keyword: got {shown} after x_prime; write {function}(mechanism, x, x_prime, eps={extra[0]!r}"
+                         f"{f', delta={extra[1]!r}' if len(extra) > 1 else ''})")
+
+
+def audit(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alpha=0.05, n=None, seed=0,
           n_select=None, domain=None, log_density=None, features=("auto",), delta_grid=None,
           keep_pairs=None, n_refine=None, progress=False, budget=None, allow_long=False) -> AuditResult:
     """Audit ``mechanism`` against the claim (eps, delta)-DP on the pair (x, x').
@@ -174,6 +184,7 @@ def audit(mechanism, x=None, x_prime=None, *, eps=None, delta=None, alpha=0.05, 
     >>> res.violated, res.law.eps_lower_bound <= 1.0                      # doctest: +SKIP
     (False, True)
     """
+    check_keyword_claim("audit", extra)
     check_not_a_class(mechanism)
     run = libraries.resolve(mechanism, x, x_prime, eps, delta)     # a library object: its sampler and claim
     mechanism, x, x_prime, eps, delta = run.mechanism, run.x, run.x_prime, run.eps, run.delta

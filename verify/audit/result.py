@@ -75,6 +75,8 @@ class LayerResult:
     strata_p_value: float | None = None
     events_certified: int = 1
     no_power: bool = False
+    #: the audit's alpha over the layer's (``p_value`` is the layer's own over its share of alpha)
+    p_value_scale: float = 1.0
 
     def __post_init__(self):
         """Set ``violated`` from ``status``; an untested layer gets no bound and no p-value.
@@ -131,8 +133,9 @@ class LayerResult:
                      f"tell which is stronger; the bound is the larger of the two")
         if self.note:
             text += f"; {self.note}"
-        if self.p_value > self.alpha / MARGINAL:
-            text += (f"; marginal: p-value within {MARGINAL:g}x of the level {self.alpha:.3g}, at which a correct "
+        audit_alpha = self.p_value_scale * self.alpha         # what the p-value shown is compared with
+        if self.p_value > audit_alpha / MARGINAL:
+            text += (f"; marginal: p-value within {MARGINAL:g}x of alpha {audit_alpha:.3g}, at which a correct "
                      f"mechanism is rejected: confirm with another run (another seed) or more samples before acting "
                      f"on it")
         if self.fix:

@@ -20,7 +20,7 @@ import hashlib
 import inspect
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -235,7 +235,11 @@ def _label_rows(arr: np.ndarray, labels: dict | None) -> tuple[np.ndarray, int]:
 
 def _as_array(out, name: str, x) -> np.ndarray:
     """Return a mechanism's outputs as an array (ragged sequences: one label per output;
-    mappings: :func:`_mapping_rows`)."""
+    mappings: :func:`_mapping_rows`).  None, a generator or an iterator is refused by name."""
+    if out is None or isinstance(out, (Iterator, Generator)):
+        what = "None" if out is None else f"a {type(out).__name__} (not a sequence)"
+        raise InputError(f"mechanism {name} returned {what} on input {describe_input(x)}: return the n outputs "
+                         f"(a list or an array; e.g. return, not print, and list(...) of a generator)")
     try:
         arr = np.asarray(out)
         if arr.dtype == object and arr.ndim == 1 and arr.size and isinstance(arr[0], Mapping):
@@ -392,7 +396,9 @@ class SampleSource:
         elif rows.shape[1] != self.d:
             before = "" if self._width_from is None else f" on input {describe_input(self._width_from)}"
             raise InputError(f"mechanism {self.name} returned outputs of width {rows.shape[1]} on input "
-                             f"{describe_input(x)} but width {self.d}{before}; the width must not change")
+                             f"{describe_input(x)} but width {self.d}{before}; the width must not change (if it "
+                             f"is the release, e.g. one count per category present in the data, the width alone "
+                             f"tells the inputs apart: not DP for any eps; release a fixed set of keys)")
         self._check_kinds(x, "labels" if n_labels == rows.size else "numbers" if n_labels == 0 else "mixed")
         return rows
 
