@@ -390,3 +390,14 @@ def test_a_claim_given_by_position_is_one_line(call):
                                          rf"everything else by keyword: got 1.0, 1e-05 after x_prime; write "
                                          rf"{call}\(mechanism, x, x_prime, eps=1.0, delta=1e-05\)$"):
         getattr(verify, call)(lap, 0.0, 1.0, 1.0, 1e-5)
+
+
+def test_a_label_inside_a_tuple_is_shown_as_its_text_in_every_layer():
+    """(label, number) outputs: the floating-point layer's event named the label by its internal code
+    ("output[0] == 2.28498e+18"); it is the label's text, as in the law's witness."""
+    def tagged(x, n, seed):
+        noise = np.round(np.random.default_rng(seed).laplace(0, 1, n) * 2 ** 12) / 2 ** 12
+        return [("some" if x else "none", float(v)) for v in noise]
+    text = str(verify.audit(tagged, 0, 1, eps=1.0, n=20_000))
+    assert "e+18" not in text and "e+17" not in text, text
+    assert "output[0] == none" in text or "output[0] == some" in text, text

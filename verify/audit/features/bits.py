@@ -62,7 +62,7 @@ class LowBits(Feature):
 
     def describe(self, stat: Statistic, edges, bins, labels: dict) -> str:
         k = stat.info["low_bits"]
-        return describe_classes(stat, edges, bins, bits_text(k), bits_summary(k))
+        return describe_classes(stat, edges, bins, bits_text(k), bits_summary(k), labels)
 
 
 FEATURE = LowBits()

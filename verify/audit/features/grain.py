@@ -19,7 +19,7 @@ import numpy as np
 
 from ..layers import FLOATING_POINT
 from . import ranked
-from .base import LISTED, Feature, FitData, Statistic, binade_text
+from .base import LISTED, Feature, FitData, Statistic, binade_text, number
 
 #: rows per input looked at to decide whether the outputs are floating-point numbers
 PROBE = 200_000
@@ -86,12 +86,12 @@ class Granularity(Feature):
         return ranked.rank_edges(stat)
 
     def describe(self, stat: Statistic, edges, bins, labels: dict) -> str:
-        return describe_classes(stat, edges, bins, grain_text, grain_summary)
+        return describe_classes(stat, edges, bins, grain_text, grain_summary, labels)
 
 
-def describe_classes(stat: Statistic, edges, bins, text, summary) -> str:
+def describe_classes(stat: Statistic, edges, bins, text, summary, labels: dict | None = None) -> str:
     """A union of ranked floating-point classes (of one entry, or of every entry): named (a few,
-    joined by "or"), or summarised; an atom by its value."""
+    joined by "or"), or summarised; an atom by its value (a label by its text)."""
     info = stat.info
     column = info.get("column", -1)
     examples = info["examples"] if column < 0 else info["examples"][:, [column]]
@@ -101,7 +101,7 @@ def describe_classes(stat: Statistic, edges, bins, text, summary) -> str:
     outside = np.setdiff1d(np.arange(examples.shape[0]), inside)
 
     def one(v):
-        return f"{var} == {v:.6g}" if atoms is not None and np.any(atoms == v) else text(v, var)
+        return f"{var} == {number(v, labels)}" if atoms is not None and np.any(atoms == v) else text(v, var)
 
     def entry(row):
         return one(row[0]) if row.size == 1 else "(" + "; ".join(one(v) for v in row) + ")"
