@@ -401,3 +401,21 @@ def test_a_label_inside_a_tuple_is_shown_as_its_text_in_every_layer():
     text = str(verify.audit(tagged, 0, 1, eps=1.0, n=20_000))
     assert "e+18" not in text and "e+17" not in text, text
     assert "output[0] == none" in text or "output[0] == some" in text, text
+
+
+@pytest.mark.parametrize("as_python_ints", [False, True])
+def test_integers_beyond_two_to_the_53_are_compared_exactly(as_python_ints):
+    """A timestamp plus two-sided geometric noise (true eps 2): as float64 every output was the same number,
+    and the audit said "not rejected, eps >= 0" (before that: "no statistic applies" or "labels that almost
+    never repeat (1 distinct)").  Integers a float cannot hold are labels, compared exactly."""
+    import math
+
+    def noisy_timestamp(x, n, seed):
+        rng, p = np.random.default_rng(seed), 1 - math.exp(-2.0)
+        noise = rng.geometric(p, n) - rng.geometric(p, n)
+        if as_python_ints:
+            return [2 ** 70 + int(x) + int(v) for v in noise]
+        return np.int64(1_700_000_000_000_000_000) + int(x) + noise
+    res = verify.audit(noisy_timestamp, 0, 1, eps=1.0, n=20_000)
+    assert res.law.violated and 1.5 < res.law.eps_lower_bound <= 2.0 + 1e-9, str(res)
+    assert label_value("9007199254740993") >= LABEL_BASE and label_value("9007199254740992") == 2.0 ** 53

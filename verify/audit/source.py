@@ -158,17 +158,28 @@ def describe_mechanism(mechanism, eps: float | None = None, delta: float | None 
 LABEL_BASE = 2.0 ** 60
 #: label texts kept for the result (number -> label)
 MAX_LABELS_KEPT = 4096
+#: integers beyond this magnitude are outputs a float64 cannot hold exactly: they are labels
+EXACT_INT = 2 ** 53
+
+
+def _inexact_integer(text: str, value: float) -> bool:
+    """Whether ``text`` writes an integer that the float ``value`` does not hold exactly."""
+    try:
+        return int(text) != int(value)
+    except ValueError:
+        return False
 
 
 def label_value(text: str) -> float:
     """Return the fixed number of one output label.
 
     The fixed number of one output label, the same in every run and process: the number
-    itself if the label reads as a finite number, else LABEL_BASE plus 52 bits of its hash.
+    itself if the label reads as a finite number that a float holds exactly, else LABEL_BASE plus
+    52 bits of its hash (an integer beyond 2^53 is a label: as floats, neighbours would be equal).
     """
     try:
         value = float(text)
-        if math.isfinite(value):
+        if math.isfinite(value) and not _inexact_integer(text, value):
             return value
     except ValueError:
         pass
@@ -290,6 +301,8 @@ def as_rows(out, n: int, name: str, x, labels: dict | None = None) -> tuple[np.n
     """
     arr = _as_array(out, name, x)
     n_labels = 0
+    if arr.dtype.kind in "iu" and arr.size and (arr.max() > EXACT_INT or arr.min() < -EXACT_INT):
+        arr = arr.astype(object)            # integers a float cannot hold exactly: compared as labels
     if arr.dtype == bool:
         arr = arr.astype(np.float64)
         if labels is not None:
