@@ -312,7 +312,8 @@ def _run(args) -> int:
             pts = list(zip(result.curve_delta, result.curve_eps))
             show = pts[:: max(1, len(pts) // 8)]
             if show:                                      # none when the law was not tested
-                print("  eps(delta) curve (simultaneous, confidence "
+                where = "the last round's counts, " if result.sequential is not None else ""
+                print(f"  eps(delta) curve ({where}simultaneous, confidence "
                       f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
     except BrokenPipeError:         # the reader (head, grep -q, ...) closed the pipe: the verdict's status stands
         sys.stderr = open(os.devnull, "w")

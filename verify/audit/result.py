@@ -77,6 +77,9 @@ class LayerResult:
     no_power: bool = False
     #: the audit's alpha over the layer's (``p_value`` is the layer's own over its share of alpha)
     p_value_scale: float = 1.0
+    #: the p-value is an anytime-valid test's that stopped as soon as it reached the level (a sequential
+    #: audit): near alpha by design, whatever the size of the violation, so never called marginal
+    anytime: bool = False
 
     def __post_init__(self):
         """Set ``violated`` from ``status``; an untested layer gets no bound and no p-value.
@@ -134,7 +137,7 @@ class LayerResult:
         if self.note:
             text += f"; {self.note}"
         audit_alpha = self.p_value_scale * self.alpha         # what the p-value shown is compared with
-        if self.p_value > audit_alpha / MARGINAL:
+        if self.p_value > audit_alpha / MARGINAL and not self.anytime:
             text += (f"; marginal: p-value within {MARGINAL:g}x of alpha {audit_alpha:.3g}, at which a correct "
                      f"mechanism is rejected: confirm with another run (another seed) or more samples before acting "
                      f"on it")

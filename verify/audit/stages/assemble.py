@@ -113,7 +113,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                 f"doing, not the arithmetic's")
     return LayerResult(layer=c.layer, status=VIOLATED if c.violated else NOT_REJECTED, violated=c.violated,
                        eps_lower_bound=c.eps_lower_bound, p_value=c.p_value, alpha=c.level * c.events_certified,
-                       p_value_scale=c.alpha / (c.level * c.events_certified),
+                       p_value_scale=c.alpha / (c.level * c.events_certified), anytime=plan.budget is not None,
                        events_certified=c.events_certified, witness=witness,
                        unbounded=k2 == 0 and k1 > 0, limited_by_n=k2 <= LIMITED_COUNT < k1,
                        # the bound of an event that took all n outputs of x and none of x' (no less than the

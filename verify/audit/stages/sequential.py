@@ -35,7 +35,7 @@ call per step every bet compared a shifted copy of its law on x with another on 
 certified VIOLATED (eps >= 1.002 and 1.075) against its correct claim of 1 in 3 of 24 audits (budgets
 1e5 and 1e6, seeds 0 to 3) where the contract's check 4 saw nothing in calls this small.  So, on a
 mechanism's own function, once the law's wealth passes the claim every later step draws its outputs
-of an input in ROBUST_CALLS calls (one per output when fewer), where such a shift averages out as it
+of an input in CALLS calls (one per output when fewer), where such a shift averages out as it
 does in the law of one output that DP is about, and a second wealth bets on those steps alone; the
 law is violated only when both pass the claim (an intersection-union test: each is valid at the
 layer's level under the contract, the second also without it but for what stays shared within a
@@ -69,7 +69,7 @@ from ..features.grain import fractional
 from ..layers import FLOATING_POINT, LAW
 from ..result import SequentialRun
 from ..source import CHUNK, REFINE, SEQUENTIAL, SampleSource
-from .certify import SIZE_STREAM, Certification, Certified, _binning, _own_binning, _strata_test, count_events
+from .certify import CALLS, SIZE_STREAM, Certification, Certified, _binning, _own_binning, _strata_test, count_events
 from .refine import Refined, refine
 from .select import NoPower, select
 from .validate import AuditPlan, resolution_floor
@@ -79,9 +79,6 @@ FIRST_ROUND, GROWTH = 250, 1.5
 #: a round's outputs are drawn and bet on in this many steps (its events fixed), so that a violation
 #: stops the audit within a part of a round
 STEPS = 16
-#: once the law layer's bets pass the claim on a mechanism's own function, every later step's outputs
-#: of an input are drawn in this many calls (one per output when fewer): :func:`run`, "Calls"
-ROBUST_CALLS = 1000
 #: a round of fewer outputs per input is not drawn (the budget is spent)
 MIN_ROUND = 20
 #: the most numbers (outputs x their width) kept for choosing events, over all pairs and inputs
@@ -307,7 +304,7 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
         state.new_round()
         parts = {key: [] for key in kept.rounds}
         for step in range(STEPS):
-            calls = ROBUST_CALLS if state.robust else 1
+            calls = CALLS if state.robust else 1
             if fixed_from is None:
                 rows = draw_round(plan, source, everything, mean / STEPS, (k, step), bar, calls=calls)
                 for key, batch in rows.items():
@@ -509,7 +506,7 @@ def _note_robust(run_info: SequentialRun, state: Bets, source: SampleSource) -> 
     run_info.confirmed = held
     run_info.confirmation = (f"the law's bets passed the claim on calls of a whole step, then "
                              f"{'passed it again' if held else 'did NOT pass it again'} on {n:,} outputs per input "
-                             f"drawn in up to {ROBUST_CALLS:,} calls a step (eps >= {bound:.4g})")
+                             f"drawn in up to {CALLS:,} calls a step (eps >= {bound:.4g})")
     if not held:
         text = (f"the law's bets passed the claim on outputs drawn one call per step, but not on the {n:,} outputs "
                 f"per input drawn in many calls since (eps >= {bound:.4g}): no violation of the law is reported.  "
