@@ -245,3 +245,12 @@ def test_the_suite_and_the_planted_report_audit_the_planted_bugs_alike(monkeypat
                          unbounded=False)
     assert report.layer_cell(fp, 1.0) == "holds (5.182: the law's excess, not the arithmetic's)"
     assert report.layer_cell(SimpleNamespace(**{**vars(fp), "eps_lower_bound": 0.5}), 1.0) == "holds (0.500)"
+
+
+def test_a_pass_on_too_few_samples_to_see_a_twice_the_claim_violation_is_warned():
+    """assert_dp on a budget of 600 samples passes a Laplace count of twice its claim (its violating events
+    must have mass >= 0.75 to be found): the pass comes with a warning naming the floor, not silently."""
+    with pytest.warns(UserWarning, match=r"passed, but these samples find only violating events of mass >= 0\.\d+ "
+                                         r"\(at alpha = 1e-06\): a mechanism of twice its claim can pass"):
+        res = verify.assert_dp(HALF_SCALE, 0.0, 1.0, eps=1.0, budget=600)
+    assert res.delta_floor > 0.1
