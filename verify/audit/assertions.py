@@ -14,7 +14,6 @@ from .inputs import describe_pair
 from .layers import LAW
 from .result import NOT_TESTED, AuditResult, bound_text
 
-
 #: a passing audit whose violating events must have at least this mass to be found (in half the runs) is
 #: weak: assert_dp warns (a Laplace count of twice its claim passed at n = 150 to 300, alpha = 1e-6, with
 #: floors 0.77 to 0.38; assert_dp's default n has a floor near 0.001)
