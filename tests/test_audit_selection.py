@@ -302,9 +302,10 @@ def test_a_hedged_audit_reports_the_layers_whole_share_and_each_events_half():
     import verify
     from verify.audit.suites.planted import randomized_response
 
-    mech = randomized_response(1.0, 16)
-    results = (verify.audit(mech, 0.0, 1.0, eps=1.0, alpha=0.05, n=20_000, seed=s) for s in range(20))
+    mech = randomized_response(1.0, 16)           # against a claim of 0.8: violated, and the line says how
+    results = (verify.audit(mech, 0.0, 1.0, eps=0.8, alpha=0.05, n=20_000, seed=s) for s in range(20))
     res = next(r for r in results if r.law.events_certified == 2)
+    assert res.law.violated
     assert res.law.alpha == 0.05 and res.law.event_alpha == 0.025
     assert res.law.witness["also_certified"].startswith("output ==")
     text = str(res)
