@@ -173,3 +173,22 @@ def test_the_policy_report_puts_fixed_n_beside_sequential(monkeypatch, tmp_path)
     assert "control: LDP-UCB-B at eps = 2: the sequential audit caught it with " in text
     assert "Provenance: dpbench" in text
     assert policies.dp_ftpl_gauss_ceiling(1.0, 0.01) == pytest.approx(0.3599, abs=1e-4)
+
+
+def test_a_bound_above_a_policys_exact_eps_is_named_a_false_positive():
+    """A correct policy at its exact eps is VIOLATED in at most alpha of seeds (LDP-UCB-B at seed 0 of the
+    report, 1.0222 against its exact 1.0000): the report says what that row is, not only "VIOLATED"."""
+    from types import SimpleNamespace
+
+    from verify.audit.suites import policies
+    case = policies.PolicyCase("LDP-UCB-B (local), next arm", "ldp_ucb_b", np.ones((2, 8)), 1.0, 0.0, {"eps": 1.0},
+                               ceiling=1.0, local=True)
+
+    def result(bound, violated):
+        return SimpleNamespace(law=SimpleNamespace(eps_lower_bound=bound, tested=True, violated=violated),
+                               violated=violated, info={"step": 2},
+                               n_samples=1000, witness={"event": "output == 1"})
+    text = policies.report([(case, result(1.0222, True), result(0.966, False), 1.0, 1.0)], seed=0, command="x")
+    assert ("LDP-UCB-B (local), next arm: the fixed-n bound 1.0222 is above the policy's exact eps 1.0000, a false "
+            "statement, which an audit at alpha = 0.05 makes with probability at most 0.05 per row") in text
+    assert "a false positive, not a bug of the policy" in text and "sequential bound 0.9660" not in text

@@ -131,6 +131,16 @@ def report(rows, seed: int, command: str) -> str:
                          f"({case.ceiling / case.eps:.2f} of the claim), so no audit certifies half the claim; "
                          f"the fixed-n bound reaches {fixed.law.eps_lower_bound / case.ceiling:.2f} of that "
                          f"ceiling, the sequential one {seq.law.eps_lower_bound / case.ceiling:.2f}.")
+    for case, fixed, seq, *_ in rows:
+        for how, res in (("fixed-n", fixed), ("sequential", seq)):
+            if case.ceiling is not None and not case.control and res.law.eps_lower_bound > case.ceiling:
+                then = ("hence VIOLATED at its claim: a false positive, not a bug of the policy" if res.violated
+                        else "its claim still holds")
+                lines.append(f"{case.name}: the {how} bound {res.law.eps_lower_bound:.4f} is above the policy's "
+                             f"exact eps {case.ceiling:.4f}, a false statement, which an audit at alpha = "
+                             f"{POLICY_ALPHA} makes with probability at most {POLICY_ALPHA} per row (about that often "
+                             f"on a policy whose best event attains its exact eps, as this one's does); "
+                             f"{then}.")
     caught = [(case, seq) for case, _, seq, *_ in rows if case.control]
     for case, seq in caught:
         lines.append(f"{case.name}: the sequential audit {'caught it' if seq.violated else 'did not catch it'} "
