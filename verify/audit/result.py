@@ -173,10 +173,11 @@ class SequentialRun:
     stopped_early     a violation was certified before the budget ran out
     fixed_from        the round from which the events stayed fixed (the outputs kept for choosing
                       them reached their limit); None: chosen anew before every round
-    confirmation      the bets' violation of the law layer checked again on fresh outputs drawn in
-                      many calls of a mechanism's own function (:func:`.stages.sequential.confirm`):
-                      what the last check found, in words; None: none was needed
-    confirmed         whether that check certified the violation too (None: none was needed)
+    confirmation      on a mechanism's own function, once the law's bets passed the claim: how the
+                      second wealth, on the later steps drawn in many calls, went, in words
+                      (:mod:`.stages.sequential`, "Calls"); None: the bets never passed the claim,
+                      or the sampler is compiled
+    confirmed         whether that second wealth passed the claim too (None: as for confirmation)
     """
 
     budget: str

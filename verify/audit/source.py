@@ -482,18 +482,23 @@ class SampleSource:
             batch = np.concatenate([history.pooled, contract.strided(batch)])
         history.pooled, history.calls = contract.strided(batch).copy(), history.calls + 1
 
-    def histograms(self, x, n: int, binnings: list, key: tuple, bar=None, call_size: int = CHUNK) -> list[np.ndarray]:
+    def call_size(self, x, n: int, calls: int = 1) -> int:
+        """Outputs per call when n outputs of M(x) are drawn in (at least) ``calls`` calls: CHUNK at most, one
+        when there are fewer outputs than calls; CHUNK on the compiled path, which is not called."""
+        return CHUNK if self.fast_path(x) else max(1, min(CHUNK, -(-n // calls)))
+
+    def histograms(self, x, n: int, binnings: list, key: tuple, bar=None, calls: int = 1) -> list[np.ndarray]:
         """Count several statistics on the same n fresh outputs of M(x).
 
         ``binnings``: (statistic, edges) pairs; returns one histogram (len(edges) + 1 bins) of
         each.  On the compiled path every statistic is counted on each chunk of outputs as it is
         drawn (MAX_STATS at a time by the counting kernel; a statistic in Python on the chunk's
-        rows): the outputs are drawn once, whatever the number of statistics.  ``call_size``: at most
-        this many outputs per call of a mechanism's own function (at most CHUNK).
+        rows): the outputs are drawn once, whatever the number of statistics.  ``calls``: a mechanism's
+        own function is called at least this many times for them (:meth:`call_size`).
         """
         totals = [np.zeros(edges.size + 1, dtype=np.int64) for _, edges in binnings]
         if not self.fast_path(x):
-            step = max(1, min(CHUNK, call_size))
+            step = self.call_size(x, n, calls)
             for c, first in enumerate(range(0, n, step)):
                 m = min(step, n - first)
                 rows = self.rows(x, m, *key, c)

@@ -183,7 +183,7 @@ def count_events(plan: AuditPlan, source: SampleSource, refined: dict[str, Refin
             if bar is not None and size != n:
                 bar.total += size - n
             for (layer, tag), h in zip(keys, source.histograms(x, size, binnings, (p, side, *stream), bar,
-                                                               call_size=-(-size // calls))):
+                                                               calls=calls)):
                 hists[(layer, side, *tag)] = h
     return hists, sizes
 

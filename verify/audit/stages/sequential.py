@@ -68,7 +68,7 @@ from ..events import Event, histogram
 from ..features.grain import fractional
 from ..layers import FLOATING_POINT, LAW
 from ..result import SequentialRun
-from ..source import CHUNK, REFINE, SEQUENTIAL, SampleSource
+from ..source import REFINE, SEQUENTIAL, SampleSource
 from .certify import CALLS, SIZE_STREAM, Certification, Certified, _binning, _own_binning, _strata_test, count_events
 from .refine import Refined, refine
 from .select import NoPower, select
@@ -158,7 +158,7 @@ def draw_round(plan: AuditPlan, source: SampleSource, pairs, mean: float, stream
     for p in pairs:
         for side, x in enumerate(plan.pairs[p]):
             size = poisson_size(plan.seed, mean, (p, side, SEQUENTIAL, *stream))
-            step = CHUNK if source.fast_path(x) else max(1, min(CHUNK, -(-size // calls)))
+            step = source.call_size(x, size, calls)
             parts = [source.rows(x, min(step, size - first), p, side, SEQUENTIAL, *stream, c)
                      for c, first in enumerate(range(0, size, step))]
             out[p, side] = np.concatenate(parts) if parts else np.zeros((0, source.d or 1))
@@ -372,9 +372,10 @@ class Bets:
         self.hists = hists if self.hists is None else {key: self.hists[key] + h for key, h in hists.items()}
         self.sizes = sizes if self.sizes is None else {key: self.sizes[key] + n for key, n in sizes.items()}
         for layer, r in refined.items():
-            self.wealth[layer].bet(layer_counts(r, hists, layer), self.tally.frequencies(layer), mean)
+            counts, frequencies = layer_counts(r, hists, layer), self.tally.frequencies(layer)
+            self.wealth[layer].bet(counts, frequencies, mean)
             if robust_step and layer in self.robust:
-                self.robust[layer].bet(layer_counts(r, hists, layer), self.tally.frequencies(layer), mean)
+                self.robust[layer].bet(counts, frequencies, mean)
             if _has_strata(r):
                 p = _strata_test(r.event, self.hists[layer, 0], self.hists[layer, 1])
                 scaled = (1.0 if p is None else p) / self.look_alpha()
