@@ -174,7 +174,8 @@ class SequentialRun:
     fixed_from        the round from which the events stayed fixed (the outputs kept for choosing
                       them reached their limit); None: chosen anew before every round
     confirmation      on a mechanism's own function, once the law's bets passed the claim: how the
-                      second wealth, on the later steps drawn in many calls, went, in words
+                      second wealth, on the steps drawn in many calls since the first was halfway
+                      there, went, in words
                       (:mod:`.stages.sequential`, "Calls"); None: the bets never passed the claim,
                       or the sampler is compiled
     confirmed         whether that second wealth passed the claim too (None: as for confirmation)
