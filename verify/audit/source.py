@@ -21,7 +21,7 @@ import inspect
 import math
 import warnings
 from collections.abc import Generator, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,6 +39,8 @@ SELECT, CERTIFY, QUICK_SELECT, REFINE, SEQUENTIAL = 0, 1, 2, 3, 5
 CHUNK = 1 << 18
 #: seeded blocks per compiled kernel call (the progress bar moves between calls)
 BLOCKS_PER_CALL = 256
+#: contract check 4 pools the calls' outputs once this many of them are waiting (or at a comparison)
+PENDING_ROWS = 1 << 16
 
 def mechanism_name(mechanism) -> str:
     """The name of a mechanism for messages: its ``name``, ``__name__`` or type; a
@@ -346,13 +348,29 @@ def non_finite_error(name: str, x, bad: int, n: int) -> InputError:
 @dataclass
 class CallHistory:
     """The calls on one input so far, for contract check 4: their outputs pooled (every k-th, at most
-    ``contract.COMPARED_ROWS``; None before the first call), how many calls, how many were compared
-    with those before them, and the size of the last one compared."""
+    ``contract.COMPARED_ROWS``, of ``pooled`` and the calls since it was last formed, ``pending``: one
+    copy every few calls, not one a call), how many calls, how many were compared with those before
+    them, and the size of the last one compared."""
 
     pooled: np.ndarray | None = None
+    pending: list = field(default_factory=list)
     calls: int = 0
     compared: int = 0
     last_compared: int = 0
+
+    def add(self, batch: np.ndarray) -> None:
+        """Pool a call's outputs (every k-th of them)."""
+        self.pending.append(contract.strided(batch))
+        self.calls += 1
+        if sum(p.shape[0] for p in self.pending) > PENDING_ROWS:
+            self.pool()
+
+    def pool(self) -> np.ndarray:
+        """The pooled outputs of every call so far (every k-th, at most ``contract.COMPARED_ROWS``)."""
+        if self.pending:
+            parts = self.pending if self.pooled is None else [self.pooled, *self.pending]
+            self.pooled, self.pending = contract.strided(np.concatenate(parts)).copy(), []
+        return self.pooled
 
 
 class SampleSource:
@@ -475,12 +493,10 @@ class SampleSource:
         calls before it on that input, pooled, on the call after 1, 2, 4, 8, ... calls and on any call
         twice the size of the last one compared (a sequential audit's growing rounds)."""
         history = self._calls.setdefault(id(x), (x, CallHistory()))[1]
-        if history.pooled is not None:
-            if history.calls & (history.calls - 1) == 0 or batch.shape[0] >= 2 * history.last_compared:
-                history.compared, history.last_compared = history.compared + 1, batch.shape[0]
-                contract.check_calls(history.pooled, batch, history.compared, self.name, x)
-            batch = np.concatenate([history.pooled, contract.strided(batch)])
-        history.pooled, history.calls = contract.strided(batch).copy(), history.calls + 1
+        if history.calls and (history.calls & (history.calls - 1) == 0 or batch.shape[0] >= 2 * history.last_compared):
+            history.compared, history.last_compared = history.compared + 1, batch.shape[0]
+            contract.check_calls(history.pool(), batch, history.compared, self.name, x)
+        history.add(batch)
 
     def call_size(self, x, n: int, calls: int = 1) -> int:
         """Outputs per call when n outputs of M(x) are drawn in (at least) ``calls`` calls: CHUNK at most, one
