@@ -436,3 +436,18 @@ def test_a_tiny_draw_shared_by_a_call_is_no_violation_at_the_default_n():
     res = verify.audit(_tiny_shared_shift, [0.0], [0.0, 1.0], eps=1.0, seed=0)
     assert not res.violated and res.law.eps_lower_bound < 1.0, str(res)
     assert certify.CALLS >= 1000
+
+
+def test_the_calls_pool_of_contract_check_4_stays_small_and_keeps_every_call():
+    """Check 4 pools the outputs of an input's calls.  With one output a call (a sequential step drawn in
+    many calls) the pool must not be rebuilt, or summed over, at every call: the waiting calls are
+    pooled every PENDING_CALLS calls (a list summed at each call made three audits of the default test
+    run take a minute each).  The pool is every k-th output of all the calls, at most COMPARED_ROWS."""
+    from verify.audit import contract, source
+    history = source.CallHistory()
+    for i in range(20_000):
+        history.add(np.full((1, 1), float(i)))
+        assert len(history.pending) <= source.PENDING_CALLS
+    pooled = history.pool()
+    assert history.calls == 20_000 and pooled.shape[0] <= contract.COMPARED_ROWS
+    assert pooled[0, 0] == 0.0 and pooled[-1, 0] > 19_000 and np.all(np.diff(pooled[:, 0]) > 0)

@@ -39,8 +39,9 @@ SELECT, CERTIFY, QUICK_SELECT, REFINE, SEQUENTIAL = 0, 1, 2, 3, 5
 CHUNK = 1 << 18
 #: seeded blocks per compiled kernel call (the progress bar moves between calls)
 BLOCKS_PER_CALL = 256
-#: contract check 4 pools the calls' outputs once this many of them are waiting (or at a comparison)
-PENDING_ROWS = 1 << 16
+#: contract check 4 pools the calls' outputs once this many of them, or of the calls, are waiting (or
+#: at a comparison)
+PENDING_ROWS, PENDING_CALLS = 1 << 16, 256
 
 def mechanism_name(mechanism) -> str:
     """The name of a mechanism for messages: its ``name``, ``__name__`` or type; a
@@ -354,6 +355,7 @@ class CallHistory:
 
     pooled: np.ndarray | None = None
     pending: list = field(default_factory=list)
+    pending_rows: int = 0
     calls: int = 0
     compared: int = 0
     last_compared: int = 0
@@ -361,15 +363,16 @@ class CallHistory:
     def add(self, batch: np.ndarray) -> None:
         """Pool a call's outputs (every k-th of them)."""
         self.pending.append(contract.strided(batch))
+        self.pending_rows += self.pending[-1].shape[0]
         self.calls += 1
-        if sum(p.shape[0] for p in self.pending) > PENDING_ROWS:
+        if self.pending_rows > PENDING_ROWS or len(self.pending) > PENDING_CALLS:
             self.pool()
 
     def pool(self) -> np.ndarray:
         """The pooled outputs of every call so far (every k-th, at most ``contract.COMPARED_ROWS``)."""
         if self.pending:
             parts = self.pending if self.pooled is None else [self.pooled, *self.pending]
-            self.pooled, self.pending = contract.strided(np.concatenate(parts)).copy(), []
+            self.pooled, self.pending, self.pending_rows = contract.strided(np.concatenate(parts)).copy(), [], 0
         return self.pooled
 
 
