@@ -274,3 +274,21 @@ def test_a_floating_point_layer_holding_above_the_claim_says_why_at_once():
                     "output > 1")
     plain = LayerResult("floating_point", "not rejected", eps_lower_bound=0.4, p_value=0.9, alpha=0.025, witness=w)
     assert plain.line(1000, 1.0).startswith("floating point: not rejected -- eps >= 0.4")
+
+
+def test_the_pytest_plugin_imports_nothing_heavy_and_verify_audit_stays_the_function():
+    """The plugin is loaded by every pytest run of an environment with dpbench installed, so importing it
+    must not bring numba, scipy, statsmodels or dpbench (1.9 s when verify imported its names eagerly);
+    ``verify.audit`` is the audit function whichever of its subpackage's modules was imported first."""
+    import subprocess
+    code = ("import sys, verify.pytest_plugin\n"
+            "heavy = [m for m in ('numba', 'scipy', 'statsmodels', 'dpbench') if m in sys.modules]\n"
+            "assert not heavy, heavy\n"
+            "from verify.audit.suites import planted\n"
+            "import verify, verify.audit.stages.sequential\n"
+            "from verify.audit.engine import audit\n"
+            "assert verify.audit is audit and verify.assert_dp.__module__ == 'verify.audit.assertions'\n"
+            "from verify.audit import Domain\n"
+            "assert Domain.__module__ == 'verify.audit.inputs' and 'audit' in dir(verify)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

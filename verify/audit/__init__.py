@@ -19,13 +19,37 @@ policies as mechanisms), ``controls`` (dpbench's catalog settings and negative c
 ``suites`` (the DP-Sniper known-answer suite, planted bugs, DP libraries, reports), ``libraries``
 (the mechanism objects of DP libraries, audited with the claim they carry).
 """
-from .assertions import assert_dp
-from .engine import audit
-from .fast import compiled_mechanism
-from .inputs import Domain, pattern_pairs
-from .policy_audit import audit_policy
-from .result import AuditResult, LayerResult
-from .stages.validate import check_resolution
+from __future__ import annotations
 
-__all__ = ["audit", "assert_dp", "audit_policy", "AuditResult", "LayerResult", "Domain", "pattern_pairs",
-           "compiled_mechanism", "check_resolution"]
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .assertions import assert_dp
+    from .engine import audit
+    from .fast import compiled_mechanism
+    from .inputs import Domain, pattern_pairs
+    from .policy_audit import audit_policy
+    from .result import AuditResult, LayerResult
+    from .stages.validate import check_resolution
+
+#: the public names and the modules they come from, imported on first use (PEP 562): the pytest plugin
+#: imports this package in every pytest run of an environment with dpbench installed, and these modules
+#: bring numba, scipy and statsmodels (about 1.9 s)
+_PUBLIC = {"audit": ".engine", "assert_dp": ".assertions", "audit_policy": ".policy_audit",
+           "AuditResult": ".result", "LayerResult": ".result", "Domain": ".inputs", "pattern_pairs": ".inputs",
+           "compiled_mechanism": ".fast", "check_resolution": ".stages.validate"}
+
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
