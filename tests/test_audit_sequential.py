@@ -287,3 +287,34 @@ def test_a_pass_on_too_few_samples_to_see_a_twice_the_claim_violation_is_warned(
                                          r"\(at alpha = 1e-06\): a mechanism of twice its claim can pass"):
         res = verify.assert_dp(HALF_SCALE, 0.0, 1.0, eps=1.0, budget=600)
     assert res.delta_floor > 0.1
+
+
+def _noisy_count(x, n, seed, scale=1.0):
+    return float(np.sum(x)) + np.random.default_rng(seed).laplace(0.0, scale, n)
+
+
+def test_a_floating_point_violation_does_not_cut_short_the_laws_second_showing():
+    """Half the Laplace scale in floating point (law and arithmetic both broken): at seed 0 the law's
+    bets had passed the claim when the floating point's violation stopped the audit, with the second
+    showing 70 outputs old, and the verdict read "VIOLATED by the floating point only (the law holds)",
+    exit 3, for a law of true eps 2 (found by a new user).  The audit now goes on until the second
+    showing ends."""
+    import functools
+    res = verify.audit(functools.partial(_noisy_count, scale=0.5), [0.0], [0.0, 1.0], eps=1.0, seed=0, budget=2e6)
+    assert res.law.violated and res.floating_point.violated, str(res)
+    assert res.verdict() == "VIOLATED by the law (and the floating point)"
+
+
+def test_a_law_not_rejected_when_a_floating_point_violation_stopped_the_audit_does_not_hold():
+    """At seed 2 the law's bets had not passed the claim when the floating point's violation stopped the
+    audit: the law is undecided, so the verdict must not say it holds."""
+    import functools
+    res = verify.audit(functools.partial(_noisy_count, scale=0.5), [0.0], [0.0, 1.0], eps=1.0, seed=2, budget=2e6)
+    assert res.floating_point.violated and not res.law.violated and res.sequential.stopped_early, str(res)
+    assert "the law holds" not in res.verdict() and "not rejected by the time this violation stopped" in res.verdict()
+
+
+def test_a_budget_too_small_to_bet_names_the_smallest_that_bets():
+    small = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=0, budget=290)
+    assert small.status == "not tested" and "give a budget of at least 291 samples" in small.law.note
+    assert verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=0, budget=291).status != "not tested"

@@ -101,7 +101,8 @@ def register(sub):
 
 
 EXIT_TEXT = ("exit status:\n  0  neither layer is violated\n  1  the law is violated\n"
-             "  3  only the floating point leaks (the law holds)\n"
+             "  3  only the floating point leaks (the law holds; with a budget: not rejected when the\n"
+             "     floating point's violation stopped the audit)\n"
              "  4  not tested: the audit had no power (e.g. outputs that never repeat); not a pass\n"
              "  2  bad input, the mechanism crashed or returned non-finite outputs, or it breaks the\n"
              "     sampling contract (it ignores its seed, or a call's outputs are not independent draws)")
@@ -312,7 +313,8 @@ def _run(args) -> int:
             pts = list(zip(result.curve_delta, result.curve_eps))
             show = pts[:: max(1, len(pts) // 8)]
             if show:                                      # none when the law was not tested
-                where = "the last round's counts, " if result.sequential is not None else ""
+                where = ("the last round's counts alone, often below the bets' bound above, " if
+                         result.sequential is not None else "")
                 print(f"  eps(delta) curve ({where}simultaneous, confidence "
                       f"{1 - result.alpha:g}): " + ", ".join(f"{d:.2g}: {e:.3g}" for d, e in show))
     except BrokenPipeError:         # the reader (head, grep -q, ...) closed the pipe: the verdict's status stands

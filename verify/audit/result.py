@@ -289,6 +289,9 @@ class AuditResult:
             also = " (and the floating point)" if self.floating_point.violated else ""
             return f"VIOLATED by the law{also}"
         if self.floating_point.violated:
+            if self.sequential is not None and self.sequential.stopped_early:
+                return ("VIOLATED by the floating point only (the law not rejected by the time this violation "
+                        "stopped the audit: an audit with a fixed n, or of the law alone, tests it fully)")
             return "VIOLATED by the floating point only (the law holds)"
         if self.status == NOT_TESTED:
             silent = [lay.title for lay in self.layers if lay.no_power]

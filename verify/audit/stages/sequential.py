@@ -8,10 +8,12 @@ selection on round 1, no refinement).  Round k's fresh outputs are then the laye
 (:mod:`..evalues`): its wealth is multiplied by the round's e-value of that event (of its two
 events, half on each, when refinement could not tell them apart).  The audit stops as soon as
 a layer's wealth at the claim reaches 1 / (its share of alpha) -- that layer is violated --
-or when the budget is spent.  Whatever the data did to the choices and to the stopping time,
-every statement holds at confidence 1 - alpha together (the wealth is a test
-supermartingale: Ville's inequality; the layers split alpha as in :mod:`..layers`, the floating
-point's share only if the first round's outputs are not all integers or labels).
+or when the budget is spent (but not while the law's second showing, below, is pending: a law
+whose bets passed the claim is not left "not rejected" by a floating-point violation found
+first).  Whatever the data did to the choices and to the stopping time, every statement holds
+at confidence 1 - alpha together (the wealth is a test supermartingale: Ville's inequality; the
+layers split alpha as in :mod:`..layers`, the floating point's share only if the first round's
+outputs are not all integers or labels).
 
 So nothing is drawn for selection alone but the first round: each round's outputs are evidence
 first and the ground on which the next events are chosen afterwards, and a gross violation stops
@@ -254,6 +256,11 @@ class Budget:
             mean = min(mean, left - 5.0 * math.sqrt(max(left, 1.0)))
         return mean if mean >= MIN_ROUND else 0.0
 
+    def smallest(self, draws: int, drawn: int) -> int:
+        """The smallest samples budget whose first round is drawn (:meth:`first_size` >= MIN_ROUND)."""
+        root = (5.0 + math.sqrt(25.0 + 4.0 * MIN_ROUND)) / 2.0     # left - 5 sqrt(left) = MIN_ROUND
+        return drawn + math.ceil(root * root * draws * (1.0 + GROWTH))
+
     def next_size(self, mean: float, draws: int, drawn: int, last_seconds: float) -> float:
         """The next round's mean per input and pair (``draws`` input-pair streams), cut to what the
         budget leaves; 0: spent.  A samples budget keeps five standard deviations of the Poisson
@@ -277,7 +284,9 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
     if mean < MIN_ROUND:
         raise NoPower(f"no power, because the budget of {plan.budget} cannot draw a first round of outputs to "
                       f"choose events on and a second to bet on them (at least {MIN_ROUND} outputs per input "
-                      f"each, {len(plan.pairs)} input pair{'s' if len(plan.pairs) > 1 else ''})")
+                      f"each, {len(plan.pairs)} input pair{'s' if len(plan.pairs) > 1 else ''}, with room for "
+                      f"their random sizes): give a budget of at least "
+                      f"{budget.smallest(2 * len(plan.pairs), source.drawn):,} samples")
     kept = Kept({(p, side): [] for p in everything for side in (0, 1)})
     first = draw_round(plan, source, everything, mean, (1,), bar)
     for key, rows in first.items():
@@ -293,7 +302,7 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
     k, last_seconds, fixed_from, n_select = 1, time.perf_counter() - t0, None, 0
     refined = None
     exhausted = False
-    while not state.violated:
+    while not state.done():
         pairs = everything if fixed_from is None else sorted({r.pair for r in refined.values()})
         mean = budget.next_size(mean * GROWTH, 2 * len(pairs), source.drawn, last_seconds)
         if mean <= 0:
@@ -323,7 +332,7 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
                 hists, sizes = count_events(replace(plan, n=int(mean)), source, refined, mean / STEPS,
                                             (SEQUENTIAL, k, step), bar, poisson=True, calls=calls)
             state.bet(refined, hists, sizes, mean / STEPS)
-            if state.violated:
+            if state.done():
                 break
         if fixed_from is None:
             for key, batches in parts.items():
@@ -363,6 +372,17 @@ class Bets:
         """Start a round: its events are fixed, its counts start at zero."""
         self.rounds += 1
         self.hists, self.sizes = None, None
+
+    def pending(self) -> list[str]:
+        """The guarded layers whose first wealth passed the claim but whose second has not (yet)."""
+        return [layer for layer, w in self.robust.items()
+                if self.wealth[layer].rejects(self.levels[layer]) and not w.rejects(self.levels[layer])]
+
+    def done(self) -> bool:
+        """Whether the audit stops: a layer is violated and no guarded layer's second showing is pending
+        (a law whose bets passed the claim is not cut short by a floating-point violation found first: it
+        would read "the law holds" when its violation was only waiting to be shown again)."""
+        return self.violated and not self.pending()
 
     def look_alpha(self) -> float:
         """The share of alpha of a look at the current round's counts: the round's share (:func:`spent_alpha`)
@@ -519,10 +539,10 @@ def _note_robust(run_info: SequentialRun, state: Bets, source: SampleSource) -> 
     held = all(state.robust[layer].rejects(state.levels[layer]) for layer in shown)
     bound = min(_both_bound(state.wealth[layer], state.robust[layer], state.levels[layer]) for layer in shown)
     run_info.confirmed = held
-    run_info.confirmation = (f"the law's bets passed the claim on calls of a whole step, and "
+    run_info.confirmation = (f"the law's bets passed the claim with one call per step, and "
                              f"{'passed it' if held else 'did NOT pass it'} on the {n:,} outputs per input "
                              f"drawn in up to {CALLS:,} calls a step since they were halfway there "
-                             f"(eps >= {bound:.4g})")
+                             f"(the bound of both together: eps >= {bound:.4g})")
     if not held:
         text = (f"the law's bets passed the claim on outputs drawn one call per step, but not on the {n:,} outputs "
                 f"per input drawn in many calls since they were halfway there (eps >= {bound:.4g}): no violation "
