@@ -563,3 +563,32 @@ def test_a_catalog_name_in_place_of_a_mechanism_points_at_its_sampler():
         verify.audit("ctll", 0.0, 1.0, eps=1.0)
     with pytest.raises(InputError, match=r"pass dpbench.sampler\('ctb', eps=...\)"):
         verify.audit("ctb", 0.0, 1.0, eps=1.0)
+
+
+def test_pytest_plugin_warns_of_a_marked_test_without_the_fixture_only_if_selected(tmp_path):
+    """The warning "marked dp but does not take the assert_dp fixture" named tests that ``-k`` had
+    deselected (found by a new user): it now comes after deselection."""
+    test_file = tmp_path / "test_dp_marked_only.py"
+    test_file.write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.mark.dp(eps=1.0)
+        def test_marked_without_the_fixture():
+            pass
+
+        def test_other():
+            pass
+    """))
+    env = {**__import__("os").environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[1])}
+
+    def run(*extra):
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "verify.pytest_plugin", "-q", "-p",
+                               "no:cacheprovider", "--rootdir", str(tmp_path), str(test_file), *extra],
+                              capture_output=True, text=True, cwd=str(tmp_path), env=env)
+        return proc.stdout + proc.stderr
+
+    warning = "is marked dp but does not take the assert_dp fixture"
+    assert warning in run()
+    out = run("-k", "test_other")
+    assert "1 passed, 1 deselected" in out and warning not in out, out

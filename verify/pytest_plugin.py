@@ -45,9 +45,11 @@ def pytest_configure(config):
                    "or the audit, the defaults of the assert_dp fixture")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     """A test marked ``@pytest.mark.dp`` that does not take the ``assert_dp`` fixture audits nothing by
-    the marker: warned, naming the test (it passed silently, the claim never audited)."""
+    the marker: warned, naming the test (it passed silently, the claim never audited).  Last, so that
+    tests deselected by ``-k`` or ``-m`` are not warned about."""
     for item in items:
         if item.get_closest_marker("dp") is not None and "assert_dp" not in getattr(item, "fixturenames", ()):
             item.warn(pytest.PytestWarning(
