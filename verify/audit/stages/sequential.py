@@ -341,8 +341,8 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
     if refined is None:                                   # the budget ended after the first round
         raise NoPower(f"no power, because the budget of {plan.budget} ended before a round could be bet on")
     run_info = SequentialRun(budget=str(plan.budget), rounds=k, n_certify=int(round(sum(state.means))),
-                             samples=source.drawn, budget_exhausted=exhausted and not state.violated,
-                             stopped_early=state.violated, fixed_from=fixed_from)
+                             samples=source.drawn, budget_exhausted=exhausted, stopped_early=state.done(),
+                             fixed_from=fixed_from)
     if state.robust:
         _note_robust(run_info, state, source)
     cert = _certification(plan, refined, state, run_info, time.perf_counter() - t0)
