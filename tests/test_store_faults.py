@@ -144,7 +144,10 @@ def test_signals_at_random_moments_keep_every_finished_cell_and_resume(tmp_path)
             break
         if "Traceback" in stderr or proc.returncode == -signal.SIGINT:   # Ctrl-C while Python started up
             assert cells(store) == before, stderr                          # (before its handler): nothing ran
-            assert proc.returncode == -signal.SIGINT or stderr.strip().endswith("KeyboardInterrupt"), stderr
+            # Python's own report: a KeyboardInterrupt, last, or first when it landed in a C extension's
+            # import that reports its failure after it ("numba._devicearray failed to import")
+            assert (proc.returncode == -signal.SIGINT or stderr.strip().endswith("KeyboardInterrupt")
+                    or stderr.startswith("KeyboardInterrupt")), stderr
             continue
         if sig == signal.SIGINT:
             assert proc.returncode == 130 and stderr.strip().endswith("dpbench: interrupted"), (stdout, stderr)
