@@ -7,8 +7,9 @@ Black-box DP audits (:mod:`verify.audit`), the exact Lemma 8/9 CDF checks of see
 """
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .lazy import lazy_names
 
 from . import audit as _audit_package  # noqa: F401  (light: its names are imported on first use)
 
@@ -33,13 +34,4 @@ del globals()["audit"]          # the subpackage's binding: verify.audit is the 
 __all__ = list(_PUBLIC)
 
 
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_names(globals(), _PUBLIC)

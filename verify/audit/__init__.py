@@ -21,8 +21,9 @@ policies as mechanisms), ``controls`` (dpbench's catalog settings and negative c
 """
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ..lazy import lazy_names
 
 if TYPE_CHECKING:
     from .assertions import assert_dp
@@ -43,13 +44,4 @@ _PUBLIC = {"audit": ".engine", "assert_dp": ".assertions", "audit_policy": ".pol
 __all__ = list(_PUBLIC)
 
 
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_names(globals(), _PUBLIC)
