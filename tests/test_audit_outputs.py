@@ -337,18 +337,32 @@ def test_the_contract_counts_repeats_as_numpy_unique_does():
         assert np.array_equal(contract.multiplicity(rows), counts[inverse.reshape(-1)])
 
 
-def test_the_single_column_singleton_count_agrees_with_the_row_multiplicities():
-    """Check 2's (U, T) by a plain sort and binary search (one output a row) equals the count from the
-    row multiplicities, on continuous, discrete, rounded and constant batches, signed zeros included."""
+def test_the_singleton_count_agrees_with_the_row_multiplicities():
+    """Check 2's (U, T) by a plain sort and binary search (on the outputs, one a row, or on the rows'
+    hashed keys) equals the count from the row multiplicities, on continuous, discrete, rounded and
+    constant batches of width 1, 2 and 10, signed zeros included."""
     from verify.audit import contract
     rng = np.random.default_rng(5)
     batches = [rng.laplace(0, 1, (4000, 1)), rng.integers(0, 3, (4000, 1)).astype(float),
                np.round(rng.normal(0, 1, (4000, 1)), 2), np.zeros((4000, 1)),
-               rng.integers(0, 4, (4000, 2)).astype(float)]
+               rng.integers(0, 4, (4000, 2)).astype(float), rng.laplace(0, 1, (4000, 10)),
+               (rng.laplace(0, 1, (4000, 10)) > 0.5).astype(float), np.round(rng.normal(0, 1, (4000, 2)), 1)]
     for batch in batches:
         probes = np.concatenate([batch[:3], rng.laplace(0, 1, (7, batch.shape[1])), -batch[:1] * 0.0])
         single = contract.multiplicity(np.concatenate([batch, probes])) == 1
         assert contract.singletons(batch, probes) == (int(single.sum()), int(single[batch.shape[0]:].sum()))
+
+
+def test_the_singleton_count_is_exact_when_two_different_rows_share_a_key(monkeypatch):
+    """Rows of width 2 and more are told apart by a 64-bit hash; two different rows with one key (a
+    collision: forced here by a hash of the first column only) must not count as repeats."""
+    from verify.audit import contract
+    rng = np.random.default_rng(6)
+    batch = np.column_stack([rng.integers(0, 3, 4000), rng.laplace(0, 1, 4000)]).astype(float)
+    probes = np.column_stack([rng.integers(0, 3, 10), rng.laplace(0, 1, 10)]).astype(float)
+    monkeypatch.setattr(contract, "row_keys", lambda rows: rows[:, 0].astype(np.uint64))
+    single = contract.multiplicity(np.concatenate([batch, probes])) == 1
+    assert contract.singletons(batch, probes) == (4010, 10) == (int(single.sum()), int(single[4000:].sum()))
 
 
 def test_a_constant_label_is_not_rejected_never_not_tested():
