@@ -312,6 +312,33 @@ def test_a_law_not_rejected_when_a_floating_point_violation_stopped_the_audit_do
     res = verify.audit(functools.partial(_noisy_count, scale=0.5), [0.0], [0.0, 1.0], eps=1.0, seed=2, budget=2e6)
     assert res.floating_point.violated and not res.law.violated and res.sequential.stopped_early, str(res)
     assert "the law holds" not in res.verdict() and "not rejected by the time this violation stopped" in res.verdict()
+    law = res.law.line(res.n, res.eps, res._stopped_by(res.law))
+    assert law.startswith("law: not rejected by the time the floating point's violation stopped the audit"), law
+
+
+def test_a_layer_not_rejected_when_the_other_stopped_the_audit_does_not_read_as_a_pass():
+    """A lattice Laplace at half its scale (law of true eps 2, no floating-point leak) at budget 2e6: the law
+    stops the audit after a thousand samples, and the floating point's line read "not rejected -- eps >= 0.526,
+    p-value 1", which a new user took for a clean floating-point pass (found by a new user)."""
+    def lattice(x, n, seed):
+        return np.round((x + np.random.default_rng(seed).laplace(0, 0.5, n)) * 1024) / 1024
+    res = verify.audit(lattice, 0.0, 1.0, eps=1.0, seed=2, budget=2e6)
+    assert res.law.violated and res.floating_point.status == "not rejected" and res.sequential.stopped_early
+    assert ("  floating point: not rejected by the time the law's violation stopped the audit (not tested to the "
+            "end: an audit with a fixed n tests it fully) -- eps >= ") in str(res), str(res)
+    fixed = verify.audit(lattice, 0.0, 1.0, eps=1.0, seed=2, n=20_000)
+    assert "floating point: not rejected" in str(fixed) and "by the time" not in str(fixed), str(fixed)
+
+
+def test_a_failure_of_assert_dp_carries_the_audits_warnings():
+    """assert_dp's message said "seed 0" for a mechanism whose draws the seed does not set, without the
+    warning the audit's printout carries (found by a new user, with a diffprivlib object)."""
+    def unseeded(x, n, seed):
+        return x + np.random.laplace(0, 0.5, n)
+    with pytest.raises(AssertionError) as err, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verify.assert_dp(unseeded, 0.0, 1.0, eps=1.0, budget=2e6)
+    assert "\n  warning: the seed does not set the mechanism's draws: mechanism unseeded" in str(err.value)
 
 
 def test_a_budget_too_small_to_bet_names_the_smallest_that_bets():

@@ -257,11 +257,13 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
         from verify.audit.source import check_not_a_class
         obj = import_object(spec)
         check_not_a_class(obj, spec)
+        libraries.check_not_a_function(obj, spec)
         lib = libraries.as_library(obj)                     # a DP library's object: its sampler and claim
         if lib is not None:
             if params:
                 raise InputError(f"--param is not used with {lib.name}: set its parameters where the object is built")
             return lib, {}
+        import_callable(spec)                               # not callable: say so before asking for the claim
     if eps is None:
         raise InputError(f"--eps: the claim to audit is required for {spec} (e.g. --eps 1)")
     if ":" in spec:

@@ -108,6 +108,7 @@ def assert_dp(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alp
         lines.append(f"  {result.n_samples:,} samples, seed {seed}")
         if result.sequential is not None:
             lines.append(f"  {result.sequential.line()}")
+        lines += [f"  warning: {w}" for w in result.warnings]     # e.g. a seed that does not reproduce the draws
         raise AssertionError("\n".join(lines))
     if result.delta_floor > WEAK_FLOOR:
         text = (f"assert_dp({result.mechanism}) passed, but these samples find only violating events of mass >= "

@@ -186,6 +186,7 @@ def audit(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alpha=0
     """
     check_keyword_claim("audit", extra)
     check_not_a_class(mechanism)
+    libraries.check_not_a_function(mechanism)
     run = libraries.resolve(mechanism, x, x_prime, eps, delta)     # a library object: its sampler and claim
     mechanism, x, x_prime, eps, delta = run.mechanism, run.x, run.x_prime, run.eps, run.delta
     plan = validate(mechanism, x, x_prime, eps=eps, delta=delta, alpha=alpha, n=n, seed=seed, n_select=n_select,

@@ -111,15 +111,17 @@ class LayerResult:
         """The layer's name in messages ("law", "floating point")."""
         return TITLES[self.layer]
 
-    def line(self, n: int, eps: float | None = None) -> str:
+    def line(self, n: int, eps: float | None = None, stopped_by: str = "") -> str:
         """Describe the layer in one line: verdict, bound (and its cap), p-value, witness, fix.
 
         ``eps``: the claim (the bound is then shown with the digits that tell it from the claim).
+        ``stopped_by``: the layer whose violation stopped a budgeted audit early, if not this one (a
+        layer not rejected then was not tested to the end).
         """
         if self.status == NOT_TESTED:
             return f"{self.title}: not tested ({self.note})"
         if not self.violated:
-            return self._passing_line(eps)
+            return self._passing_line(eps, stopped_by)
         w = self.witness
         bound = f"eps >= {bound_text(self.eps_lower_bound, eps)}"
         if self.limited_by_n:
@@ -132,8 +134,9 @@ class LayerResult:
                 f"{_of(w['count_x_prime'], w.get('n_x_prime', n))} outputs)")
         if w.get("also_certified"):
             text += (f"; two events were certified, this one and {w['also_certified']}, each at half the "
-                     f"layer's alpha ({self.event_alpha:.3g}), because the samples that chose them could not "
-                     f"tell which is stronger; the bound is the larger of the two")
+                     f"layer's alpha ({self.event_alpha:.3g}; the p-value shown is the event's own scaled to the "
+                     f"audit's alpha, {self.p_value_scale * self.alpha:.3g}), because the samples that chose them "
+                     f"could not tell which is stronger; the bound is the larger of the two")
         if self.note:
             text += f"; {self.note}"
         audit_alpha = self.p_value_scale * self.alpha         # what the p-value shown is compared with
@@ -145,12 +148,15 @@ class LayerResult:
             text += f"; {self.fix}"
         return text
 
-    def _passing_line(self, eps: float | None) -> str:
+    def _passing_line(self, eps: float | None, stopped_by: str = "") -> str:
         """Describe a layer that holds in one short line: its bound, p-value and the event that bounds it.
 
         (The strongest event the audit found; a hedge, counts and caps are in ``witness``.)
         """
         verdict = "not rejected"
+        if stopped_by:
+            verdict += (f" by the time the {stopped_by}'s violation stopped the audit (not tested to the end: an "
+                        f"audit with a fixed n tests it fully)")
         if self.layer == FLOATING_POINT and self.note:
             within = "" if self.strata_p_value is None else f"; within binades p-value {p_text(self.strata_p_value)}"
             verdict += f" (its bound's excess over the claim is the law's, not the arithmetic's{within})"
@@ -283,6 +289,12 @@ class AuditResult:
         """Return the result as a JSON text (``kw`` go to :func:`json.dumps`)."""
         return json.dumps(self.to_dict(), **kw)
 
+    def _stopped_by(self, layer: LayerResult) -> str:
+        """Name the violated layer that stopped a budgeted audit early, if ``layer`` is another ("": none)."""
+        if self.sequential is None or not self.sequential.stopped_early or layer.violated:
+            return ""
+        return next((lay.title for lay in self.layers if lay.violated), "")
+
     def verdict(self) -> str:
         """One phrase: which layer fails, if any, or why nothing was tested."""
         if self.law.violated:
@@ -307,8 +319,7 @@ class AuditResult:
         claim = self.info.get("claim", {}).get("text")        # a library object's (verify.audit.libraries)
         head = (f"audit of {self.mechanism} against ({self.eps:g}, {self.delta:g})-DP: {self.verdict()}\n"
                 + (f"  {claim}\n" if claim else "") +
-                f"  {self.law.line(self.n, self.eps)}\n"
-                f"  {self.floating_point.line(self.n, self.eps)}\n")
+                "".join(f"  {lay.line(self.n, self.eps, self._stopped_by(lay))}\n" for lay in self.layers))
         warned = "".join(f"\n  warning: {w}" for w in self.warnings)
         if not tested:
             return head + f"  {self.n_samples:,} samples in {self.seconds:.1f}s; nothing certified" + seq + warned

@@ -26,6 +26,9 @@ is not reproducible by seed (``result.info["library"]["seeding"]``).
 """
 from __future__ import annotations
 
+import inspect
+import math
+
 from dataclasses import dataclass
 
 from dpbench.validation import InputError
@@ -93,6 +96,21 @@ def as_library(mechanism) -> LibraryMechanism | None:
     return wrap(mechanism) if adapter_of(mechanism) is not None else None
 
 
+def check_not_a_function(mechanism, shown: str | None = None) -> None:
+    """InputError for a function of a DP library (``diffprivlib.tools.mean``, OpenDP's ``make_laplace``)
+    given where a mechanism goes: called as mechanism(x, n, seed) it fails obscurely, on its own terms."""
+    if not (inspect.isfunction(mechanism) or inspect.isbuiltin(mechanism)):
+        return
+    module = getattr(mechanism, "__module__", None) or ""
+    for adapter in ADAPTERS:
+        if module.split(".")[0] == adapter.module:
+            name = shown or f"{module}.{getattr(mechanism, '__qualname__', mechanism.__name__)}"
+            raise InputError(f"mechanism {name} is a function of {adapter.name}, not one of its mechanism objects "
+                             f"({adapter.objects[1][0]}): audit the object it builds (call a constructor "
+                             f"with its parameters) or a mechanism object of the library, or wrap the function as "
+                             f"mechanism(x, n, seed)")
+
+
 @dataclass
 class Resolved:
     """What an audit runs on: the mechanism, the pair, the claim audited and where it came from.
@@ -137,6 +155,9 @@ def resolve(mechanism, x, x_prime, eps, delta) -> Resolved:
             raise InputError(f"{lib.name}: {err}") from None
         claim, why = None, str(err)
     if eps is None:
+        if not math.isfinite(claim.eps):       # e.g. zCDP read at delta = 0: nothing to audit
+            raise InputError(f"{lib.name}: its claim at delta = {claim.delta:g} is eps = inf ({claim.source}): "
+                             f"audit it at a delta > 0 (delta=..., --delta, e.g. 1e-6)")
         return Resolved(lib, x, x_prime, claim.eps, claim.delta, claim, given=False)
     return Resolved(lib, x, x_prime, eps, 0.0 if delta is None else delta, claim, given=True, why_none=why)
 
@@ -168,13 +189,14 @@ def annotate(result, resolved: Resolved):
         result.warnings.extend(claim.notes)
         if resolved.given and result.law.violated and claim.eps > resolved.eps and claim.delta >= resolved.delta:
             # the plainer reason than a generic calibration fix: the object never claimed the audited eps
-            result.law.fix = (f"fix: the object claims {claim.source}, more than the eps = "
-                              f"{number_text(resolved.eps)} audited, so a violation of the latter is what it "
-                              f"claims; audit its own claim (leave eps out) or build it at the eps you need")
+            result.law.fix = (f"fix: the object claims only {claim.source}, a weaker guarantee than the eps = "
+                              f"{number_text(resolved.eps)} audited, so this violation is expected and says "
+                              f"nothing against the object; audit its own claim (leave eps out) or build it at "
+                              f"the eps you need")
     if lib.seeding:
         result.warnings.append(f"not reproducible by seed: {lib.seeding}")
     return result
 
 
 __all__ = ["ADAPTERS", "Adapter", "Claim", "ClaimError", "DEFAULT_DELTA", "LibraryMechanism", "Resolved",
-           "adapter_of", "annotate", "as_library", "claim_text", "resolve", "wrap"]
+           "adapter_of", "annotate", "as_library", "check_not_a_function", "claim_text", "resolve", "wrap"]

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpbench.validation import InputError
+from dpbench.validation import InputError, check_real
 
 #: the delta at which a claim that is a curve (zCDP, a privacy profile) is read when the audit is
 #: given none: the usual "cryptographically small" choice of the DP auditing literature
@@ -116,6 +116,8 @@ class LibraryMechanism:
         why = adapter.unsupported(obj)
         if why:
             raise InputError(f"{adapter.name} {type(obj).__name__}: {why}")
+        if d_in is not None:                # checked here, not by the library (a 300-digit sensitivity)
+            check_real("d_in", d_in, low=0.0, low_open=True)
         if measure is not None and not adapter.takes_measure:
             raise InputError(f"measure: only for OpenDP measurements that do not expose their output measure (before "
                              f"0.6); a {adapter.name} object states its own")

@@ -120,19 +120,31 @@ class OpenDP(Adapter):
             return str(obj.input_domain)
 
     def _input(self, obj, x):
-        """x as the measurement's carrier type (numbers and vectors converted, anything else as given)."""
+        """x as the measurement's carrier type (numbers and vectors converted, anything else as given);
+        InputError for an element that is not of it (a text for numbers, NaN or an infinity)."""
         carrier = self._carrier(obj)
-        if carrier.startswith("Vec<"):
-            convert = _converter(carrier[4:-1])
-            return [convert(v) for v in _records(x)]
-        if isinstance(x, (list, tuple, np.ndarray)) and np.asarray(x).size != 1:
-            raise InputError(f"the measurement's input is one {carrier}, not a vector (got {x!r})")
-        return _converter(carrier)(np.asarray(x).reshape(-1)[0] if isinstance(x, np.ndarray) else x)
+        element = carrier[4:-1] if carrier.startswith("Vec<") else carrier
+        convert = _converter(element)
+        try:
+            if carrier.startswith("Vec<"):
+                values = [convert(v) for v in _records(x)]
+            elif isinstance(x, (list, tuple, np.ndarray)) and np.asarray(x).size != 1:
+                raise InputError(f"the measurement's input is one {carrier}, not a vector (got {x!r})")
+            else:
+                values = [convert(np.asarray(x).reshape(-1)[0] if isinstance(x, np.ndarray) else x)]
+        except (TypeError, ValueError, OverflowError):
+            values = None
+        if values is None or (element in _FLOATS | _INTS and not all(math.isfinite(v) for v in values)):
+            kind = "integers" if element in _INTS else "finite numbers" if element in _FLOATS else element
+            raise InputError(f"the measurement's input is {carrier} ({kind}); got {x!r}")
+        return values if carrier.startswith("Vec<") else values[0]
 
     def sample(self, obj, x, n, seed):
         return draw(obj, self._input(obj, x), n)
 
     def claim(self, obj, x, x_prime, *, d_in=None, delta=None, measure=None) -> Claim:
+        for value in (x, x_prime):         # InputError, not the library's or a conversion's traceback
+            self._input(obj, value)
         metric = self._metric(obj)
         if d_in is None:
             d = None if metric is None else input_distance(metric, x, x_prime)
