@@ -414,6 +414,32 @@ def test_a_name_reused_with_another_definition(tmp_path, capsys):
     assert_sound(store)
 
 
+def test_force_replaces_one_horizon_and_seed_and_keeps_the_others(tmp_path, capsys):
+    """Found by a new user: `--force` at a new horizon deleted the whole store, the stored runs at other
+    horizons with it (hours of T = 1e7 gone, "4 computed, 0 already stored" printed), and `--force
+    --extend` was accepted.  --force now replaces the stored results at its horizon and seed only."""
+    out = tmp_path / "out"
+    base = ["sweep", "--name", "g", "--instance", "means=0.9,0.8", "--set", "eps=1", "--seed", "1",
+            "--scheduler", "none", "--out", str(out), "--no-progress", "--json"]
+    both, short = ["--policy", "ucb1,ldp_ucb_b"], ["--horizon", "2000", "--reps", "2"]
+    store = out / "g" / "results.sqlite"
+    assert main(base + both + ["--horizon", "3000", "--reps", "3"]) == 0
+    assert main(base + both + short) == 0
+    capsys.readouterr()
+    kept = [r for r in _summary(store) if r[1] == 3]                 # (label, reps_asked, reps, mean, ...)
+    assert main(base + ["--policy", "ldp_ucb_b", *short, "--force"]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"]["computed"] == 1
+    rows = _summary(store)
+    assert [r for r in rows if r[1] == 3] == kept and [r[:3] for r in rows if r[1] != 3] == [("LDP-UCB-B", 2, 2)]
+    assert_sound(store)
+    assert main(base + both + short + ["--force", "--extend"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--force (reuse=False) and --extend (extend=True) exclude each other" in err[0], err
+    store.write_text("not a store")                       # a file no dpbench can add to is still replaced
+    assert main(base + both + short + ["--force"]) == 0
+    assert "removed (--force), as this dpbench cannot add to it" in capsys.readouterr().err
+
+
 def test_the_summary_of_a_legacy_store_is_upgraded_without_losing_a_cell(tmp_path):
     """A store of the previous format (2): opened for writing it gains the definition tables in
     place; its cells stay and are reused."""

@@ -44,7 +44,8 @@ def add_execution_arguments(p, default_scheduler: str):
                    help="seconds to wait for a --scheduler address (default: %(default)s)")
     p.add_argument("--out", default="dpbench-results", help="output directory (default: %(default)s)")
     p.add_argument("--force", action="store_true",
-                   help="discard the stored results of this name and recompute everything")
+                   help="recompute every run, replacing the stored results at this horizon and seed (other "
+                        "horizons, seeds and repetition counts stored under the name are kept)")
     p.add_argument("--extend", action="store_true",
                    help="add runs to the ones stored under this name (a name means one set of runs: "
                         "without --extend or --force, other runs than the stored ones are refused); the "

@@ -157,6 +157,20 @@ def run_key(run: RunSpec) -> str:
     return f"{run.panel} / {run.label}" if run.panel else run.label
 
 
+def _replace_unreadable(store_path: Path, name: str, log) -> None:
+    """``--force`` on a store this dpbench cannot extend (another version, format or name, or not a
+    store at all): nothing in it can be kept, so it is removed, and the log says so."""
+    from ..sweeps.store import ResultStore, UnusableStore
+    if not store_path.exists():
+        return
+    try:
+        with ResultStore(store_path, name):
+            return
+    except UnusableStore as err:            # not a store that is locked or on a full disk: that one stays
+        ResultStore.remove(store_path)
+        log(f"{store_path}: removed (--force), as this dpbench cannot add to it: {str(err).split('. ')[0]}")
+
+
 def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-results", threads=None,
                    progress=True, reuse=True, log=print, scheduler=None, workers=None, cell_reps=None,
                    connect_timeout=10.0, store=None, outputs=True, allow_long=False, fresh=None,
@@ -166,8 +180,10 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     ``name`` is a shipped experiment, a ``.toml`` path or an :class:`Experiment`.
     ``scheduler``: None/``'none'`` runs the cells here (``threads`` compiled
     threads), ``'local'`` on an embedded Dask LocalCluster of ``workers``
-    processes, an address on that Dask cluster.  ``reuse=False`` discards the
-    stored results first.  ``store``: the path of a result store shared by several experiments
+    processes, an address on that Dask cluster.  ``reuse=False`` (``--force``) recomputes every
+    run, replacing its stored cells and this horizon's and seed's stored definition (the other
+    horizons, seeds and repetition counts stored under the name are kept; a store that cannot
+    be read by this dpbench is replaced whole).  ``store``: the path of a result store shared by several experiments
     (their run keys are prefixed with ``store_key``, default the experiment name, and a
     configuration reached from two experiments is one set of cells); default
     ``<out>/<name>/results.sqlite``.  ``outputs=False``
@@ -214,14 +230,19 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     if not reuse:
         if shared:
             raise InputError("reuse=False would discard a shared result store; remove it first")
-        ResultStore.remove(store_path)
+        if extend:
+            raise InputError("--force (reuse=False) and --extend (extend=True) exclude each other: --force "
+                             "replaces the stored runs at this horizon and seed, --extend keeps them and adds the "
+                             "new ones")
+        _replace_unreadable(store_path, exp.name, log)
     store_name = SHARED_STORE if shared else exp.name
     key_of = StoreKeys(store_key or exp.name, shared)
     mode = "adopt" if shared else ("extend" if extend else "refuse")
     entries = key_of.entries(plans)
     if store_path.exists():                 # refusals first, and the runs an --extend adds
         with ResultStore(store_path, store_name) as stored:     # (read-write: it rolls back a killed write)
-            extra = stored.check(entries, experiment=key_of.experiment, replace=fresh is not None, runs=mode)
+            extra = stored.check(entries, experiment=key_of.experiment, replace=fresh is not None or not reuse,
+                                 runs="adopt" if not reuse else mode)
             order = stored.definition_runs(key_of.experiment, horizon, seed)
         if extra:                           # --extend: the stored runs in their order, then the new ones
             earlier = plan_runs(dataclasses.replace(exp, runs=[RunSpec(**e["spec"]) for e in extra]), horizon, seed)
@@ -232,7 +253,8 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
             entries, plans = [e for e, _ in union], [p for _, p in union]
             log(f"{exp.name}: --extend: {len(order)} stored runs and {new} new ones")
             exp = _with_runs(exp, [r for r, _ in plans])
-    _guard_pending(store_path, store_name, entries, reps, fresh, threads, scheduler, workers, allow_long)
+    _guard_pending(store_path, store_name, entries, reps, set() if not reuse else fresh, threads, scheduler,
+                   workers, allow_long)
     if outputs or not shared:
         make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
@@ -240,6 +262,10 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
               "paper_reps": exp.paper_reps,
               "notes": exp.notes, "file": exp.raw}
     with ResultStore(store_path, store_name) as store:
+        if not reuse:                       # --force: this horizon and seed anew; the others stay
+            dropped = store.discard_definitions(key_of.experiment, horizon, seed)
+            if dropped:
+                log(f"{exp.name}: {dropped} stored cells at horizon {horizon}, seed {seed} discarded (--force)")
         store.register(entries, experiment=key_of.experiment, reps=reps, replace=fresh is not None, runs=mode,
                        command=_command_line())
         for key, _, _, cfg, _, _ in entries if fresh is not None else ():

@@ -141,6 +141,11 @@ class StoreError(InputError):
     """A result store that must not be used (other format, version, experiment or configuration)."""
 
 
+class UnusableStore(StoreError):
+    """A file this dpbench cannot add to at all (not a store, or another format, version or name):
+    ``--force`` replaces it whole."""
+
+
 def code_stamp() -> str:
     """Short hash of dpbench's compiled sources: the stamp of a cell of built-in components.
     A cell with user components has :func:`dpbench.engine.stamps.plan_stamp` (which also covers
@@ -196,7 +201,7 @@ class ResultStore:
                              "cause (another process holding it, space, permissions) and rerun") from None
         except sqlite3.DatabaseError as err:
             self._db.close()
-            raise StoreError(f"{self.path} is not a readable dpbench result store ({err}); move it "
+            raise UnusableStore(f"{self.path} is not a readable dpbench result store ({err}); move it "
                              "away, or rerun with --force to replace it") from None
         except BaseException:
             self._db.close()
@@ -246,20 +251,20 @@ class ResultStore:
                 raise
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
         if "store_info" not in tables:
-            raise StoreError(f"{self.path} is an SQLite file but not a dpbench result store; move it "
+            raise UnusableStore(f"{self.path} is an SQLite file but not a dpbench result store; move it "
                              "away or choose another --out")
         info = dict(self._db.execute("SELECT key, value FROM store_info"))
         readable = {str(FORMAT), _UPGRADABLE} if self.readonly else {str(FORMAT)}
         if info.get("format") not in readable:
-            raise StoreError(f"{self.path} was written by dpbench {info.get('dpbench', '?')} in store "
+            raise UnusableStore(f"{self.path} was written by dpbench {info.get('dpbench', '?')} in store "
                              f"format {info.get('format')}; this dpbench ({__version__}) reads format "
                              f"{FORMAT} only. Rerun with --force to replace it, or --out to write elsewhere")
         if name is not None and info.get("dpbench") != __version__:
-            raise StoreError(f"{self.path} holds results of dpbench {info.get('dpbench')}, this is dpbench "
+            raise UnusableStore(f"{self.path} holds results of dpbench {info.get('dpbench')}, this is dpbench "
                              f"{__version__}; results of different versions are never mixed. Rerun with "
                              "--force to recompute, or --out to write elsewhere")
         if name is not None and info.get("name") != name:
-            raise StoreError(f"{self.path} holds results of {info.get('name')!r}, not {name!r}; "
+            raise UnusableStore(f"{self.path} holds results of {info.get('name')!r}, not {name!r}; "
                              "use another --out")
         return info
 
@@ -508,6 +513,20 @@ class ResultStore:
             self._db.executemany("INSERT OR REPLACE INTO repetitions VALUES (?, ?, ?, ?)",
                                  [(config_id, c["first_rep"] + i, float(c["regret"][i, -1]), c["invocation"])
                                   for c in self.cells(config_id) for i in range(c["reps"])])
+        return dropped
+
+    def discard_definitions(self, experiment: str, horizon: int, seed: int) -> int:
+        """Delete what the store holds at one horizon and seed (``--force``): the definitions of
+        ``experiment`` there (every repetition count), its runs there and their cells (a store of one
+        experiment); the other horizons and seeds stay.  Return how many cells were deleted."""
+        with self._transaction():
+            where = "experiment = ? AND horizon = ? AND seed = ?"
+            for table in ("definition_runs", "definitions"):
+                self._db.execute(f"DELETE FROM {table} WHERE {where}", (experiment, horizon, seed))
+            configs = "SELECT config_id FROM runs WHERE horizon = ? AND seed = ?"
+            dropped = self._db.execute(f"DELETE FROM cells WHERE config_id IN ({configs})", (horizon, seed)).rowcount
+            self._db.execute(f"DELETE FROM repetitions WHERE config_id IN ({configs})", (horizon, seed))
+            self._db.execute("DELETE FROM runs WHERE horizon = ? AND seed = ?", (horizon, seed))
         return dropped
 
     def discard_config(self, config_id: str) -> int:
