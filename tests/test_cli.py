@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dpbench.cli import main
+from dpbench.validation import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -132,6 +133,29 @@ def test_a_quick_report_goes_to_its_own_folder_unless_out_is_given():
     assert out_dir(parser.parse_args(["report", "004", "--quick"])) == "reports/quick"
     assert out_dir(parser.parse_args(["report", "004"])) == "reports"
     assert out_dir(parser.parse_args(["report", "004", "--quick", "--out", "mine"])) == "mine"
+
+
+def test_a_smoke_build_or_a_pilot_does_not_write_over_a_full_report_in_its_out(tmp_path, capsys):
+    """Found by a new user: `dpbench report 000 --quick --out DIR` replaced the full report in DIR (the default
+    folders keep them apart, a shared --out did not).  Refused before anything runs; a smoke build over a
+    smoke build, or a full build over either, goes on."""
+    from dpbench.cli import build_parser
+    from dpbench.cli.report import PARTIAL_MARKS, keep_full_reports
+
+    (tmp_path / "seed000.md").write_text("# Seed 000: claims and evidence\n\n| claim | verdict |\n")
+    assert main(["report", "000", "--quick", "--out", str(tmp_path), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "seed000.md is a full report, which a smoke build does not replace" in err[0], err
+    assert "the default, reports/quick, keeps them apart" in err[0]
+    parser = build_parser()
+    pilot = parser.parse_args(["report", "000", "--pilot", "--out", str(tmp_path)])
+    with pytest.raises(InputError, match="a pilot does not replace"):
+        keep_full_reports(pilot, [tmp_path / "seed000.md"])
+    keep_full_reports(parser.parse_args(["report", "000", "--out", str(tmp_path)]), [tmp_path / "seed000.md"])
+    for mark in PARTIAL_MARKS:
+        (tmp_path / "seed000.md").write_text(f"# Seed 000\n\n{mark} ...\n")
+        keep_full_reports(parser.parse_args(["report", "000", "--quick", "--out", str(tmp_path)]),
+                          [tmp_path / "seed000.md"])
 
 
 def test_an_audit_keeps_its_exit_status_when_the_reader_closes_the_pipe(tmp_path):

@@ -2,7 +2,9 @@
 paper (``--pilot``: a few repetitions first, and what each claim needs, :mod:`dpbench.reporting.pilot`)."""
 from __future__ import annotations
 
+import argparse
 import time
+from pathlib import Path
 
 from ..validation import InputError, number_arg
 
@@ -78,10 +80,12 @@ def run(args) -> int:
                    progress=not args.no_progress, scheduler_name=None if scheduler is None else args.scheduler,
                    plugins=getattr(args, "plugin", ()), fresh=fresh, allow_long=args.yes, pilot=args.pilot)
     # the whole command estimated (and refused beyond a day) before any experiment runs
-    checked = []
+    checked, reports = [], []
     for paper in papers:
         ctx, loaded = report_context(paper, **options, scheduler=scheduler)
         checked.append(check(ctx, loaded))
+        reports.append(Path(ctx.out_dir) / f"{ctx.paper}.md")
+    keep_full_reports(args, reports)
     estimate_build(checked)
     session = contextlib.nullcontext() if scheduler is None else \
         dask_backend.connect(scheduler, workers=args.workers, timeout=args.connect_timeout)
@@ -91,6 +95,23 @@ def run(args) -> int:
             path = build_report(paper, **options, scheduler=client, estimated=True)
             print(f"wrote {path} ({time.perf_counter() - t0:.0f} s)")
     return 0
+
+
+#: what a smoke build's and a pilot's report says of itself (a report without either is a full one)
+PARTIAL_MARKS = ("> **Smoke build** (`--quick`)", "## Pilot: what each claim needs")
+
+
+def keep_full_reports(args, paths) -> None:
+    """InputError before anything runs if a smoke build or a pilot would write over a full report (the
+    default folders keep them apart; an --out shared with a full build must not replace it)."""
+    if not args.quick and args.pilot is None:
+        return
+    for path in paths:
+        if path.is_file() and not any(mark in path.read_text(errors="replace") for mark in PARTIAL_MARKS):
+            kind = "smoke build" if args.quick else "pilot"
+            raise InputError(f"--out: {path} is a full report, which a {kind} does not replace; give another --out "
+                             f"(the default, {out_dir(argparse.Namespace(**{**vars(args), 'out': None}))}, keeps "
+                             f"them apart) or move it away")
 
 
 def out_dir(args) -> str:

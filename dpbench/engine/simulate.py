@@ -318,7 +318,14 @@ def check_threads(threads):
     """Return ``threads`` checked to lie in [1, NUMBA_NUM_THREADS] (None stays None)."""
     if threads is None:
         return None
-    return check_int("threads", threads, low=1, high=numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+    try:
+        return check_int("threads", threads, low=1, high=most)
+    except InputError as err:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise
+        raise InputError(f"{err}: numba has {most} thread{'s' if most > 1 else ''} here (NUMBA_NUM_THREADS: the cores "
+                         f"this process may use, or the environment variable)") from None
 
 
 def run_plan(plan: Plan, reps: int, *, first_rep: int = 0, threads=None, progress=False,

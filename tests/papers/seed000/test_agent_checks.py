@@ -2,6 +2,7 @@
 claims take from the paper's own words."""
 from types import SimpleNamespace
 
+import numba
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ MEANS = agent_checks.MEANS
 
 def _verdict(name, args=None, **ev):
     claim = Claim("x", "w", "s", "computed", {"measure": name, "args": args or {}})
-    out = getattr(agent_checks, name)(claim, SimpleNamespace(quick=True, runs={}, **ev))
+    out = getattr(agent_checks, name)(claim, SimpleNamespace(**{"quick": True, "runs": {}, **ev}))
     return decide(claim, out, 1e-4).verdict, out
 
 
@@ -35,6 +36,21 @@ def test_numerics_and_reproducibility_hold():
     assert _verdict("numerics")[0] is Verdict.REPRODUCED
     verdict, out = _verdict("reproducible")
     assert verdict is Verdict.REPRODUCED and "identical" in out.statistic
+
+
+def test_reproducibility_is_not_reproduced_where_a_half_cannot_be_tested(monkeypatch):
+    """Found by a new user: under `taskset -c 0` numba has one thread, and the check's threads=2 run stopped
+    the whole report after its experiments ("threads must be an integer in [1, 1]"); and a smoke build read
+    "reproduced" while its runs had fewer than the paper's repetitions ("fewer here: ...")."""
+    short = SimpleNamespace(experiment=SimpleNamespace(paper_reps=50), results={"UCB1": SimpleNamespace(reps=4)})
+    verdict, out = _verdict("reproducible", runs={"seed000_fig1a": short})
+    assert verdict is Verdict.INCONCLUSIVE and "identical" in out.statistic and "smoke build" in out.degenerate
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
+    claim = Claim("x", "w", "s", "computed", {"measure": "reproducible", "args": {}})
+    out = agent_checks.reproducible(claim, SimpleNamespace(quick=False, runs={"seed000_fig1a": short}))
+    assert decide(claim, out, 1e-4).verdict is Verdict.INCONCLUSIVE and "NUMBA_NUM_THREADS = 1" in out.degenerate
+    with pytest.raises(agent_checks.NotChecked, match="numba one thread"):
+        agent_checks.reproducible(claim, SimpleNamespace(quick=True, runs={"seed000_fig1a": short}))
 
 
 def test_the_similar_readings_are_the_papers_own_numbers():
