@@ -49,6 +49,18 @@ def test_commands_reach_their_jobs(jobs, tmp_path, capsys):
     assert "1 changed or missing: ucb1" in capsys.readouterr().out
 
 
+def test_regenerating_the_installed_baseline_needs_a_file(jobs, monkeypatch, capsys):
+    """Found by a new user: `dpbench baseline --plugin mine --regenerate mypolicy` without --file wrote into
+    site-packages/verify/data, which the next pip install replaces.  Refused there, before the job."""
+    installed = Path("/venv/lib/python3.11/site-packages/verify/data/regret_baseline.json")
+    monkeypatch.setattr(regret_baseline, "BASELINE", installed)
+    assert main(["baseline", "--regenerate", "ucb1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--regenerate needs --file PATH here: the default baseline is inside the installed " \
+                               "package (.../verify/data/regret_baseline.json)" in err[0], err
+    assert not jobs
+
+
 @pytest.mark.parametrize("args,message", [
     (["audit-suite", "--scale", "0"], "argument --scale: must be a real number > 0 (got '0')"),
     (["audit-suite", "--seed", "-1"], "argument --seed: must be an integer >= 0 (got '-1')"),

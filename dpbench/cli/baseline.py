@@ -40,6 +40,10 @@ def _run(args) -> int:
     path = Path(args.file) if args.file else regret_baseline.BASELINE
     if args.file and not args.regenerate and not path.is_file():
         raise InputError(f"--file: no baseline file {str(path)!r}")
+    if args.regenerate and not args.file and {"site-packages", "dist-packages"} & set(path.parts):
+        raise InputError(f"--regenerate needs --file PATH here: the default baseline is inside the installed "
+                         f"package (.../{'/'.join(path.parts[-3:])}), which the next pip install replaces; keep "
+                         f"your policies' baseline in a file of your project")
 
     def log(line):
         print(line, flush=True)
