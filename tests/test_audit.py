@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -531,6 +532,20 @@ def test_an_audit_longer_than_a_day_is_refused_after_selection_unless_allowed():
     assert REFUSE_SECONDS == 24 * 3600
     with pytest.raises(InputError, match="allow_long=True"):
         verify.audit(dpbench.sampler("ctb", eps=1.0), 0.0, 1.0, eps=1.0, n=10 ** 13, seed=1)
+
+
+def test_an_audit_longer_than_ten_minutes_is_announced_after_selection():
+    """Found by a new user: a default audit of an OpenDP object ran 10 minutes with nothing printed (a CI log
+    shows nothing).  The estimate is announced as a LongRunWarning, as every long dpbench run is, with the way
+    out; selection has a progress bar of its own."""
+    from dpbench.engine.guard import LongRunWarning
+    from verify.audit.engine import check_duration
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_duration(10 ** 6, 10 ** 6, 500.0)                     # 500 s: not announced
+    with pytest.warns(LongRunWarning, match=r"^audit: refinement and certification will draw 1e\+06 outputs, about "
+                                            r"16\.7 min.*--budget 2e6\) stops as soon as a violation shows$"):
+        check_duration(10 ** 6, 10 ** 6, 1000.0)
 
 
 def test_bool_and_text_are_not_numbers():

@@ -310,7 +310,8 @@ def test_a_hedged_audit_reports_the_layers_whole_share_and_each_events_half():
     assert res.law.witness["also_certified"].startswith("output ==")
     text = str(res)
     assert "alpha shared: law 0.05)" in text
-    assert f"this one and {res.law.witness['also_certified']}, each at half the layer's alpha (0.025)" in text
+    assert (f"this one and {res.law.witness['also_certified']}, each at half the layer's alpha (0.025; the p-value "
+            f"shown is the event's own scaled to the audit's alpha, 0.05)") in text
 
 
 def _padded(counts, event):

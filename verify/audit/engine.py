@@ -43,6 +43,7 @@ at selection and the most promising event of all is certified.
 from __future__ import annotations
 
 import time
+import warnings
 
 from dpbench.engine import guard
 from dpbench.validation import InputError
@@ -77,6 +78,11 @@ def check_duration(ahead: int, drawn: int, seconds: float) -> None:
         estimate, f"n: refinement and certification would draw {ahead:.3g} outputs, about "
                   f"{guard.describe_seconds(estimate)} at the {drawn / seconds:,.0f} outputs/s selection measured",
         'lower n or give a budget (budget="1h"; --budget 1h)')
+    if estimate > guard.ANNOUNCE_SECONDS:     # said before the long part starts (a CI log is silent otherwise)
+        warnings.warn(f"audit: refinement and certification will draw {ahead:.3g} outputs, about "
+                      f"{guard.describe_seconds(estimate)} at the {drawn / seconds:,.0f} outputs/s selection "
+                      f"measured; a budget (budget=\"2e6\"; --budget 2e6) stops as soon as a violation shows",
+                      guard.LongRunWarning, stacklevel=3)
 
 
 def check_keyword_claim(function: str, extra: tuple) -> None:
@@ -208,12 +214,18 @@ def audit(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alpha=0
         seconds = time.perf_counter() - t0
         return libraries.annotate(assemble(plan, source, certification, seconds=seconds,
                                            select_seconds=seconds - certification.seconds), run)
+    pairs, kept = len(plan.pairs), plan.keep_pairs
+    quick = 2 * max(20, plan.n_select // 4) * pairs if kept is not None and pairs > kept else 0
+    source.bar = tqdm(total=quick + 2 * plan.n_select * min(pairs, kept or pairs), desc=f"audit {source.name}: "
+                      f"choosing events", unit="out", unit_scale=True, disable=not plan.progress, leave=False)
     try:
-        choices = select(plan, source)
+        with source.bar:
+            choices = select(plan, source)
     except NoPower as why:
         seconds = time.perf_counter() - t0
         return libraries.annotate(assemble(plan, source, None, seconds=seconds, select_seconds=seconds,
                                            no_power=str(why)), run)
+    source.bar = None
     chosen = {c.chosen.pair for c in choices.values()}
     nominated = chosen | {c.nominee.pair for c in choices.values() if c.nominee is not None}
     ahead = 2 * (plan.n * len(chosen) + plan.n_refine * len(nominated))

@@ -403,6 +403,7 @@ class SampleSource:
         self.contract_samples = 0          # outputs drawn by the sampling-contract checks
         self._contract: dict = {}          # id(input) -> (input, probe calls, their seeds, largest batch checked)
         self._calls: dict = {}             # id(input) -> (input, its CallHistory) for contract check 4
+        self.bar = None                    # a progress bar that :meth:`rows` moves (selection's)
 
     def labels_only(self) -> bool:
         """Whether every output drawn so far was a label (no numbers)."""
@@ -467,6 +468,8 @@ class SampleSource:
             self._check_contract(x, out, key)
             self._compare_calls(x, out)
         self.drawn += n
+        if self.bar is not None:
+            self.bar.update(n)
         return out
 
     def _check_contract(self, x, batch: np.ndarray, key: tuple) -> None:
