@@ -185,3 +185,13 @@ def test_a_warning_on_the_command_line_is_one_line_without_source_paths(tmp_path
     lines = [line for line in err.splitlines() if "warning" in line]
     assert lines and all(line.startswith("dpbench: warning: the seed does not set") for line in lines), err
     assert "source.py" not in err and ".py:" not in err
+
+
+def test_an_option_value_that_starts_with_a_dash_reaches_the_options_own_check(capsys):
+    """Found by a new user: `--budget -5s` got argparse's "expected one argument", not the budget's range."""
+    from dpbench.cli import join_dashed_values
+    assert join_dashed_values(["audit", "ctb", "--budget", "-5s", "--x", "-1,2", "--no-progress", "-h"]) == \
+        ["audit", "ctb", "--budget=-5s", "--x=-1,2", "--no-progress", "-h"]
+    assert main(["audit", "ctb", "--eps", "1", "--budget", "-5s"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "budget must be SECONDS" in err[0] and "positive (got '-5s')" in err[0], err

@@ -93,7 +93,7 @@ def paper_commands(sub) -> list[str]:
 def main(argv=None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(join_dashed_values(sys.argv[1:] if argv is None else list(argv)))
     except SystemExit as stop:          # a usage error (printed in one line) is bad input like any other:
         if stop.code == 2:              # status 2, returned; --help and --version still exit
             return 2
@@ -113,6 +113,18 @@ def main(argv=None) -> int:
     except BrokenPipeError:             # output piped into head, less, ...: stop quietly
         sys.stderr = open(os.devnull, "w")
         return 0
+
+
+def join_dashed_values(argv: list[str]) -> list[str]:
+    """``--opt -5s`` as ``--opt=-5s``: argparse reads a value that starts with a dash and a digit but is not a
+    plain number ("-5s", "-1,2") as an option, and says "expected one argument" instead of the option's range."""
+    out: list[str] = []
+    for token in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and re.match(r"-\d", token):
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
 
 
 def _announce_long_runs() -> None:

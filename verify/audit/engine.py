@@ -217,7 +217,8 @@ def audit(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alpha=0
     pairs, kept = len(plan.pairs), plan.keep_pairs
     quick = 2 * max(20, plan.n_select // 4) * pairs if kept is not None and pairs > kept else 0
     source.bar = tqdm(total=quick + 2 * plan.n_select * min(pairs, kept or pairs), desc=f"audit {source.name}: "
-                      f"choosing events", unit="out", unit_scale=True, disable=not plan.progress, leave=False)
+                      f"choosing events", unit="out", unit_scale=True, disable=not plan.progress, leave=False,
+                      delay=1.0)                # shown once selection takes a second (nothing for a quick failure)
     try:
         with source.bar:
             choices = select(plan, source)
