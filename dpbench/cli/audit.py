@@ -193,9 +193,8 @@ def import_object(spec: str):
     return obj
 
 
-def import_callable(spec: str):
-    """``module:function`` (:func:`import_object`), which must be callable."""
-    obj = import_object(spec)
+def must_be_callable(obj, spec: str):
+    """``obj`` (imported from ``module:function``), which must be callable."""
     if not callable(obj):
         raise InputError(f"{spec!r}: {spec.rsplit(':', 1)[1]!r} is not callable (nor a DP library's mechanism object)")
     return obj
@@ -252,6 +251,7 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
             raise InputError("--param is not used with sniper: mechanisms")
         case = found[name]
         return case.mechanism(), {"domain": case.domain}
+    func = None
     if ":" in spec:
         from verify.audit import libraries
         from verify.audit.source import check_not_a_class
@@ -263,11 +263,10 @@ def load_mechanism(spec: str, params: dict, eps: float, delta: float):
             if params:
                 raise InputError(f"--param is not used with {lib.name}: set its parameters where the object is built")
             return lib, {}
-        import_callable(spec)                               # not callable: say so before asking for the claim
+        func = must_be_callable(obj, spec)                  # not callable: said before asking for the claim
     if eps is None:
         raise InputError(f"--eps: the claim to audit is required for {spec} (e.g. --eps 1)")
-    if ":" in spec:
-        func = import_callable(spec)
+    if func is not None:
         claim = claim_parameters(func, eps, 0.0 if delta is None else delta)
         return with_params(func, spec, {**claim, **params}), {}
     from .. import MECHANISMS, sampler

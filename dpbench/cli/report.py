@@ -2,7 +2,6 @@
 paper (``--pilot``: a few repetitions first, and what each claim needs, :mod:`dpbench.reporting.pilot`)."""
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -110,14 +109,16 @@ def keep_full_reports(args, paths) -> None:
         if path.is_file() and not any(mark in path.read_text(errors="replace") for mark in PARTIAL_MARKS):
             kind = "smoke build" if args.quick else "pilot"
             raise InputError(f"--out: {path} is a full report, which a {kind} does not replace; give another --out "
-                             f"(the default, {out_dir(argparse.Namespace(**{**vars(args), 'out': None}))}, keeps "
-                             f"them apart) or move it away")
+                             f"(the default, {default_out(args)}, keeps them apart) or move it away")
 
 
 def out_dir(args) -> str:
-    """The report folder: ``--out``, else reports/ (reports/quick/ for a smoke build)."""
-    if args.out is not None:
-        return args.out
+    """The report folder: ``--out``, else :func:`default_out`."""
+    return args.out if args.out is not None else default_out(args)
+
+
+def default_out(args) -> str:
+    """The default report folder: reports/ (reports/quick/ for a smoke build, its own for a pilot)."""
     from ..reporting.context import QUICK_OUT
     from ..reporting.pilot import PILOT_OUT
     return QUICK_OUT if args.quick else PILOT_OUT if args.pilot is not None else "reports"

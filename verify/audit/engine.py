@@ -55,7 +55,7 @@ from .stages import sequential
 from .stages.assemble import assemble
 from .stages.certify import certify
 from .stages.refine import refine
-from .stages.select import NoPower, select
+from .stages.select import NoPower, select, selection_outputs
 from .stages.validate import validate
 
 #: an audit whose refinement and certification would take longer than this is refused (unless
@@ -214,10 +214,8 @@ def audit(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alpha=0
         seconds = time.perf_counter() - t0
         return libraries.annotate(assemble(plan, source, certification, seconds=seconds,
                                            select_seconds=seconds - certification.seconds), run)
-    pairs, kept = len(plan.pairs), plan.keep_pairs
-    quick = 2 * max(20, plan.n_select // 4) * pairs if kept is not None and pairs > kept else 0
-    source.bar = tqdm(total=quick + 2 * plan.n_select * min(pairs, kept or pairs), desc=f"audit {source.name}: "
-                      f"choosing events", unit="out", unit_scale=True, disable=not plan.progress, leave=False,
+    source.bar = tqdm(total=selection_outputs(plan), desc=f"audit {source.name}: choosing events", unit="out",
+                      unit_scale=True, disable=not plan.progress, leave=False,
                       delay=1.0)                # shown once selection takes a second (nothing for a quick failure)
     try:
         with source.bar:

@@ -301,7 +301,7 @@ class AuditResult:
             also = " (and the floating point)" if self.floating_point.violated else ""
             return f"VIOLATED by the law{also}"
         if self.floating_point.violated:
-            if self.sequential is not None and self.sequential.stopped_early:
+            if self._stopped_by(self.law):
                 return ("VIOLATED by the floating point only (the law not rejected by the time this violation "
                         "stopped the audit: an audit with a fixed n, or of the law alone, tests it fully)")
             return "VIOLATED by the floating point only (the law holds)"

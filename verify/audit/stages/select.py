@@ -56,13 +56,25 @@ class Choice:
     contenders: tuple[Candidate, ...] = ()
 
 
+def quick_pass(plan: AuditPlan) -> int:
+    """Outputs per input and pair of selection's quick pass over every pair (0: no quick pass), when
+    there are more pairs than ``keep_pairs``: a quarter of the selection outputs."""
+    return max(20, plan.n_select // 4) if plan.keep_pairs is not None and len(plan.pairs) > plan.keep_pairs else 0
+
+
+def selection_outputs(plan: AuditPlan) -> int:
+    """The outputs selection draws (both inputs, every pair it looks at; its progress bar's total)."""
+    pairs, quick = len(plan.pairs), quick_pass(plan)
+    return 2 * (quick * pairs + plan.n_select * (min(pairs, plan.keep_pairs) if quick else pairs))
+
+
 def select(plan: AuditPlan, source: SampleSource) -> dict[str, Choice]:
     """The chosen candidate (and rare nominee) of every layer that has a candidate statistic."""
     kept = range(len(plan.pairs))
-    if plan.keep_pairs is not None and len(plan.pairs) > plan.keep_pairs:
+    if quick_pass(plan):
         # a quick pass over every pair (a quarter of the selection outputs, own streams),
         # then the full selection on the most promising pairs only
-        quick, _ = candidates(plan, source, kept, max(20, plan.n_select // 4), stream=QUICK_SELECT)
+        quick, _ = candidates(plan, source, kept, quick_pass(plan), stream=QUICK_SELECT)
         best_per_pair: dict = {}
         for c in quick:
             best_per_pair[c.pair] = max(best_per_pair.get(c.pair, -math.inf), c.proxy)
