@@ -235,14 +235,14 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
                              "replaces the stored runs at this horizon and seed, --extend keeps them and adds the "
                              "new ones")
         _replace_unreadable(store_path, exp.name, log)
+        fresh = set() if fresh is None else fresh      # every configuration of this run recomputed
     store_name = SHARED_STORE if shared else exp.name
     key_of = StoreKeys(store_key or exp.name, shared)
     mode = "adopt" if shared else ("extend" if extend else "refuse")
     entries = key_of.entries(plans)
     if store_path.exists():                 # refusals first, and the runs an --extend adds
         with ResultStore(store_path, store_name) as stored:     # (read-write: it rolls back a killed write)
-            extra = stored.check(entries, experiment=key_of.experiment, replace=fresh is not None or not reuse,
-                                 runs="adopt" if not reuse else mode)
+            extra = stored.check(entries, experiment=key_of.experiment, replace=fresh is not None, runs=mode)
             order = stored.definition_runs(key_of.experiment, horizon, seed)
         if extra:                           # --extend: the stored runs in their order, then the new ones
             earlier = plan_runs(dataclasses.replace(exp, runs=[RunSpec(**e["spec"]) for e in extra]), horizon, seed)
@@ -253,8 +253,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
             entries, plans = [e for e, _ in union], [p for _, p in union]
             log(f"{exp.name}: --extend: {len(order)} stored runs and {new} new ones")
             exp = _with_runs(exp, [r for r, _ in plans])
-    _guard_pending(store_path, store_name, entries, reps, set() if not reuse else fresh, threads, scheduler,
-                   workers, allow_long)
+    _guard_pending(store_path, store_name, entries, reps, fresh, threads, scheduler, workers, allow_long)
     if outputs or not shared:
         make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
