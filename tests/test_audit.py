@@ -110,7 +110,8 @@ def test_curve_is_monotone_and_uncapped():
 @pytest.mark.parametrize("n_edges", [0, 3, 15, 250, 4000])
 def test_compiled_histogram_is_searchsorted_and_bincount(n_edges):
     """events.histogram (compiled, parallel, on a lookup grid from 16 edges up) against its NumPy
-    reference, with values on the edges, non-finite values and integer ranks."""
+    reference, with values on the edges, non-finite values and integer ranks (10,000 of them: one
+    block, counted on the calling thread)."""
     from verify.audit.events import histogram
     rng = np.random.default_rng(3)
     values = rng.laplace(size=300_001)
@@ -143,6 +144,8 @@ def test_fast_path_counts_what_the_block_path_counts(component, d, chunk_bytes, 
     else:
         stats = [ranked.ranked_statistic(category.FEATURE, rows[:50_000], other, name="category", mode="exact")]
         edges = [np.arange(stats[0].spec.keys.size - 1) + 0.5]
+        keys = ranked.codes(rows, stats[0].spec)                 # in parallel, and on the calling thread
+        assert np.array_equal(ranked.codes(rows[:fast.SERIAL_BELOW - 1], stats[0].spec), keys[:fast.SERIAL_BELOW - 1])
     # two more statistics than one counting pass holds: every statistic is counted on the same
     # drawn chunks, the ones beyond MAX_STATS by a second group, and the chunks are handed on
     stats += [value_statistic(d - 1, d), value_statistic(0, d)]
@@ -154,6 +157,8 @@ def test_fast_path_counts_what_the_block_path_counts(component, d, chunk_bytes, 
     assert np.array_equal(np.concatenate(seen), rows)        # drawn once: the rows a Python statistic sees
     for stat, e, got in zip(stats, edges, counted):
         s = stat.evaluate(rows)
+        # below fast.SERIAL_BELOW rows the statistic runs on the calling thread: the same values
+        assert np.array_equal(stat.evaluate(rows[:fast.SERIAL_BELOW - 1]), s[:fast.SERIAL_BELOW - 1], equal_nan=True)
         binned = np.bincount(np.searchsorted(e, s[np.isfinite(s)]), minlength=e.size + 1)
         assert np.array_equal(got, binned)
         assert got.sum() > 0

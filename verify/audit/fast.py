@@ -195,27 +195,45 @@ def grid_bin_index_in(edges, first, starts, start_first, cells, lo, scale, s):
     return j
 
 
+@cached_njit(inline="always")
+def _histogram_block(values, edges, lo, scale, starts, counts, b, size):
+    """Count block b (values b * size .. (b + 1) * size - 1) into counts[b] (see histogram_kernel)."""
+    cells = starts.shape[0] - 1
+    for i in range(b * size, min(values.shape[0], (b + 1) * size)):
+        s = values[i]
+        if s - s == 0.0:                          # finite
+            if cells > 0:
+                j = grid_bin_index(edges, starts, lo, scale, s)
+            else:
+                j = bin_index(edges, s)
+            counts[b, j] += 1
+
+
 @cached_njit(parallel=True)
 def histogram_kernel(values, edges, lo, scale, starts, counts):
     """counts[b, j] += number of the finite values of block b (of counts.shape[0] equal blocks)
     in bin j = (edges[j-1], edges[j]]: np.searchsorted(edges, v) per value, looked up on the grid
     (lo, scale, starts) of :func:`bin_grid` unless ``starts`` is empty."""
-    blocks = counts.shape[0]
-    size = (values.shape[0] + blocks - 1) // blocks
-    cells = starts.shape[0] - 1
-    for b in prange(blocks):
-        for i in range(b * size, min(values.shape[0], (b + 1) * size)):
-            s = values[i]
-            if s - s == 0.0:                          # finite
-                if cells > 0:
-                    j = grid_bin_index(edges, starts, lo, scale, s)
-                else:
-                    j = bin_index(edges, s)
-                counts[b, j] += 1
+    size = (values.shape[0] + counts.shape[0] - 1) // counts.shape[0]
+    for b in prange(counts.shape[0]):
+        _histogram_block(values, edges, lo, scale, starts, counts, b, size)
+
+
+@cached_njit
+def histogram_one_block(values, edges, lo, scale, starts, counts):
+    """histogram_kernel for one block, on the calling thread (one block has nothing to share out, and
+    see :data:`SERIAL_BELOW` on what a parallel region costs after it)."""
+    _histogram_block(values, edges, lo, scale, starts, counts, 0, values.shape[0])
 
 
 #: values per block of :func:`histogram` (blocks are counted in parallel)
 HISTOGRAM_BLOCK = 1 << 15
+#: rows below which the block kernels run on the calling thread.  A parallel region of a few
+#: rows gains nothing, and after it numba's OpenMP threads spin-wait for the next one: an audit
+#: of a mechanism's own function calls these kernels on every call's outputs, so the spinning
+#: took a whole second core (CPU time 1.7x the wall time on 2 cores, for the same wall time),
+#: which on a shared machine (two test workers, or any other job) is a core taken from it.
+SERIAL_BELOW = 1 << 14
 
 
 def histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -225,7 +243,10 @@ def histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     edges = np.ascontiguousarray(edges, dtype=np.float64)
     lo, scale, starts = bin_grid(edges)
     counts = np.zeros((max(1, -(-values.size // HISTOGRAM_BLOCK)), edges.size + 1), dtype=np.int64)
-    histogram_kernel(values, edges, lo, scale, starts, counts)
+    if counts.shape[0] == 1:                  # one block: nothing to share out
+        histogram_one_block(values, edges, lo, scale, starts, counts)
+    else:
+        histogram_kernel(values, edges, lo, scale, starts, counts)
     return counts.sum(axis=0)
 
 
@@ -342,25 +363,45 @@ def statistic_value(spec, row, bits):
 
 
 @cached_njit(parallel=True)
-def code_block(spec, rows, out):
-    """out[i] = category key of rows[i] (used to build CODE statistics)."""
+def _code_block(spec, rows, out):
     for i in prange(rows.shape[0]):
         out[i] = row_code(spec, rows[i])
 
 
-@cached_njit(parallel=True)
-def grain_block(bits, out):
-    """out[i] = granularity code of the float64 whose bits are bits[i] (:func:`grain_key`)."""
-    for i in prange(bits.shape[0]):
-        out[i] = float(grain_key(bits[i]))
+@cached_njit
+def _code_rows(spec, rows, out):
+    for i in range(rows.shape[0]):
+        out[i] = row_code(spec, rows[i])
+
+
+def code_block(spec, rows, out):
+    """out[i] = category key of rows[i] (used to build CODE statistics), in parallel from
+    :data:`SERIAL_BELOW` rows."""
+    (_code_rows if rows.shape[0] < SERIAL_BELOW else _code_block)(spec, rows, out)
+
+
+@cached_njit(inline="always")
+def _statistic_at(spec, rows, out, i):
+    row = rows[i]
+    out[i] = statistic_value(spec, row, row.view(np.uint64))
 
 
 @cached_njit(parallel=True)
-def statistic_block(spec, rows, out):
-    """out[i] = statistic of rows[i] (the block path, for any mechanism)."""
+def _statistic_block(spec, rows, out):
     for i in prange(rows.shape[0]):
-        row = rows[i]
-        out[i] = statistic_value(spec, row, row.view(np.uint64))
+        _statistic_at(spec, rows, out, i)
+
+
+@cached_njit
+def _statistic_rows(spec, rows, out):
+    for i in range(rows.shape[0]):
+        _statistic_at(spec, rows, out, i)
+
+
+def statistic_block(spec, rows, out):
+    """out[i] = statistic of rows[i] (the block path, for any mechanism), in parallel from
+    :data:`SERIAL_BELOW` rows."""
+    (_statistic_rows if rows.shape[0] < SERIAL_BELOW else _statistic_block)(spec, rows, out)
 
 
 # --------------------------------------------------------------- kernel
