@@ -311,6 +311,28 @@ def test_the_contract_check_keeps_mechanisms_that_keep_it():
     assert sum(w.startswith(contract.UNSEEDED) for w in res.warnings) == 1      # said once, not per input
 
 
+def test_check_4_tests_the_coordinate_with_the_largest_ks_statistic():
+    """Check 4 computes every coordinate's KS statistic in one compiled pass and asks scipy for the
+    p-value of the largest only (the p-value falls as the statistic grows, at the sizes all
+    coordinates share): the statistics are scipy's, on continuous, binary and tied columns, and a
+    shifted coordinate among ten is the one refused."""
+    from scipy import stats
+
+    from verify.audit import contract
+    rng = np.random.default_rng(8)
+    for a, b in [(rng.laplace(size=(3000, 5)), rng.laplace(size=(1000, 5))),
+                 ((rng.random((4000, 6)) < 0.3).astype(float), (rng.random((777, 6)) < 0.35).astype(float)),
+                 (rng.integers(0, 5, (500, 3)).astype(float), rng.integers(0, 6, (900, 3)).astype(float))]:
+        ours = contract.ks_statistics(a, b)
+        theirs = [stats.ks_2samp(a[:, c], b[:, c]).statistic for c in range(a.shape[1])]
+        assert np.allclose(ours, theirs, rtol=0, atol=1e-12)
+    before, later = rng.laplace(size=(16384, 10)), rng.laplace(size=(16384, 10))
+    contract.check_calls(before, later, 1, "m", 0.0)                        # one law: kept
+    later[:, 7] += 0.2
+    with pytest.raises(InputError, match=r"another law than the calls before it \(output coordinate 7\)"):
+        contract.check_calls(before, later, 1, "m", 0.0)
+
+
 def test_the_range_check_has_its_stated_law():
     """Check 3's tail P(K >= k) is exact: it matches K's frequencies over random arrangements."""
     from verify.audit import contract
