@@ -274,6 +274,9 @@ def test_the_suite_and_the_planted_report_audit_the_planted_bugs_alike(monkeypat
     assert all("alpha = 0.01, seed 3," in (tmp_path / f).read_text() for f in ("suite.md", "planted.md"))
     assert all("Provenance: dpbench " in (tmp_path / f).read_text() and ", git commit " in (tmp_path / f).read_text()
                for f in ("suite.md", "planted.md"))
+    from dpbench.engine.result import machine  # the floating-point rows depend on the CPU: named
+    assert all(f"; on {machine()}; written by " in (tmp_path / f).read_text() for f in ("suite.md", "planted.md"))
+    assert " cores" in machine() and "/" not in machine()                           # no path of the machine
     fp = SimpleNamespace(status="not rejected", violated=False, eps_lower_bound=5.182, layer="floating_point",
                          unbounded=False)
     assert report.layer_cell(fp, 1.0) == "holds (5.182: the law's excess, not the arithmetic's)"

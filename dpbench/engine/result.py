@@ -24,6 +24,29 @@ def package_versions() -> dict:
             "platform": platform.platform()}
 
 
+def machine() -> str:
+    """Return the CPU a run's numbers came from, as "AMD EPYC, x86_64, 2 cores, numpy SIMD X86_V3".
+
+    Its model (Linux's /proc/cpuinfo, else the platform's processor), architecture, cores, and the
+    SIMD level numpy dispatches to.  Numbers that read an output's low bits (the floating-point
+    audits) can differ between CPUs: numpy's vectorised log1p, exp, ... round differently on them.
+    """
+    import os
+    model = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+        simd = [k for k in __cpu_dispatch__ if __cpu_features__.get(k)]
+    except ImportError:                          # another numpy layout: say nothing of it
+        simd = []
+    parts = [model or "unknown CPU", platform.machine(), f"{os.cpu_count()} cores"]
+    return ", ".join(p for p in parts if p) + (f", numpy SIMD {' '.join(simd)}" if simd else "")
+
+
 def code_and_versions() -> str:
     """Return the provenance line of a report or table: code and library versions.
 

@@ -425,9 +425,10 @@ def _observed_shortfall(case, res, best) -> str:
 
 
 def provenance_line(cmd: str) -> str:
-    """Which code, libraries and command wrote the report."""
-    from dpbench.engine.result import code_and_versions
-    return f"Provenance: {code_and_versions()}; written by `{cmd}`."
+    """Which code, libraries, machine and command wrote the report (the floating-point rows read
+    the outputs' low bits, which numpy's SIMD paths can round differently on another CPU)."""
+    from dpbench.engine.result import code_and_versions, machine
+    return f"Provenance: {code_and_versions()}; on {machine()}; written by `{cmd}`."
 
 
 def command(scale: float = 1.0, seed: int = 0, planted_only: bool = False) -> str:
