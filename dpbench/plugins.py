@@ -201,10 +201,17 @@ def paper_packages() -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
-def paper_folder(name: str) -> Path:
-    """The folder of paper ``name`` (a key of :func:`paper_packages`), found without importing it."""
-    import importlib.util
+def paper_folders() -> dict[str, Path]:
+    """``{name: folder}`` of every paper (:func:`paper_packages`, read once), without importing them."""
     packages = paper_packages()
+    return {name: paper_folder(name, packages) for name in packages}
+
+
+def paper_folder(name: str, packages: dict[str, str] | None = None) -> Path:
+    """The folder of paper ``name`` (a key of :func:`paper_packages`, or of ``packages`` when given:
+    reading the entry points costs tens of ms), found without importing it."""
+    import importlib.util
+    packages = paper_packages() if packages is None else packages
     if name not in packages:
         raise InputError(f"unknown paper {name!r}; installed papers: {', '.join(packages)}")
     spec = importlib.util.find_spec(packages[name])

@@ -82,8 +82,9 @@ def paper_commands(sub) -> list[str]:
     modules used."""
     from ..plugins import paper_folder, paper_packages
     used = []
-    for name, package in paper_packages().items():
-        if (paper_folder(name) / f"{PAPER_COMMANDS}.py").is_file():
+    packages = paper_packages()
+    for name, package in packages.items():
+        if (paper_folder(name, packages) / f"{PAPER_COMMANDS}.py").is_file():
             module = importlib.import_module(f"{package}.{PAPER_COMMANDS}")
             module.register(sub)
             used.append(module.__name__)

@@ -41,10 +41,10 @@ SHARED_STORE = "shared"
 def experiment_files() -> dict[str, Path]:
     """``{name: path}`` of every shipped experiment: the ``experiments/*.toml`` files of every
     paper of the entry-point group ``dpbench.papers`` (:func:`dpbench.plugins.paper_packages`)."""
-    from ..plugins import paper_folder, paper_packages
+    from ..plugins import paper_folders
     found: dict[str, Path] = {}
-    for paper in paper_packages():
-        for path in sorted((paper_folder(paper) / "experiments").glob("*.toml")):
+    for folder in paper_folders().values():
+        for path in sorted((folder / "experiments").glob("*.toml")):
             if path.stem in found:
                 raise InputError(f"experiment {path.stem!r} is shipped twice: {found[path.stem]} and {path}")
             found[path.stem] = path

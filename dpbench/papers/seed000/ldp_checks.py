@@ -388,10 +388,11 @@ def hoeffding_g(claim, ev) -> Outcome:
 # ------------------------------------------------------------------ KL and DP
 def _kl_ctl(p, q, eps):
     """KL between the CTL outputs of Bernoulli(p) and Bernoulli(q) rewards (numerical integration)."""
-    lap = stats.laplace(scale=1.0 / eps)
+    def lap(x):                    # the Laplace(1/eps) density (scipy's frozen pdf costs 100x more per call)
+        return 0.5 * eps * math.exp(-eps * abs(x))
 
     def dens(x, w):
-        return w * lap.pdf(x - 1) + (1 - w) * lap.pdf(x)
+        return w * lap(x - 1) + (1 - w) * lap(x)
     f = lambda x: dens(x, p) * math.log(dens(x, p) / dens(x, q))             # noqa: E731
     lim = 1 + 60 / eps
     return sum(integrate.quad(f, a, c, limit=200)[0] for a, c in ((-lim, 0), (0, 1), (1, lim)))
