@@ -423,20 +423,23 @@ def test_a_tail_threshold_moves_towards_the_rare_end_where_the_ratio_rises():
     """ReportNoisyMax4's law (shifts 1 under x and 2 under x'): its best tail at n = 3e7 ends near
     3.0, with about 60 outputs of x against 3 of x' in all of refinement; the shortlist, validated
     on half of them sqrt(2 ln L) standard errors low, left it at 3.44 (certifying 2.10).  Moved on
-    the model of all the counts it certifies more by 0.3 in 31 of 40 draws, and never less (the
-    log-linear model it replaced, a straight line taken one standard error flatter: 18 of 40); a
-    tail already near the best (3.0, or 2.7 beyond it) loses nothing."""
+    the model of all the counts it certifies more by 0.25 in every draw of 40, by 0.3 in 39 (2.85
+    on average; with the modelled count of x' given a pseudo-count and margin of its own, the rule
+    before: by 0.3 in 31, 2.55 on average; the log-linear model before that, 18); a tail already
+    near the best (3.0, or 2.7 beyond it) loses at most 0.03 (0.026 in one draw from 2.7)."""
     before, after = _refit_bounds(_noisy_max(1.0), _noisy_max(2.0), NOISY_MAX_EDGES, 3.44)
-    assert np.all(after >= before) and np.mean(after > before + 0.3) >= 0.65
+    assert np.all(after >= before + 0.2) and np.mean(after > before + 0.3) >= 0.9
     for near in (3.0, 2.7):
         before, after = _refit_bounds(_noisy_max(1.0), _noisy_max(2.0), NOISY_MAX_EDGES, near)
-        assert np.all(after >= before - 0.02)
+        assert np.all(after >= before - 0.03)
 
 
 def test_an_interval_moves_to_a_half_line_of_the_side_where_the_ratio_rises():
     """A winning rare nominee is an interval: ReportNoisyMax4's at seed 0 was (2.5129, 3.42517]
-    (7.65 times its floor).  On the same law the interval (2.56, 3.65] moves to a half-line of
-    the one it opens onto, (-inf, 3.65], and certifies more in every draw, by 0.1 in most."""
+    (7.65 times its floor).  On the same law the interval (2.56, 3.65] (exact bound 2.02) moves to
+    a half-line of the one it opens onto, (-inf, 3.65], and certifies more in every draw of 40, by
+    0.3 in all and by 0.5 in 35 (0.83 on average; the rule before, whose modelled count of x' had
+    a pseudo-count and margin of its own: by 0.5 in 17, 0.53 on average)."""
     from verify.audit.events import Event, refit_half_line
     from verify.audit.features.value import value_statistic
 
@@ -451,7 +454,7 @@ def test_an_interval_moves_to_a_half_line_of_the_side_where_the_ratio_rises():
         moved = refit_half_line(interval, c1, c2, 2 * M, 2 * M, N_CERT, ALPHA)
         assert moved.bins[0]                       # a lower half-line
         gains.append(true_bound(moved) - true_bound(interval))
-    assert min(gains) > 0 and np.mean(np.array(gains) > 0.1) >= 0.6
+    assert min(gains) > 0.3 and np.mean(np.array(gains) > 0.5) >= 0.75
 
 
 def test_a_tail_threshold_is_not_moved_by_luck_where_the_ratio_is_flat():
