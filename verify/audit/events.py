@@ -274,10 +274,11 @@ def refit_half_line(event: Event, c1, c2, m1: int, m2: int, n_cert: int, alpha: 
     GLM, statsmodels), fitted on the bins from the rare end until that count reaches
     ``MODEL_REACH`` times the tail's own, and taken one standard error of the fit low, bin by bin;
     every shorter half-line is scored by its proxy, its favoured count two standard errors low and
-    its other count from the model as it is (:func:`_modelled_proxy`), and the best replaces ``event`` if it scores above it (scored on
-    the same model).  A shortlist validated on half the counts, each proxy taken sqrt(2 ln L)
-    standard errors low, leaves a tail's threshold far from its rare end when the best one has few
-    counts: ReportNoisyMax4's best tail has about 40 outputs of x against 2 of x' per refinement
+    its other count from the model as it is (:func:`_modelled_proxy`), and the best replaces
+    ``event`` if it scores above it (scored on the same model).  A shortlist validated on half the
+    counts, each proxy taken sqrt(2 ln L) standard errors low, leaves a tail's threshold far from
+    its rare end when the best one has few counts: ReportNoisyMax4's best tail has about 40 outputs
+    of x against 2 of x' per refinement
     half.  The model pools every bin, so a far threshold that a few lucky counts favour does not
     move it where the ratio is flat along the tail (Laplace noise beyond its shift: tried, choosing
     the threshold of largest proxy on the counts themselves moved NoisyHist1's tail at seed 2 to a
