@@ -461,8 +461,10 @@ def test_a_tail_threshold_is_not_moved_by_luck_where_the_ratio_is_flat():
     """Laplace noise beyond its shift has one ratio along the whole tail: a far threshold beats the
     incumbent there only by luck, with fewer counts and a wider certification.  At eps = 10
     (NoisyHist2: scale 0.1, shifts 1 and 2), where the ratio is flat below 1 and falls above it
-    (the model does not fit that shape: its counts reject it), at eps = 0.1 (scale 10, shifts 0
-    and 1) and on a ratio that levels off (ReportNoisyMax3's shape), no draw loses (tried: the
+    (the model does not fit that shape: its counts reject it, and the move on the counts keeps a
+    threshold at 1.0, where the ratio is still flat), at eps = 0.1 (scale 10, shifts 0 and 1,
+    whose counts reject the model too) and on a ratio that levels off (ReportNoisyMax3's shape),
+    no draw loses (tried: the
     threshold of largest proxy on the counts themselves, one standard error low and ahead by the
     standard error of the difference, moved NoisyHist1's tail at seed 2 to a far one, its bound
     from 0.0992 to 0.0981)."""
@@ -484,6 +486,23 @@ def test_a_tail_threshold_is_not_moved_by_luck_where_the_ratio_is_flat():
     for incumbent in (-2.0, 0.0):
         before, after = _refit_bounds(*law, edges, incumbent)
         assert after.min() >= before - 0.002
+
+
+def test_a_tail_whose_counts_reject_the_model_moves_on_the_counts_where_its_ratio_falls():
+    """NoisyHist2's law (Laplace of scale 0.1, shifts 1 and 2): the ratio of the lower tail is flat
+    below 1 and falls above it, a shape the model does not fit (its counts reject it).  The suite's
+    tail at seed 3 ended at 1.03285 and certified 9.84 (9.05 times its floor).  On the counts
+    themselves (``events._counted_move``) a tail ending at 1.1 (exact bound 9.46) moves to one near
+    1.0 in every draw of 40, gaining at least 0.4; one ending at 1.03 gains in some draws and loses
+    in none.  Without that move, neither moves."""
+    from scipy import stats
+
+    edges = np.round(np.concatenate([np.arange(0.3, 1.2, 0.01), np.arange(1.2, 3.0, 0.05)]), 4)
+    law = (stats.laplace(1, 0.1).cdf, stats.laplace(2, 0.1).cdf)
+    before, after = _refit_bounds(*law, edges, 1.1)
+    assert np.all(after >= before + 0.4)
+    before, after = _refit_bounds(*law, edges, 1.03)
+    assert np.all(after >= before) and np.mean(after > before + 0.03) >= 0.25
 
 
 def test_refinement_counts_a_continuous_statistic_beyond_its_outermost_selection_edges():
