@@ -205,6 +205,9 @@ def test_the_test_timing_is_written_from_a_measured_run(tmp_path):
     assert readme.read_text() == (f"run, {start}took 3 min 31 s (1 passed, 1 failed), cold (no cached kernels), "
                                   "on 2 cores on 2026-11-24 (commit abc, load 0.05 at the start; slowest tests: "
                                   f"[reports/test_timing.md](reports/test_timing.md)){end}; done\n")
+    # the CPU the time was taken on, where the record keeps it
+    with_machine = timing.sentence({**record, "machine": "AMD EPYC, x86_64, 2 cores"})
+    assert "on 2 cores (AMD EPYC, x86_64, 2 cores) on 2026-11-24" in with_machine
     table = timing.markdown(record, slowest=2)
     assert "| 12.5 | `tests/test_a.py::test_x[1]` | passed |\n| 3.0 | `tests/sub/test_b.py::test_z` | failed |" \
         in table and "test_y" not in table

@@ -64,7 +64,14 @@ def measure(pytest_args: list[str], *, root: Path = ROOT) -> dict:
     return {"wall_s": round(wall, 1), "counts": counts, "returncode": proc.returncode,
             "command": " ".join(command), "date": dt.date.today().isoformat(), "cores": os.cpu_count(),
             "load_at_start": None if load is None else round(load, 2), "cold": cached == 0,
-            "cached_kernel_files": cached, "commit": _git_commit(root), "tests": tests}
+            "cached_kernel_files": cached, "commit": _git_commit(root), "machine": _machine(), "tests": tests}
+
+
+def _machine() -> str:
+    """The CPU the run took its time on (``dpbench.engine.result.machine``): the same tests took
+    11 min 33 s on one 2-core machine and 21 min 53 s on another."""
+    from dpbench.engine.result import machine
+    return machine()
 
 
 def read_junit(path: Path) -> list[dict]:
@@ -98,13 +105,19 @@ def describe_wall(seconds: float) -> str:
     return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 
+def _where(record: dict) -> str:
+    """'2 cores (AMD EPYC, x86_64, 2 cores, numpy SIMD X86_V3)', or '2 cores' in a record written
+    before the machine was kept."""
+    return f"{record['cores']} cores" + (f" ({record['machine']})" if record.get("machine") else "")
+
+
 def sentence(record: dict) -> str:
     """The README's words for a measured run."""
     c = record["counts"]
     state = "cold (no cached kernels)" if record["cold"] else "with cached kernels"
     failed = c["failed"] + c["error"]
     outcome = f"{c['passed']} passed" + (f", {failed} failed" if failed else "")
-    return (f"took {describe_wall(record['wall_s'])} ({outcome}), {state}, on {record['cores']} cores on "
+    return (f"took {describe_wall(record['wall_s'])} ({outcome}), {state}, on {_where(record)} on "
             f"{record['date']} (commit {record['commit']}, load {record['load_at_start']} at the start; "
             f"slowest tests: [reports/test_timing.md](reports/test_timing.md))")
 
@@ -118,7 +131,7 @@ def markdown(record: dict, slowest: int = 30) -> str:
         f"Written by `python -m tests.timing` from a measured run of `{record['command']}` "
         f"on {record['date']} (commit {record['commit']}): **{describe_wall(record['wall_s'])} wall**, "
         f"{c['passed']} passed, {c['failed']} failed, {c['error']} errors, {c['skipped']} skipped; "
-        f"{record['cores']} cores, load average {record['load_at_start']} at the start; "
+        f"{_where(record)}, load average {record['load_at_start']} at the start; "
         f"{'cold (no cached compiled kernels)' if record['cold'] else 'compiled kernels cached'}.  "
         f"Test seconds summed over workers: {total:.0f} s (setup, call and teardown of each test; a "
         "test that compiles a kernel first pays for it).", "",
