@@ -344,10 +344,12 @@ def _modelled_move(event: Event, bins, n_candidates: int, h1, h2, m_a: int, m_b:
                          offset=np.full(x.size, math.log(m_a / m_b))).fit()
         except (ValueError, np.linalg.LinAlgError, PerfectSeparationError):
             return None
-        cov = fit.cov_params()
+        # statsmodels computes these lazily, through exp of the linear predictor, which overflows
+        # on a steep fit: inside the filter, or its RuntimeWarning reaches the user (an error under -W error)
+        cov, pearson_chi2 = fit.cov_params(), fit.pearson_chi2
     if not (np.all(np.isfinite(fit.params)) and np.all(np.isfinite(cov))):
         return None
-    if fit.df_resid > 0 and stats.chi2.sf(fit.pearson_chi2, fit.df_resid) < LACK_OF_FIT_LEVEL:
+    if fit.df_resid > 0 and stats.chi2.sf(pearson_chi2, fit.df_resid) < LACK_OF_FIT_LEVEL:
         # the counts reject the model: a move on the counts alone, where they show it is due
         return _counted_move(event, bins, n_candidates, h1, h2, m_a, m_b, n_cert, alpha)
     a, cum = a[:n_candidates], cum[:n_candidates]  # the bins that may end a candidate
