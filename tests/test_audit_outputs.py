@@ -148,6 +148,12 @@ def _named(func, name="leaky"):
      r"mechanism leaky returned \d+ non-finite value\(s\) on input 1"),
     (lambda x, n, seed: np.zeros(n - 1), r"mechanism leaky returned shape \(\d+,\) for n=\d+ on input 0"),
     (lambda x, n, seed: 1.0, r"mechanism leaky returned shape \(\) for n=\d+ on input 0"),
+    # a signature the audit does not call names the one it does; a TypeError inside the mechanism does not
+    (lambda x, rng: x + rng.laplace(0, 1.0),
+     r"mechanism leaky raised TypeError on input 0: .*takes 2 positional arguments but 3 were given; the audit "
+     r"calls mechanism\(x, n, seed\)"),
+    (lambda x, n, seed: np.zeros(n) if x == 0 else len(x),
+     r"mechanism leaky raised TypeError on input 1: object of type 'float' has no len\(\)$"),
 ])
 def test_bad_outputs_name_the_mechanism_and_the_input(mech, match):
     with pytest.raises(InputError, match=match):

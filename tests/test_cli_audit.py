@@ -158,6 +158,19 @@ def test_real_process_imports_from_the_working_directory(tmp_path):
     assert proc.stderr == "dpbench: error: mechanism crashes raised RuntimeError on input [0]: boom second line\n"
 
 
+def test_a_refusal_with_json_is_json_on_stdout_and_one_line_on_stderr(capsys):
+    """A script that parses ``--json`` got a plain line and had to check the exit status first."""
+    import json
+
+    for argv in (["audit", "ctl", "--eps", "-1", "--json"],                        # argparse's check
+                 ["audit", "ctl", "--eps", "1", "--x", "[0", "--x-prime", "1", "--json"]):     # the command's
+        status = main(argv)
+        out, err = capsys.readouterr()
+        assert status == 2 and len(err.strip().splitlines()) == 1 and err.startswith("dpbench: error: "), err
+        refusal = json.loads(out)
+        assert refusal == {"status": "error", "error": err[len("dpbench: error: "):].strip(), "exit_status": 2}
+
+
 def test_a_partial_mechanism_is_named_by_its_function_and_parameters():
     """functools.partial has no __name__: messages said 'partial is not (1, 0)-DP'."""
     import functools

@@ -40,7 +40,10 @@ class _Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message):           # argparse usage errors: status 2, one line, no traceback
-        self.exit(2, f"dpbench: error: {self._explain(message)} (see `{self.prog} --help`)\n")
+        text = f"{self._explain(message)} (see `{self.prog} --help`)"
+        if "--json" in self._given:     # and as JSON on stdout, as other refusals (main)
+            print(refusal_json(text))
+        self.exit(2, f"dpbench: error: {text}\n")
 
     def _explain(self, message: str) -> str:
         """argparse's message with the closest name of a misspelt command, and a misspelt option
@@ -107,6 +110,8 @@ def main(argv=None) -> int:
             return int(args.func(args) or 0)
     except InputError as err:
         print(f"dpbench: error: {err}", file=sys.stderr)
+        if getattr(args, "json", False):   # a script reading the JSON gets the refusal as JSON too
+            print(refusal_json(str(err)))
         return 2
     except KeyboardInterrupt:
         print("dpbench: interrupted", file=sys.stderr)
@@ -114,6 +119,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:             # output piped into head, less, ...: stop quietly
         sys.stderr = open(os.devnull, "w")
         return 0
+
+
+def refusal_json(message: str) -> str:
+    """A refusal (status 2) as the JSON a command run with ``--json`` prints on stdout."""
+    import json
+    return json.dumps({"status": "error", "error": message, "exit_status": 2})
 
 
 def join_dashed_values(argv: list[str]) -> list[str]:

@@ -25,7 +25,8 @@ status: 0 neither layer is violated, 1 the law is violated, 3 only the floating 
 law holds), 4 not tested (no power: not a pass), 2 bad input, the mechanism crashed or it breaks
 the sampling contract (one line, no traceback).  ``--json`` prints
 the result with a ``"law"`` and a ``"floating_point"`` object (``violated``, ``eps_lower_bound``,
-``p_value``, ``witness``, ...).
+``p_value``, ``witness``, ...); a refusal (status 2) as ``{"status": "error", "error": ...,
+"exit_status": 2}`` on stdout, besides its line on stderr.
 """
 from __future__ import annotations
 

@@ -423,8 +423,14 @@ class SampleSource:
         try:
             out = self.mechanism(as_input(x), n, stream_seed(self.seed, *key))
         except Exception as err:    # noqa: BLE001 - any failure of user code is reported with its input
+            # a TypeError of the call itself (its traceback ends here, not inside the mechanism): the
+            # mechanism's own signature is not the one the audit calls
+            signature = (isinstance(err, TypeError) and err.__traceback__ is not None
+                         and err.__traceback__.tb_next is None)
+            hint = ("; the audit calls mechanism(x, n, seed): the input, the number of outputs to return "
+                    "and a seed for its generator" if signature else "")
             raise InputError(f"mechanism {self.name} raised {type(err).__name__} on input "
-                             f"{describe_input(x)}: {err}") from err
+                             f"{describe_input(x)}: {err}{hint}") from err
         rows, n_labels = as_rows(out, n, self.name, x, self.labels)
         if self.d is None:
             self.d, self._width_from = rows.shape[1], x
