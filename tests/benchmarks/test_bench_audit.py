@@ -11,6 +11,8 @@ inputs) and ``certify_samples_per_second`` (the counting phase alone).
   blocks of 2^18 and binned in NumPy;
 * policy: DP-FTPL-New's next arm on a replayed reward table (one engine repetition per output).
 """
+import time
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,57 @@ def test_policy_audit_throughput(benchmark):
     run(20_000)
     result = benchmark.pedantic(run, args=(400_000,), rounds=3, warmup_rounds=1)
     benchmark.extra_info["samples_per_second"] = result.n_samples / benchmark.stats.stats.mean
+
+
+def _numpy_laplace(x, n, seed):
+    return float(np.sum(x)) + np.random.default_rng(seed).laplace(0.0, 1.0, n)
+
+
+def _numpy_randomised_response(x, n, seed):
+    rng = np.random.default_rng(seed)
+    return np.where(rng.random(n) < 0.75, x, 1 - x)
+
+
+CONTRACT_CASES = {
+    "numpy Laplace, default n": (_numpy_laplace, [0.0], [1.0], 1.0, {}),
+    "numpy randomised response, default n": (_numpy_randomised_response, 0, 1, float(np.log(3)), {}),
+    "numpy Laplace, budget 1e4": (_numpy_laplace, [0.0], [1.0], 1.0, {"budget": 1e4}),
+}
+
+
+@pytest.mark.benchmark(group="sampling-contract check (its share of an audit of a Python mechanism)")
+@pytest.mark.parametrize("case", sorted(CONTRACT_CASES))
+def test_contract_check_share(benchmark, case, monkeypatch):
+    """The audit's time with the sampling-contract check (``verify.audit.contract``, run by
+    ``SampleSource._check_contract`` and ``_compare_calls``) and ``extra_info['contract_share']``: the
+    fraction of that time spent inside the check, and ``contract_sample_share``: of the outputs drawn."""
+    from verify.audit.source import SampleSource
+
+    mech, x, xp, eps, kwargs = CONTRACT_CASES[case]
+    inside = [0.0]
+
+    def timed(method):
+        def wrapper(self, *args):
+            t0 = time.perf_counter()
+            try:
+                return method(self, *args)
+            finally:
+                inside[0] += time.perf_counter() - t0
+        return wrapper
+
+    for name in ("_check_contract", "_compare_calls"):
+        monkeypatch.setattr(SampleSource, name, timed(getattr(SampleSource, name)))
+
+    def run():
+        inside[0] = 0.0
+        t0 = time.perf_counter()
+        result = verify.audit(mech, x, xp, eps=eps, seed=1, **kwargs)
+        shares.append(inside[0] / (time.perf_counter() - t0))
+        return result
+
+    shares: list = []
+    run()
+    result = benchmark.pedantic(run, rounds=3, warmup_rounds=0)
+    benchmark.extra_info["contract_share"] = float(np.median(shares[1:]))
+    benchmark.extra_info["contract_sample_share"] = result.info["contract_check_samples"] / result.n_samples
+    assert result.info["contract_check_samples"] > 0
