@@ -358,8 +358,8 @@ def test_pytest_plugin_marker_and_fixture(tmp_path):
     assert "validation.py" not in out, out
     # found at setup: at the marker's line
     assert "1 error" in out, out
-    assert "test_dp_plugin_example.py:27: dpbench.InputError: @pytest.mark.dp: unknown keyword 'epss'; did you mean eps?" \
-        in out, out
+    assert ("test_dp_plugin_example.py:27: dpbench.InputError: @pytest.mark.dp: unknown keyword 'epss'; "
+            "did you mean eps?") in out, out
     # at the call, where the mechanism is known (a DP library's object carries its claim: no eps needed)
     assert "dpbench.InputError: @pytest.mark.dp needs eps, the claim: @pytest.mark.dp(eps=1.0)" in out, out
     assert ("test_dp_plugin_example.py:36: dpbench.InputError: assert_dp takes the input pair positionally "
