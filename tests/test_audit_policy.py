@@ -192,3 +192,29 @@ def test_a_bound_above_a_policys_exact_eps_is_named_a_false_positive():
     assert ("LDP-UCB-B (local), next arm: the fixed-n bound 1.0222 is above the policy's exact eps 1.0000, a false "
             "statement, which an audit at alpha = 0.05 makes with probability at most 0.05 per row") in text
     assert "a false positive, not a bug of the policy" in text and "sequential bound 0.9660" not in text
+
+
+def test_a_new_policy_audited_after_another_loads_the_shared_cached_code_without_aborting(tmp_path):
+    """The replay environment's draw calls numba.get_thread_id(), a symbol numba registers with LLVM
+    only when its threading layer launches.  A process auditing a second policy compiles a new
+    simulation kernel, whose non-parallel callees (``components.report_each``, which inlines the
+    draw) come from the cache the first policy's process left: before anything had launched the
+    layer, the process aborted ("LLVM ERROR: Symbol not found: get_thread_id", exit 134), as
+    ``dpbench audit-suite --policies`` did after the README's tests.  Two processes, one cache."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = ("import sys, numpy as np\n"
+              "from verify.audit.policy_audit import audit_policy\n"
+              "r = audit_policy(sys.argv[1], np.ones((5, 8)), eps=1.0, delta=0.01, n=2000, alpha=0.1, seed=2,\n"
+              "                 step=5, policy_params={'eps': 1.0, 'delta': 0.01})\n"
+              "print('audited', sys.argv[1])\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    for policy in ("dp_ftpl_new", "dp_ftpl_gauss"):
+        proc = subprocess.run([sys.executable, "-c", script, policy], capture_output=True, text=True, env=env,
+                              cwd=str(tmp_path))
+        assert proc.returncode == 0 and f"audited {policy}" in proc.stdout, (policy, proc.returncode,
+                                                                            proc.stderr[-500:])
