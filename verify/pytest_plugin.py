@@ -66,7 +66,8 @@ def _is_input_error(exc) -> bool:
 def pytest_runtest_makereport(item, call):
     """A test that fails on bad input to dpbench (``dpbench.InputError``: the message names the
     parameter and its allowed range) is reported in one line, at the test's own line (the line that
-    raised it, or for a marker's unknown keyword, found at setup, the test's ``def``), without
+    raised it, or for a marker's unknown keyword, found at setup, the first line of the test's
+    definition: its first decorator, the marker's line when it is the only one), without
     dpbench's traceback, as the CLI reports it.  ``--tb=long`` (or any style but the default
     and ``short``) keeps the full traceback."""
     outcome = yield
@@ -80,7 +81,7 @@ def pytest_runtest_makereport(item, call):
     if lines:                                  # the test's line that raised (the assert_dp call)
         where = f"{path.name}:{lines[-1]}"
     elif path is not None and item.location[1] is not None:
-        where = f"{path.name}:{item.location[1] + 1}"  # at setup (the marker's keywords): the test's def
+        where = f"{path.name}:{item.location[1] + 1}"  # at setup (the marker's keywords): the test's first line
     else:
         where = item.nodeid
     report.longrepr = f"{where}: dpbench.InputError: {call.excinfo.value}"
