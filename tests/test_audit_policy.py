@@ -200,7 +200,8 @@ def test_a_new_policy_audited_after_another_loads_the_shared_cached_code_without
     simulation kernel, whose non-parallel callees (``components.report_each``, which inlines the
     draw) come from the cache the first policy's process left: before anything had launched the
     layer, the process aborted ("LLVM ERROR: Symbol not found: get_thread_id", exit 134), as
-    ``dpbench audit-suite --policies`` did after the README's tests.  Two processes, one cache."""
+    ``dpbench audit-suite --policies`` did after the README's tests.  The loop (``engine.kernel._Loop``)
+    launches the layer before it compiles.  Two processes, one cache."""
     import os
     import subprocess
     import sys

@@ -36,6 +36,7 @@ import contextlib
 import math
 
 import llvmlite.binding as llvm
+import numba
 import numpy as np
 from numba import prange, types
 from numba.core.compiler_lock import global_compiler_lock
@@ -210,6 +211,12 @@ class _Loop:
         if hasattr(dispatcher, "overloads"):            # not under NUMBA_DISABLE_JIT
             signature = tuple(dispatcher.typeof_pyval(a) for a in args)
             if signature not in dispatcher.overloads:
+                # numba registers get_thread_id (the replay environment's draw; any user component may
+                # call it) with LLVM only when its threading layer launches.  A loop compiled afresh
+                # loads its non-parallel callees from the cache first (``components.report_each``
+                # inlines the draw): in a process that had launched nothing, it aborted with
+                # "LLVM ERROR: Symbol not found: get_thread_id".  get_num_threads() launches it.
+                numba.get_num_threads()
                 with global_compiler_lock, _inline_threshold(inline_threshold(args[0])):
                     dispatcher.compile(signature)
 

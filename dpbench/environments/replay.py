@@ -69,11 +69,6 @@ def replay(table, horizon: int) -> Instance:
     if not np.all(np.isfinite(table)):
         raise InputError("a reward table must contain finite rewards")
     horizon = check_int("horizon", horizon, low=1)
-    # numba registers get_thread_id (``_replay_draw``) with LLVM only when its threading layer
-    # launches.  A kernel compiled afresh for a new policy loads its cached non-parallel callees first
-    # (``components.report_each``, which inlines this draw): in a process that had launched nothing,
-    # it aborted with "LLVM ERROR: Symbol not found: get_thread_id".  get_num_threads() launches it.
-    numba.get_num_threads()
     cursor = np.zeros((numba.config.NUMBA_NUM_THREADS, table.shape[0] + 1), dtype=np.int64)
     low, high = float(table.min()), float(table.max())
     return Instance(ReplayArms(table, cursor, horizon), table.mean(axis=1), min(low, 0.0), max(high, 1.0),
