@@ -26,16 +26,18 @@ def never_called(x, n, seed):
 
 
 @pytest.mark.parametrize("value, parsed", [
-    ("30s", Budget(seconds=30.0)), (" 2.5S ", Budget(seconds=2.5)), (2e6, Budget(samples=2_000_000)),
+    ("30s", Budget(seconds=30.0)), (" 2.5S ", Budget(seconds=2.5)), ("10min", Budget(seconds=600.0)),
+    ("1h", Budget(seconds=3600.0)), ("0.5H", Budget(seconds=1800.0)), (2e6, Budget(samples=2_000_000)),
     ("2e6", Budget(samples=2_000_000)), (150000, Budget(samples=150_000)), (None, None)])
 def test_budget_forms(value, parsed):
     assert parse_budget(value) == parsed
 
 
-@pytest.mark.parametrize("value", ["abc", "-3s", "0s", "nans", "infs", "0", 0, -5, 1.5, "30m", "2e6x", True,
-                                   [1], "inf", float("nan")])
+@pytest.mark.parametrize("value", ["abc", "-3s", "0s", "nans", "infs", "0", 0, -5, 1.5, "30m", "mins", "h", "2e6x",
+                                   True, [1], "inf", float("nan")])
 def test_bad_budget_is_an_input_error_before_any_sample(value):
-    with pytest.raises(InputError, match=r"^budget must be SECONDS with an 's' suffix .* or a number of samples"):
+    with pytest.raises(InputError, match=r"^budget must be a time with its unit, s, min or h .* or a number of "
+                                         r"samples"):
         verify.audit(never_called, 0.0, 1.0, eps=1.0, n=20_000, budget=value)
 
 
@@ -63,7 +65,7 @@ def test_cli_bad_budget_exits_2_with_one_line(capsys, budget):
     status = main(["audit", "no_such_module:nothing", "--eps", "1", f"--budget={budget}", "--no-progress"])
     err = capsys.readouterr().err
     assert status == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert err.startswith("dpbench: error: budget must be SECONDS"), err
+    assert err.startswith("dpbench: error: budget must be a time with its unit"), err
 
 
 def test_gross_violation_stops_after_a_few_rounds():

@@ -194,4 +194,4 @@ def test_an_option_value_that_starts_with_a_dash_reaches_the_options_own_check(c
         ["audit", "ctb", "--budget=-5s", "--x=-1,2", "--no-progress", "-h"]
     assert main(["audit", "ctb", "--eps", "1", "--budget", "-5s"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "budget must be SECONDS" in err[0] and "positive (got '-5s')" in err[0], err
+    assert len(err) == 1 and "budget must be a time with its unit" in err[0] and "positive (got '-5s')" in err[0], err

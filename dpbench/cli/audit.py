@@ -89,10 +89,11 @@ def register(sub):
     p.add_argument("--features", default="auto", help="statistics to try, comma-separated (default: auto, "
                                                       "both layers; law: the law only); each choice is "
                                                       "explained below")
-    p.add_argument("--budget", metavar="SECONDS|SAMPLES",
+    p.add_argument("--budget", metavar="TIME|SAMPLES",
                    help="audit sequentially: rounds that choose their events on the rounds before them and bet on "
                         "fresh outputs, stopping as soon as a violation is certified or when this budget is spent "
-                        "(e.g. 30s, or 2e6 samples drawn in all); anytime-valid at alpha; any budget is valid")
+                        "(e.g. 30s, 10min or 1h, or 2e6 samples drawn in all); anytime-valid at alpha; any budget is "
+                        "valid")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--yes", action="store_true",

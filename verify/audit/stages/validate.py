@@ -30,7 +30,10 @@ SHORTLIST = 4
 #: certification outputs per input of an audit of n outputs at once, unless given
 DEFAULT_N = 1_000_000
 #: the allowed forms of a budget, for error messages
-BUDGET_FORM = "SECONDS with an 's' suffix (e.g. '30s') or a number of samples (e.g. 2e6 or '2e6')"
+BUDGET_FORM = ("a time with its unit, s, min or h (e.g. '30s', '10min', '1h'), or a number of samples "
+               "(e.g. 2e6 or '2e6')")
+#: the units a budget in time may carry, in seconds ('m' is refused: minutes or millions?)
+_TIME_UNITS = {"min": 60.0, "s": 1.0, "h": 3600.0}
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class Budget:
 
 
 def parse_budget(budget) -> Budget | None:
-    """A budget from ``30``-like numbers (samples), ``'2e6'`` (samples) or ``'30s'`` (seconds); None stays None.
+    """A budget from ``30``-like numbers (samples), ``'2e6'`` (samples) or a time, ``'30s'``, ``'10min'``
+    or ``'1h'`` (seconds); None stays None.
 
     Raises InputError naming the parameter and the allowed form on anything else.
     """
@@ -57,8 +61,9 @@ def parse_budget(budget) -> Budget | None:
         raise bad
     text = budget.strip().lower() if isinstance(budget, str) else None
     try:
-        if text is not None and text.endswith("s"):
-            seconds = float(text[:-1])
+        unit = next((u for u in _TIME_UNITS if text is not None and text.endswith(u)), None)
+        if unit is not None:
+            seconds = float(text[:-len(unit)]) * _TIME_UNITS[unit]
             if not (math.isfinite(seconds) and seconds > 0):
                 raise bad
             return Budget(seconds=seconds)
