@@ -3,6 +3,7 @@ exact) and the floating point.  The CLI's exit status (0 / 1 law / 3 floating po
 JSON with a "law" and a "floating_point" object, readable witnesses (labels, binades, big sets),
 bounds capped by n said so, non-finite outputs refused, assert_dp and its law-only option (the
 pytest marker's law_only: tests/test_audit.py::test_pytest_plugin_marker_and_fixture)."""
+import functools
 import json
 import sys
 import textwrap
@@ -124,6 +125,26 @@ def test_a_law_bug_on_a_lattice_is_not_blamed_on_the_floating_point():
     res = verify.audit(planted.generator_laplace(2.0, True), 0.0, 1.0, eps=1.0, n=N, alpha=ALPHA, seed=4)
     assert res.layer_failed == "law" and not res.floating_point.violated, str(res)
     assert res.floating_point.strata_p_value is not None
+
+
+def _signed_zero_count(x, n, seed, normalise=False):
+    """A rounded Laplace count whose law does not depend on x: only the sign of a zero output does
+    ((x - 0.5) * 0.0 is -0.0 for x = 0), as a whole-number mechanism computed in floating point leaks."""
+    out = (float(x) - 0.5) * 0.0 + np.round(np.random.default_rng(seed).laplace(0.0, 1.0, n))
+    return out + 0.0 if normalise else out
+
+
+def test_the_sign_of_a_zero_is_the_floating_points_leak_not_the_laws():
+    """-0.0 and 0.0 are one number: the law holds; the floating point, which reads whole numbers too
+    when a negative zero shows, certifies the leak and names its fix.  Normalised (+ 0.0), both hold."""
+    res = verify.audit(_signed_zero_count, 0.0, 1.0, eps=1.0, n=N, alpha=ALPHA, seed=3)
+    assert res.layer_failed == "floating_point" and not res.law.violated, str(res)
+    assert res.witness["event"] == "output == -0.0 (a negative zero)", res.witness
+    assert "fix: add 0.0 to each output" in res.floating_point.fix
+    assert "-0" not in res.law.witness["event"]
+    fixed = verify.audit(functools.partial(_signed_zero_count, normalise=True), 0.0, 1.0, eps=1.0, n=N,
+                         alpha=ALPHA, seed=3)
+    assert not fixed.violated and fixed.layer_failed is None, str(fixed)
 
 
 # ------------------------------------------------------------------ readable witnesses

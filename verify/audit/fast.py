@@ -290,6 +290,8 @@ def code_key(specials, keep_all, low_bits, bit_mask, grain, column, row, bits):
     for j in range(first, last):
         v = row[j]
         key = bits[j]
+        if v == 0.0 and not grain and low_bits == 0:
+            key = np.uint64(0)      # the law's categories: -0.0 is 0.0 (its sign is the floating point's)
         if v != v:
             key = _SENTINEL + np.uint64(1)
         else:

@@ -118,6 +118,10 @@ class Feature:
         """The options a ``features`` token asks of this feature, or None if it is not this one."""
         return {} if token == self.name else None
 
+    def fix_for(self, event: str) -> str:
+        """What a violation certified on ``event`` (its description) means and how to mend it."""
+        return self.fix
+
     def statistics(self, data: FitData) -> list[Statistic]:
         """The candidate statistics fitted on ``data`` (none if the feature does not apply)."""
         raise NotImplementedError
@@ -139,7 +143,7 @@ def number(v: float, labels: dict | None = None) -> str:
     """One output entry: its label if it stands for one, else the number (6 significant digits)."""
     if labels and v in labels:
         return labels[v]
-    return f"{v:.6g}"
+    return f"{v + 0.0:.6g}"         # + 0.0: as numbers, -0.0 is 0 (the floating point's sign: grain_text)
 
 
 def vector(v, digits: int = 3) -> str:

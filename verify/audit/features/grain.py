@@ -26,9 +26,10 @@ PROBE = 200_000
 
 
 def fractional(rows: np.ndarray) -> bool:
-    """Whether the outputs are floating-point numbers rather than integers or labels."""
+    """Whether the outputs are floating-point numbers rather than integers or labels: a fraction, or
+    a negative zero (whole numbers computed in floating point, whose sign of zero may tell x)."""
     sample = rows[:PROBE]
-    return bool(np.any(sample != np.floor(sample)))
+    return bool(np.any(sample != np.floor(sample)) or np.any((sample == 0) & np.signbit(sample)))
 
 
 def grain_exponent(v: float) -> int:
@@ -42,7 +43,7 @@ def grain_exponent(v: float) -> int:
 def grain_text(v: float, var: str = "output") -> str:
     """The granularity class of one float: "|output| in [0.25, 0.5), negative, an odd multiple of 2^-54"."""
     if v == 0.0:
-        return f"{var} == 0"
+        return f"{var} == -0.0 (a negative zero)" if math.copysign(1.0, v) < 0 else f"{var} == 0"
     e = math.frexp(abs(v))[1] - 1
     if abs(v) == 2.0 ** e:
         return f"{var} == {'-' if v < 0 else ''}2^{e}"
@@ -71,6 +72,12 @@ class Granularity(Feature):
     fix = ("the low bits of the output reveal the input (x + noise rounded in floating point); fix: noise and "
            "input on a lattice (round both to multiples of 2^-k before adding) or a float-safe sampler")
     order = 40
+    #: the sign of zero computed from x (``(x - c) * 0.0`` is -0.0 for x < c): the whole numbers' leak
+    signed_zero_fix = ("the sign of a zero output reveals the input (-0.0 on one input, 0.0 on the other: a zero "
+                       "computed from x in floating point); fix: add 0.0 to each output (-0.0 + 0.0 is 0.0)")
+
+    def fix_for(self, event: str) -> str:
+        return self.signed_zero_fix if "negative zero" in event else self.fix
 
     def statistics(self, data: FitData) -> list[Statistic]:
         rows1, rows2 = data.rows_x, data.rows_x_prime
@@ -101,6 +108,8 @@ def describe_classes(stat: Statistic, edges, bins, text, summary, labels: dict |
     outside = np.setdiff1d(np.arange(examples.shape[0]), inside)
 
     def one(v):
+        if v == 0.0 and math.copysign(1.0, v) < 0:
+            return grain_text(v, var)                          # an atom whose sign is the floating point's
         return f"{var} == {number(v, labels)}" if atoms is not None and np.any(atoms == v) else text(v, var)
 
     def entry(row):
