@@ -201,8 +201,9 @@ def unseeded_warning(name: str, seed: int, x) -> str:
     """The warning for a mechanism whose two calls with one seed returned different outputs."""
     return (f"{UNSEEDED}mechanism {name}: two calls with seed {seed} on input {describe_input(x)} returned different "
             f"outputs: it draws from a generator its seed does not set (e.g. np.random.laplace, the global "
-            f"state); the audit holds if those draws are independent, but its numbers cannot be reproduced "
-            f"from the seed: draw from np.random.default_rng(seed)")
+            f"state), or it keeps state between calls (a counter, a cache, a mutable default); the audit holds "
+            f"if those draws are independent and of one law, but its numbers cannot be reproduced from the seed: "
+            f"draw from np.random.default_rng(seed), and from nothing a call leaves behind")
 
 
 def strided(rows: np.ndarray, most: int = COMPARED_ROWS) -> np.ndarray:
@@ -259,4 +260,6 @@ def check_calls(before: np.ndarray, later: np.ndarray, j: int, name: str, x) -> 
                              f"compared; medians {np.median(later[:, col]):.4g} and {np.median(before[:, col]):.4g}) "
                              f"differ at KS p-value {res.pvalue:.2g}, where independent draws of one law differ that "
                              f"much with probability at most {level:.2g}: a call shares a draw among its outputs "
-                             f"(noise or a subsample drawn once per call); draw n independent outputs")
+                             f"(noise or a subsample drawn once per call), or the mechanism keeps state between "
+                             f"calls (a counter, a cache, a budget that runs down); draw n independent outputs, "
+                             f"every call from the same law")
