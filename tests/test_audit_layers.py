@@ -256,6 +256,11 @@ def test_assert_dp_fails_on_either_layer_and_can_check_the_law_only(mechs):
 def test_features_are_checked_and_explained(capsys):
     with pytest.raises(InputError, match="unknown feature 'granularity'; allowed values: auto, law, floating_point"):
         verify.audit(lambda x, n, seed: np.zeros(n), 0, 1, eps=1.0, features=("granularity",))
+    for empty in ((), ("",), " , "):             # it named a feature never asked for (the likelihood)
+        with pytest.raises(InputError, match=r"^features: an empty list asks for no statistic; allowed values: auto"):
+            verify.audit(lambda x, n, seed: np.zeros(n), 0, 1, eps=1.0, features=empty)
+    assert main(["audit", "ctb", "--eps", "1", "--features", ""]) == 2
+    assert capsys.readouterr().err.startswith("dpbench: error: features: an empty list asks for no statistic")
     with pytest.raises(SystemExit):
         main(["audit", "--help"])
     text = capsys.readouterr().out

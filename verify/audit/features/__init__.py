@@ -55,6 +55,10 @@ def resolve(tokens) -> list[tuple[Feature, dict]]:
     """
     if isinstance(tokens, str):
         tokens = [t.strip() for t in tokens.split(",") if t.strip()]
+    if not [t for t in tokens if str(t).strip()]:
+        allowed = ", ".join(t for t, _ in choices())
+        raise InputError(f"features: an empty list asks for no statistic; allowed values: {allowed} (bitsK: K in "
+                         f"1..52)")
     wanted: dict[str, tuple[Feature, dict]] = {}
     for token in tokens:
         token = str(token).strip()
