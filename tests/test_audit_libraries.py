@@ -241,6 +241,12 @@ def test_opendp_claim_from_the_privacy_map_at_the_pairs_distance():
         run.claim.source
     fixed = libraries.resolve(libraries.wrap(lap, d_in=0.5), 0.0, 2.0, None, None)
     assert fixed.eps == 0.5 and "d_in = 0.5 (given)" in fixed.claim.source
+    # a given d_in below the pair's distance: said, as the other libraries say an understated sensitivity
+    assert fixed.claim.notes == ("x and x' are 2 apart under its input metric AbsoluteDistance, more than the "
+                                 "d_in = 0.5 the claim was read at: the claim covers only inputs at most that far "
+                                 "apart, so if x and x' are neighbours read it at their distance (leave d_in out) "
+                                 "or audit a closer pair",)
+    assert libraries.resolve(libraries.wrap(lap, d_in=2), 0.0, 2.0, None, None).claim.notes == ()
     count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance())
     with pytest.raises(InputError, match="a Transformation is deterministic"):
         libraries.wrap(count)

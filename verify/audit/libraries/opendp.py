@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -156,6 +157,17 @@ class OpenDP(Adapter):
         else:
             d = exact(d_in)
             where = f"d_in = {number_text(d)} (given)"
+        claim = self._claim_at(obj, d, where, delta, measure)
+        actual = None if d_in is None or metric is None else input_distance(metric, x, x_prime)
+        if actual is not None and actual > d:
+            claim = replace(claim, notes=claim.notes + (
+                f"x and x' are {number_text(actual)} apart under its input metric {metric}, more than the d_in = "
+                f"{number_text(d)} the claim was read at: the claim covers only inputs at most that far apart, so "
+                f"if x and x' are neighbours read it at their distance (leave d_in out) or audit a closer pair",))
+        return claim
+
+    def _claim_at(self, obj, d, where: str, delta, measure) -> Claim:
+        """The claim of the measurement's privacy map (or relation) at input distance ``d``."""
         dist_type = str(obj.input_distance_type)
         d_value = int(math.ceil(d)) if dist_type in _INTS else float(d)
         if dist_type in _INTS and d != d_value:
