@@ -55,10 +55,6 @@ def resolve(tokens) -> list[tuple[Feature, dict]]:
     """
     if isinstance(tokens, str):
         tokens = [t.strip() for t in tokens.split(",") if t.strip()]
-    if not [t for t in tokens if str(t).strip()]:
-        allowed = ", ".join(t for t, _ in choices())
-        raise InputError(f"features: an empty list asks for no statistic; allowed values: {allowed} (bitsK: K in "
-                         f"1..52)")
     wanted: dict[str, tuple[Feature, dict]] = {}
     for token in tokens:
         token = str(token).strip()
@@ -79,6 +75,17 @@ def resolve(tokens) -> list[tuple[Feature, dict]]:
         if getattr(f, "always", False):
             wanted.setdefault(f.name, (f, {}))
     return [wanted[f.name] for f in registry() if f.name in wanted]
+
+
+def check_not_empty(tokens, always_applies: bool) -> None:
+    """InputError for an empty list of features, unless a feature that is always included applies
+    (the likelihood ratio, given ``log_density``): an empty list then asks for it alone."""
+    if isinstance(tokens, str):
+        tokens = tokens.split(",")
+    if not always_applies and not [t for t in tokens if str(t).strip()]:
+        allowed = ", ".join(t for t, _ in choices())
+        raise InputError(f"features: an empty list asks for no statistic; allowed values: {allowed} (bitsK: K in "
+                         f"1..52)")
 
 
 def of_layer(tokens, layer: str) -> tuple[str, ...]:

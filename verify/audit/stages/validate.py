@@ -166,6 +166,7 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=N
     seed = check_int("seed", seed, low=0)
     if keep_pairs is not None:
         keep_pairs = check_int("keep_pairs", keep_pairs, low=1)
+    feat.check_not_empty(features, always_applies=log_density is not None)
     requested = feat.resolve(features)
     if not requested:
         raise InputError("features: no statistic asked for (give e.g. 'auto', 'law' or 'value')")
