@@ -350,3 +350,28 @@ def test_a_budget_too_small_to_bet_names_the_smallest_that_bets():
     small = verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=0, budget=290)
     assert small.status == "not tested" and "give a budget of at least 291 samples" in small.law.note
     assert verify.audit(CORRECT, 0.0, 1.0, eps=1.0, seed=0, budget=291).status != "not tested"
+
+
+def _interrupted_after(calls: int):
+    """CORRECT, but Ctrl-C arrives (KeyboardInterrupt) at its call number ``calls`` + 1."""
+    made = [0]
+
+    def mechanism(x, n, seed):
+        made[0] += 1
+        if made[0] > calls:
+            raise KeyboardInterrupt
+        return CORRECT(x, n, seed)
+    return mechanism
+
+
+def test_ctrl_c_keeps_the_bets_made_so_far():
+    """A sequential audit is anytime-valid, so a stop the user chooses is a stopping time like any other:
+    Ctrl-C returns the verdict of the bets made before it (it printed only "interrupted", exit 130).
+    Before any bet there is nothing to say, and the interrupt goes on."""
+    res = verify.audit(_interrupted_after(60), 0.0, 1.0, eps=1.0, budget=1e9, seed=2, progress=False)
+    seq = res.sequential
+    assert seq.interrupted and not seq.budget_exhausted and not seq.stopped_early and seq.rounds >= 2
+    assert res.status == "not rejected" and res.law.eps_lower_bound < 1.0, str(res)
+    assert "interrupted (Ctrl-C), with the bound reached by then" in str(res)
+    with pytest.raises(KeyboardInterrupt):
+        verify.audit(_interrupted_after(12), 0.0, 1.0, eps=1.0, budget=1e9, seed=2, progress=False)

@@ -185,6 +185,8 @@ class SequentialRun:
                       (:mod:`.stages.sequential`, "Calls"); None: the bets never passed the claim,
                       or the sampler is compiled
     confirmed         whether that second wealth passed the claim too (None: as for confirmation)
+    interrupted       stopped by Ctrl-C: the bets up to then (anytime-valid: a stop the user chose is a
+                      stopping time like any other)
     """
 
     budget: str
@@ -196,12 +198,14 @@ class SequentialRun:
     fixed_from: int | None = None
     confirmation: str | None = None
     confirmed: bool | None = None
+    interrupted: bool = False
 
     def line(self) -> str:
         """One line: why the audit stopped, after how many rounds and samples."""
         why = ("stopped early: a violation was certified (the bound is where the bets first passed the claim; "
                "the true eps may be far larger: an audit with a fixed n sizes it)" if self.stopped_early
-               else "the budget ran out with the bound reached so far")
+               else "interrupted (Ctrl-C), with the bound reached by then (anytime-valid: it holds at any stop)"
+               if self.interrupted else "the budget ran out with the bound reached so far")
         checked = f"; {self.confirmation}" if self.confirmation else ""
         return (f"sequential, budget {self.budget}: {why} after {self.rounds} round{'s' if self.rounds != 1 else ''} "
                 f"({self.samples:,} samples in all; each round's events chosen on the rounds before it, "

@@ -60,7 +60,10 @@ noise (true eps 2.37 against 1, 40 seeds), samples in all went from median 39,00
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field, replace
@@ -301,53 +304,80 @@ def run(plan: AuditPlan, source: SampleSource, started: float, bar=None, allow_l
         state.guarded = {LAW}                   # its violation must hold on outputs drawn in many calls too
     k, last_seconds, fixed_from, n_select = 1, time.perf_counter() - t0, None, 0
     refined = None
-    exhausted = False
-    while not state.done():
-        pairs = everything if fixed_from is None else sorted({r.pair for r in refined.values()})
-        mean = budget.next_size(mean * GROWTH, 2 * len(pairs), source.drawn, last_seconds)
-        if mean <= 0:
-            exhausted = True
-            break
-        t_round = time.perf_counter()
-        if fixed_from is None:
-            refined, n_select = _choose(plan, source, kept, mean)
-            joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
-            refined, hists = by_growth(plan, {layer: r for layer, r in refined.items() if layer in levels}, joined)
-            if not refined:
-                raise NoPower("no power, because no statistic of the layers tested applies to these outputs")
-            state.tally.from_kept(refined, joined, hists)
-            if kept.numbers() + 2 * len(plan.pairs) * (mean + 5 * math.sqrt(mean)) * max(1, source.d or 1) > STORE_MAX:
-                fixed_from = k + 1                  # the kept outputs are full: this choice is final
-        k += 1
-        state.new_round()
-        parts = {key: [] for key in kept.rounds}
-        for step in range(STEPS):
-            calls = CALLS if state.robust else 1
-            if fixed_from is None:
-                rows = draw_round(plan, source, everything, mean / STEPS, (k, step), bar, calls=calls)
-                for key, batch in rows.items():
-                    parts[key].append(batch)
-                hists, sizes = round_counts(refined, rows), {key: batch.shape[0] for key, batch in rows.items()}
-            else:
-                hists, sizes = count_events(replace(plan, n=int(mean)), source, refined, mean / STEPS,
-                                            (SEQUENTIAL, k, step), bar, poisson=True, calls=calls)
-            state.bet(refined, hists, sizes, mean / STEPS)
-            if state.done():
+    exhausted = interrupted = False
+    at_bet = None               # the loop's and the round's state at the last bet (Ctrl-C returns to it)
+    try:
+        while not state.done():
+            pairs = everything if fixed_from is None else sorted({r.pair for r in refined.values()})
+            mean = budget.next_size(mean * GROWTH, 2 * len(pairs), source.drawn, last_seconds)
+            if mean <= 0:
+                exhausted = True
                 break
-        if fixed_from is None:
-            for key, batches in parts.items():
-                kept.rounds[key].append(np.concatenate(batches))
-        last_seconds = time.perf_counter() - t_round
+            t_round = time.perf_counter()
+            if fixed_from is None:
+                refined, n_select = _choose(plan, source, kept, mean)
+                joined = {key: np.concatenate(runs) for key, runs in kept.rounds.items()}
+                refined, hists = by_growth(plan, {layer: r for layer, r in refined.items() if layer in levels}, joined)
+                if not refined:
+                    raise NoPower("no power, because no statistic of the layers tested applies to these outputs")
+                state.tally.from_kept(refined, joined, hists)
+                room = 2 * len(plan.pairs) * (mean + 5 * math.sqrt(mean)) * max(1, source.d or 1)
+                if kept.numbers() + room > STORE_MAX:
+                    fixed_from = k + 1                  # the kept outputs are full: this choice is final
+            k += 1
+            state.new_round()
+            parts = {key: [] for key in kept.rounds}
+            for step in range(STEPS):
+                calls = CALLS if state.robust else 1
+                if fixed_from is None:
+                    rows = draw_round(plan, source, everything, mean / STEPS, (k, step), bar, calls=calls)
+                    for key, batch in rows.items():
+                        parts[key].append(batch)
+                    hists, sizes = round_counts(refined, rows), {key: batch.shape[0] for key, batch in rows.items()}
+                else:
+                    hists, sizes = count_events(replace(plan, n=int(mean)), source, refined, mean / STEPS,
+                                                (SEQUENTIAL, k, step), bar, poisson=True, calls=calls)
+                with _bet_whole():
+                    state.bet(refined, hists, sizes, mean / STEPS)
+                    at_bet = (k, fixed_from, n_select, refined, state.rounds, state.hists, state.sizes)
+                if state.done():
+                    break
+            if fixed_from is None:
+                for key, batches in parts.items():
+                    kept.rounds[key].append(np.concatenate(batches))
+            last_seconds = time.perf_counter() - t_round
+    except KeyboardInterrupt:               # the bets so far stop here, a stopping time like any other
+        if at_bet is None:
+            raise
+        k, fixed_from, n_select, refined, state.rounds, state.hists, state.sizes = at_bet
+        interrupted = True
     if refined is None:                                   # the budget ended after the first round
         raise NoPower(f"no power, because the budget of {plan.budget} ended before a round could be bet on")
     run_info = SequentialRun(budget=str(plan.budget), rounds=k, n_certify=int(round(sum(state.means))),
                              samples=source.drawn, budget_exhausted=exhausted, stopped_early=state.done(),
-                             fixed_from=fixed_from)
+                             fixed_from=fixed_from, interrupted=interrupted)
     if state.robust:
         _note_robust(run_info, state, source)
     cert = _certification(plan, refined, state, run_info, time.perf_counter() - t0)
     cert.n_select = n_select
     return cert
+
+
+@contextlib.contextmanager
+def _bet_whole():
+    """Let no Ctrl-C split a bet: one that arrives during it is raised once the bet is made (in the
+    main thread; elsewhere no handler can be set, and Ctrl-C does not arrive there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 @dataclass
