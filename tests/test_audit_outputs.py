@@ -272,6 +272,7 @@ def _call_counter_shift(x, n, seed, _calls=[0]):  # noqa: B006 -- the bug: state
     (_call_counter_shift, r"^mechanism _call_counter_shift: one call on input 0 draws from another law than the "
                           r"calls before it: .* or the mechanism keeps state between calls \(a counter, a cache"),
 ])
+@pytest.mark.filterwarnings("ignore:the seed does not set the mechanism's draws:UserWarning")   # the counter's
 def test_a_mechanism_that_breaks_the_sampling_contract_is_refused_in_one_line(mech, match, capsys, tmp_path,
                                                                               monkeypatch):
     with pytest.raises(InputError, match=match):
