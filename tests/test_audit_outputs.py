@@ -173,6 +173,20 @@ def test_too_few_samples_keeps_the_floor_message():
         verify.audit(thresholded_geometric, [0], [0, 1], eps=5.0, n=100, alpha=1e-6)
 
 
+def test_the_n_a_refusal_advises_is_one_the_audit_has_power_at():
+    """A new user followed "use n >= 80" (the certification's own floor) and met "no power ... n >= 116"
+    (the whole audit's): the refusal advises the whole audit's n."""
+    def count(x, n, seed):
+        return len(x) + np.round(np.random.default_rng(seed).laplace(0, 1.0, n))
+    with pytest.raises(InputError, match=r"use n >= ([\d,]+)") as err:
+        verify.assert_dp(count, [0], [0, 1], eps=1.0, n=10)
+    need = int(re.search(r"use n >= ([\d,]+)", str(err.value)).group(1).replace(",", ""))
+    with pytest.warns(UserWarning, match="passed, but"):            # tested, if weakly: not "no power"
+        assert verify.assert_dp(count, [0], [0, 1], eps=1.0, n=need).status == "not rejected"
+    with pytest.raises(AssertionError, match="no power"):
+        verify.assert_dp(count, [0], [0, 1], eps=1.0, n=need - 1)
+
+
 # ------------------------------------------------------------------ the sampling contract, outputs by meaning
 def _mapping_laplace(x, n, seed):
     """Outputs as dicts: {"v": x + Laplace(0.1)}, true eps 10 on neighbours 0, 1."""

@@ -168,8 +168,6 @@ def validate(mechanism, x=None, x_prime=None, *, eps, delta=0.0, alpha=0.05, n=N
         keep_pairs = check_int("keep_pairs", keep_pairs, low=1)
     feat.check_not_empty(features, always_applies=log_density is not None)
     requested = feat.resolve(features)
-    if not requested:
-        raise InputError("features: no statistic asked for (give e.g. 'auto', 'law' or 'value')")
     law_alpha = alpha * layers.shares({f.layer for f, _ in requested}).get(layers.LAW, 1.0)
     if budget is not None:                  # any budget is valid: a small one certifies less
         n = budget.samples // 4 if budget.samples is not None else DEFAULT_N
@@ -225,9 +223,9 @@ def check_resolution(n: int, alpha: float, eps: float, delta: float) -> tuple[fl
     bound = st.certifier_for(delta).bound
     best_at_delta = bound(n, n, 0, n, alpha, delta)
     if best_at_delta <= eps:
-        need = n
-        while bound(need, need, 0, need, alpha, delta) <= eps and need < 2 ** 60:
-            need *= 2
+        # the n at which the whole audit (selection too) finds and certifies a violation, not just the
+        # certification: advising the smaller one sent a user to an n that was then "not tested"
+        need = n_to_resolve(alpha, eps, delta)
         raise InputError(
             f"n={n} samples per input cannot certify anything: at alpha={alpha:g} the largest certifiable "
             f"eps is {max(best_at_delta, 0.0):.4g} at delta={delta:g} (resolution floor; eps ceiling "
