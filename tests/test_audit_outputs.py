@@ -137,7 +137,7 @@ def _named(func, name="leaky"):
 
 @pytest.mark.parametrize("mech,match", [
     (lambda x, n, seed: np.zeros(n) if x == 0 else 1 / 0,
-     r"mechanism leaky raised ZeroDivisionError on input 1: division by zero"),
+     r"mechanism leaky raised ZeroDivisionError on input 1: division by zero \(in the call with n=\d+, seed=\d+\)$"),
     (lambda x, n, seed: np.zeros(n) if x == 0 else np.zeros((n, 2)),
      r"mechanism leaky returned outputs of width 2 on input 1 but width 1 on input 0; the width must not change "
      r"\(if it is the release, e.g. one count per category present in the data, the width alone tells the inputs "
@@ -145,7 +145,7 @@ def _named(func, name="leaky"):
     (lambda x, n, seed: np.zeros(n) if x == 0 else np.full(n, "label"),
      r"mechanism leaky returned only labels on input 1 but only numbers on input 0"),
     (lambda x, n, seed: np.zeros(n) if x == 0 else np.full(n, np.inf),
-     r"mechanism leaky returned \d+ non-finite value\(s\) on input 1"),
+     r"mechanism leaky returned \d+ non-finite value\(s\) on input 1 .*\(in the call with n=\d+, seed=\d+\)$"),
     (lambda x, n, seed: np.zeros(n - 1), r"mechanism leaky returned shape \(\d+,\) for n=\d+ on input 0"),
     (lambda x, n, seed: 1.0, r"mechanism leaky returned shape \(\) for n=\d+ on input 0"),
     # a signature the audit does not call names the one it does; a TypeError inside the mechanism does not
@@ -153,11 +153,25 @@ def _named(func, name="leaky"):
      r"mechanism leaky raised TypeError on input 0: .*takes 2 positional arguments but 3 were given; the audit "
      r"calls mechanism\(x, n, seed\)"),
     (lambda x, n, seed: np.zeros(n) if x == 0 else len(x),
-     r"mechanism leaky raised TypeError on input 1: object of type 'float' has no len\(\)$"),
+     r"mechanism leaky raised TypeError on input 1: object of type 'float' has no len\(\) \(in the call with n=\d+, "
+     r"seed=\d+\)$"),
 ])
 def test_bad_outputs_name_the_mechanism_and_the_input(mech, match):
     with pytest.raises(InputError, match=match):
         verify.audit(_named(mech), 0.0, 1.0, eps=1.0, n=10_000)
+
+
+def test_a_crash_names_the_call_that_repeats_it():
+    """A new user could not re-run the failing call: the message named the input but not n or the seed."""
+    def sometimes(x, n, seed):
+        if seed % 3 == 0:
+            raise RuntimeError("transient backend failure")
+        return np.random.default_rng(seed).laplace(x, 1.0, n)
+    with pytest.raises(InputError, match=r"\(in the call with n=(\d+), seed=(\d+)\)$") as err:
+        verify.audit(sometimes, 0.0, 1.0, eps=1.0, n=10_000)
+    n, seed = map(int, re.search(r"n=(\d+), seed=(\d+)\)$", str(err.value)).groups())
+    with pytest.raises(RuntimeError, match="transient"):
+        sometimes(0.0, n, seed)
 
 
 def test_crash_on_a_dataset_names_the_dataset():

@@ -155,7 +155,8 @@ def test_real_process_imports_from_the_working_directory(tmp_path):
                            "--n", "20000"],
                           capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == "dpbench: error: mechanism crashes raised RuntimeError on input [0]: boom second line\n"
+    assert re.fullmatch(r"dpbench: error: mechanism crashes raised RuntimeError on input \[0\]: boom second line "
+                        r"\(in the call with n=\d+, seed=\d+\)\n", proc.stderr), proc.stderr
 
 
 def test_a_refusal_with_json_is_json_on_stdout_and_one_line_on_stderr(capsys):

@@ -420,8 +420,10 @@ class SampleSource:
 
     def call(self, x, n: int, *key: int) -> np.ndarray:
         """n outputs of the mechanism itself on x, validated, as (n, d) rows."""
+        seed = stream_seed(self.seed, *key)
+        repeat = f" (in the call with n={n}, seed={seed})"     # enough to repeat the failing call by hand
         try:
-            out = self.mechanism(as_input(x), n, stream_seed(self.seed, *key))
+            out = self.mechanism(as_input(x), n, seed)
         except Exception as err:    # noqa: BLE001 - any failure of user code is reported with its input
             # a TypeError of the call itself (its traceback ends here, not inside the mechanism): the
             # mechanism's own signature is not the one the audit calls
@@ -430,8 +432,11 @@ class SampleSource:
             hint = ("; the audit calls mechanism(x, n, seed): the input, the number of outputs to return "
                     "and a seed for its generator" if signature else "")
             raise InputError(f"mechanism {self.name} raised {type(err).__name__} on input "
-                             f"{describe_input(x)}: {err}{hint}") from err
-        rows, n_labels = as_rows(out, n, self.name, x, self.labels)
+                             f"{describe_input(x)}: {err}{hint or repeat}") from err
+        try:
+            rows, n_labels = as_rows(out, n, self.name, x, self.labels)
+        except InputError as err:
+            raise InputError(f"{err}{repeat}") from None
         if self.d is None:
             self.d, self._width_from = rows.shape[1], x
         elif rows.shape[1] != self.d:
