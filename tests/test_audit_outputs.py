@@ -1,6 +1,7 @@
 """What a mechanism may return: numbers, vectors or labels (strings, tuples, a "bottom"
 symbol among numbers), and a clear InputError naming the mechanism and the input when it
 raises, returns non-finite values, the wrong number of outputs, or changes type or width."""
+import functools
 import re
 
 import numpy as np
@@ -58,6 +59,9 @@ def test_bottom_symbol_among_numbers():
     assert res.violated and 0.6 < res.eps_lower_bound <= 1.0 and res.mechanism == "thresholded_geometric(eps=1.0)"
     # print(result) in Python shows the warnings too (only the command line printed them)
     assert "\n  warning: mechanism thresholded_geometric runs with its own default eps=1.0" in str(res)
+    # a partial's own keywords and the privacy parameters it runs with make one list, not "f(a=3)(eps=1.0)"
+    res = verify.audit(functools.partial(thresholded_geometric, threshold=3), 0, 1, eps=1.0, n=N, alpha=ALPHA)
+    assert res.mechanism == "thresholded_geometric(threshold=3, eps=1.0)"
 
 
 def _required_eps(x, n, seed, eps):

@@ -140,7 +140,10 @@ def describe_mechanism(mechanism, eps: float | None = None, delta: float | None 
     params, defaults = run_parameters(mechanism)
     shown = {k: v for k, v in params.items() if f"{k}=" not in name}
     if shown:
-        name += "(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+        listed = ", ".join(f"{k}={v!r}" for k, v in shown.items())
+        # a partial's name already lists its keywords, "f(scale=0.5)": one list, "f(scale=0.5, eps=1.0)"
+        name = (f"{name}({listed})" if not name.endswith(")") else
+                f"{name[:-1]}{'' if name.endswith('()') else ', '}{listed})")
     claim = claim_values(eps, delta)
     notes = []
     for k in sorted(defaults):
