@@ -147,6 +147,23 @@ def test_the_sign_of_a_zero_is_the_floating_points_leak_not_the_laws():
     assert not fixed.violated and fixed.layer_failed is None, str(fixed)
 
 
+def test_a_count_read_by_category_gets_the_counts_fix_and_labels_the_general_one():
+    """A count with half its noise got "remove it; otherwise more randomisation" when its outputs were
+    integers (the category feature) but "calibrate its scale" as floats (the value feature): the fix
+    follows the event's outputs, numbers or labels, not the feature that happened to win."""
+    def geometric_count(x, n, seed):
+        rng = np.random.default_rng(seed)
+        return len(x) + rng.geometric(1 - np.exp(-2.0), n) - rng.geometric(1 - np.exp(-2.0), n)
+
+    def yes_no(x, n, seed):
+        return np.where((np.random.default_rng(seed).random(n) < 0.9) == (x == 1), "yes", "no")
+
+    count = verify.audit(geometric_count, [0], [0, 1], eps=1.0, n=N, alpha=ALPHA, features=("category",))
+    assert count.law.violated and "the noise is too small for the sensitivity" in count.law.fix, str(count)
+    labels = verify.audit(yes_no, 0, 1, eps=1.0, n=N, alpha=ALPHA, features=("category",))
+    assert labels.law.violated and labels.law.fix.startswith("an output (or a set of outputs)"), str(labels)
+
+
 # ------------------------------------------------------------------ readable witnesses
 def test_labels_are_shown_as_labels():
     """Strings, booleans and tuples in the witness as the labels, never as hash numbers."""

@@ -118,8 +118,9 @@ class Feature:
         """The options a ``features`` token asks of this feature, or None if it is not this one."""
         return {} if token == self.name else None
 
-    def fix_for(self, event: str) -> str:
-        """What a violation certified on ``event`` (its description) means and how to mend it."""
+    def fix_for(self, event) -> str:
+        """What a violation certified on ``event`` (an :class:`~verify.audit.events.Event` of one of this
+        feature's statistics) means and how to mend it (default: the feature's ``fix``)."""
         return self.fix
 
     def statistics(self, data: FitData) -> list[Statistic]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..layers import LAW
 from . import ranked
-from .base import Feature, FitData, Statistic, number
+from .base import Feature, FitData, Statistic, label_entries, number
 
 
 class Category(Feature):
@@ -21,7 +21,18 @@ class Category(Feature):
     help = "discrete outputs and atoms: each label, count or repeated value is an event of its own"
     fix = ("an output (or a set of outputs) is far more likely on one input: if it should never occur, "
            "remove it; otherwise more randomisation (or a larger delta)")
+    #: a released number (a count, a rounded value): the same bug as a float's (``value``'s fix), read by category
+    number_fix = ("a released value (or a set of them) is far more likely on one input: the noise is too small "
+                  "for the sensitivity of the released value (calibrate its scale to the sensitivity, and bound "
+                  "that sensitivity, clipping each record, if the inputs are unbounded), or a value that should "
+                  "never occur on one input is released (remove it)")
     order = 10
+
+    def fix_for(self, event) -> str:
+        """The number fix when the event is a set of single numbers (no labels), the general one otherwise."""
+        rows = ranked.member_rows(event)
+        single_numbers = rows.shape[0] > 0 and rows.shape[1] == 1 and not label_entries(rows).any()
+        return self.number_fix if single_numbers else self.fix
 
     def statistics(self, data: FitData) -> list[Statistic]:
         rows1, rows2 = data.rows_x, data.rows_x_prime

@@ -76,8 +76,13 @@ class Granularity(Feature):
     signed_zero_fix = ("the sign of a zero output reveals the input (-0.0 on one input, 0.0 on the other: a zero "
                        "computed from x in floating point); fix: add 0.0 to each output (-0.0 + 0.0 is 0.0)")
 
-    def fix_for(self, event: str) -> str:
-        return self.signed_zero_fix if "negative zero" in event else self.fix
+    def fix_for(self, event) -> str:
+        """The signed-zero fix when every class of the event is a negative zero (in some coordinate)."""
+        rows = ranked.member_rows(event)
+        column = event.statistic.info.get("column", -1)
+        rows = rows if column < 0 else rows[:, [column]]
+        negative_zero = ((rows == 0) & np.signbit(rows)).any(axis=1)
+        return self.signed_zero_fix if rows.shape[0] and negative_zero.all() else self.fix
 
     def statistics(self, data: FitData) -> list[Statistic]:
         rows1, rows2 = data.rows_x, data.rows_x_prime

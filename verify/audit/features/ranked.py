@@ -143,6 +143,13 @@ def members(stat: Statistic, edges: np.ndarray, bins: np.ndarray) -> tuple[np.nd
     return np.flatnonzero(member[:k]), bool(member[k])
 
 
+def member_rows(event) -> np.ndarray:
+    """The example rows (one per category) of the ranked categories inside ``event`` (categories not
+    seen at fit have none)."""
+    stat = event.statistic
+    return stat.info["examples"][members(stat, event.edges, event.bins)[0]]
+
+
 def describe(stat: Statistic, edges: np.ndarray, bins: np.ndarray, *, what: str, entry, summary,
              single: bool = True, unseen: bool = True) -> str:
     """A union of ranked categories as a set of outputs.

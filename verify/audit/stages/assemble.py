@@ -121,7 +121,7 @@ def layer_result(plan: AuditPlan, source: SampleSource, c: Certified, n: int) ->
                        eps_cap=(c.eps_cap if c.eps_cap is not None
                                 else max(0.0, float(plan.certifier.bound(n, n, 0, n, c.level, plan.delta)),
                                          c.eps_lower_bound)),
-                       fix=stat.feature.fix_for(witness["event"]) if c.violated else "", note=note,
+                       fix=stat.feature.fix_for(event) if c.violated else "", note=note,
                        strata_p_value=c.p_strata)
 
 
