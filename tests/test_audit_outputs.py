@@ -538,3 +538,14 @@ def test_the_calls_pool_of_contract_check_4_stays_small_and_keeps_every_call():
     pooled = history.pool()
     assert history.calls == 20_000 and pooled.shape[0] <= contract.COMPARED_ROWS
     assert pooled[0, 0] == 0.0 and pooled[-1, 0] > 19_000 and np.all(np.diff(pooled[:, 0]) > 0)
+
+
+def test_an_extreme_alpha_is_said_as_it_is():
+    """alpha = 0.999 passed without a word and flagged a correct mechanism; alpha = 1e-12 printed
+    "confidence 1", which reads as certainty."""
+    def lap(x, n, seed):
+        return x + np.round(np.random.default_rng(seed).laplace(0, 1.0, n) * 64) / 64
+    loose = verify.audit(lap, 0.0, 1.0, eps=1.0, n=50_000, alpha=0.999, features=("law",))
+    assert any(w.startswith("alpha = 0.999: a correct mechanism may be rejected") for w in loose.warnings)
+    strict = verify.audit(lap, 0.0, 1.0, eps=1.0, n=50_000, alpha=1e-12, features=("law",))
+    assert "confidence 1 - 1e-12 for everything together" in str(strict) and not strict.warnings

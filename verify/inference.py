@@ -47,6 +47,11 @@ def p_text(p: float, digits: int = 3) -> str:
     return "< 1e-300" if p == 0 else f"{p:.{digits}g}"
 
 
+def confidence_text(alpha: float) -> str:
+    """1 - alpha as text: "0.95", or "1 - 1e-12" where the difference would print as 1."""
+    return f"{1 - alpha:g}" if f"{1 - alpha:g}" != "1" else f"1 - {alpha:g}"
+
+
 def p_is(p: float, digits: int = 2) -> str:
     """"p = 0.012", or "p < 1e-300" where the p-value underflows (:func:`p_text`)."""
     text = p_text(p, digits)

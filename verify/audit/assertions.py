@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from dpbench.validation import check_real
-from verify.inference import p_text
+from verify.inference import confidence_text, p_text
 
 from . import libraries
 from . import statistics as st
@@ -93,7 +93,7 @@ def assert_dp(mechanism, x=None, x_prime=None, *extra, eps=None, delta=None, alp
     if result.violated:
         eps, delta = result.eps, result.delta
         lines = [f"{result.mechanism} is not ({eps:g}, {delta:g})-DP: {result.verdict()} (confidence "
-                 f"{1 - alpha:g})"]
+                 f"{confidence_text(alpha)})"]
         if result.info.get("claim"):                      # a library object's claim, its source and notes
             lines += [f"  {result.info['claim']['text']}"] + [f"  note: {t}" for t in result.info["claim"]["notes"]]
         for layer in result.layers:

@@ -15,7 +15,7 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from dpbench.engine.result import to_json
-from verify.inference import p_text
+from verify.inference import confidence_text, p_text
 
 from .inputs import describe_pair
 from .layers import FLOATING_POINT, LAW, TITLES
@@ -331,7 +331,8 @@ class AuditResult:
         return (head + f"  trade-off: {describe_points(self.tradeoff_fpr, self.tradeoff_fnr)}{gdp}\n"
                 f"  {self.n_samples:,} samples in {self.seconds:.1f}s ({self.samples_per_second:,.0f}/s); "
                 f"resolution: eps <= {self.eps_ceiling:.3g}, violating events of mass >= {self.delta_floor:.3g}; "
-                f"confidence {1 - self.alpha:g} for everything together (alpha shared: {shares})" + seq + warned)
+                f"confidence {confidence_text(self.alpha)} for everything together (alpha shared: {shares})"
+                + seq + warned)
 
 
 #: a violation whose p-value is within this factor of its level is called marginal

@@ -45,6 +45,9 @@ def assemble(plan: AuditPlan, source: SampleSource, cert: Certification | None, 
     n = cert.n if cert is not None else 0
     fixed_n = cert is not None and cert.sequential is None
     notes = [f"only n={n} certification samples: the bound is weak"] if fixed_n and 0 < n < 1000 and law.tested else []
+    if plan.alpha > 0.5:
+        notes.append(f"alpha = {plan.alpha:g}: a correct mechanism may be rejected in a fraction {plan.alpha:g} of "
+                     f"runs, so a violation is weak evidence (an alpha of 0.05 or less is usual)")
     n_samples = source.drawn
     info = {"select_seconds": select_seconds, "contract_check_samples": source.contract_samples,
             "output_labels": {repr(k): v for k, v in list(source.labels.items())[:SHOWN_LABELS]}}
