@@ -141,9 +141,12 @@ class Feature:
 
 # ------------------------------------------------------------------ descriptions
 def number(v: float, labels: dict | None = None) -> str:
-    """One output entry: its label if it stands for one, else the number (6 significant digits)."""
+    """One output entry: its label if it stands for one, else the number (6 significant digits; a whole
+    number exactly, up to 2^53, so that 1e15 + 3 and 1e15 + 4 do not both read 1e+15)."""
     if labels and v in labels:
         return labels[v]
+    if float(v).is_integer() and abs(v) < 2.0 ** 53:
+        return str(int(v))
     return f"{v + 0.0:.6g}"         # + 0.0: as numbers, -0.0 is 0 (the floating point's sign: grain_text)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import fast
 from ..fast import CODE, make_spec
-from .base import LISTED, Feature, Statistic
+from .base import LISTED, Feature, Statistic, number
 
 #: at most this many categories are ranked (rarer ones share the "other" rank)
 MAX_CATEGORIES = 4096
@@ -188,8 +188,12 @@ def count_text(k: int, noun: str) -> str:
 
 
 def value_range(values: np.ndarray) -> str:
-    """[lo, hi] of some numbers, 4 significant digits."""
-    return f"[{np.min(values):.4g}, {np.max(values):.4g}]"
+    """[lo, hi] of some numbers, 4 significant digits, or more where those would print lo and hi alike
+    (1e15 + 1 and 1e15 + 8 both read 1e+15): whole numbers exactly."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    if f"{lo:.4g}" == f"{hi:.4g}" and lo != hi:
+        return f"[{number(lo)}, {number(hi)}]" if lo.is_integer() and hi.is_integer() else f"[{lo!r}, {hi!r}]"
+    return f"[{lo:.4g}, {hi:.4g}]"
 
 
 def exponent_range(values: np.ndarray) -> tuple[int, int]:
