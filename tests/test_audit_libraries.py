@@ -321,7 +321,8 @@ def test_python_dp_laplace_passes_and_gaussian_leaks_in_floating_point():
 def test_pipeline_dp_mechanism_from_a_standard_deviation_states_no_claim():
     dc = need("pipeline_dp.dp_computations")
     mech = dc.GaussianMechanism.create_from_std_deviation(2.0, 1.0)
-    with pytest.raises(InputError, match="carries no .eps, delta. .epsilon 0: made from a standard deviation"):
+    with pytest.raises(InputError, match=r"was made from a standard deviation \(\d+\), so it carries no \(eps, delta\) "
+                                         r"\(its epsilon reads 0\); give eps and delta"):
         verify.audit(mech, n=N)
     lap = libraries.resolve(dc.LaplaceMechanism.create_from_epsilon(0.5, 2.0), None, None, None, None)
     assert (lap.x, lap.x_prime, lap.eps) == (0.0, 2.0, 0.5)

@@ -22,8 +22,8 @@ def numerical_claim(mech, x, x_prime, delta, owner: str, sensitivity: float | No
     if sensitivity is None:
         sensitivity = float(mech.l2_sensitivity if gaussian else mech.sensitivity)
     if eps <= 0:
-        raise ClaimError(f"the {owner} carries no (eps, delta) (epsilon {eps:g}: made from a standard deviation, "
-                         f"{float(mech.std):g}); give eps and delta to audit a claim of your own")
+        raise ClaimError(f"the {owner} was made from a standard deviation ({float(mech.std):g}), so it carries no "
+                         f"(eps, delta) (its epsilon reads {eps:g}); give eps and delta to audit a claim of your own")
     dlt = implied_delta(delta, own, f"(eps, delta) = ({number_text(eps)}, {own:g})")
     what = f"eps = {number_text(eps)}" + (f", delta = {own:g}" if own else "")
     norm = "L2" if gaussian else ""
