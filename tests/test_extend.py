@@ -505,9 +505,14 @@ def test_mechanism_equal_to_the_default_privatiser_gives_identical_numbers(polic
     assert np.array_equal(default.regret, by_object.regret)
     assert "mechanism" not in default.params and by_name.params["mechanism"] == mechanism
     assert not by_object.warnings
-    other = dpbench.engine.simulate.prepare(policy, env, 100, means=MEANS, eps=0.7,
-                                            mechanism=dpbench.sampler(mechanism, eps=2.0))
-    assert other.warnings == [f"mechanism {mechanism} claims eps = 2, policy {policy} runs with eps = 0.7"]
+    # a mechanism object at another eps than the policy's runs (a misspecified policy can be the experiment),
+    # but never silently: a Python warning, and the label and parameters name the mechanism's eps
+    with pytest.warns(UserWarning, match=rf"^mechanism {mechanism} claims eps = 2, policy {policy} runs with "
+                                         rf"eps = 0.7: the policy's confidence bounds assume its own eps"):
+        other = dpbench.engine.simulate.prepare(policy, env, 100, means=MEANS, eps=0.7,
+                                                mechanism=dpbench.sampler(mechanism, eps=2.0))
+    assert len(other.warnings) == 1 and other.label.endswith(f" + {mechanism}(eps=2)")
+    assert other.run_params["eps"] == 0.7 and other.run_params["mechanism_eps"] == 2.0
 
 
 @pytest.mark.parametrize("args, message", [

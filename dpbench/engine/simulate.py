@@ -19,6 +19,7 @@ import os
 import queue
 import threading
 import time
+import warnings as python_warnings
 from dataclasses import dataclass, field
 
 import numba
@@ -166,12 +167,19 @@ def prepare(policy: str, env="bernoulli", horizon=None, seed=0, *, env_params=No
         if grid.size == 0 or grid[0] < 1 or grid[-1] > horizon:
             raise InputError(f"checkpoints must lie in [1, horizon={horizon}]")
         grid = np.union1d(grid, [horizon]).astype(np.int64)
-    warnings = list(built.warnings)
-    if composition is not None and checked.get("eps", composition.mechanism.claimed_eps) != \
-            composition.mechanism.claimed_eps:
-        warnings.append(f"mechanism {composition.name} claims eps = {composition.mechanism.claimed_eps:g}, "
-                        f"policy {spec.name} runs with eps = {checked['eps']:g}")
-    return Plan(spec, instance, built, checked, horizon, seed, grid, warnings, env_spec, composition)
+    notes = list(built.warnings)
+    claimed = None if composition is None else composition.mechanism.claimed_eps
+    if composition is not None and checked.get("eps", claimed) != claimed:
+        # allowed (a misspecified policy can be the experiment), but never silent: a Python warning, and
+        # the label and parameters of the result name the mechanism's eps beside the policy's
+        text = (f"mechanism {composition.name} claims eps = {claimed:g}, policy {spec.name} runs with eps = "
+                f"{checked['eps']:g}: the policy's confidence bounds assume its own eps; give both the same eps "
+                f"unless the mismatch is the experiment")
+        notes.append(text)
+        python_warnings.warn(text, UserWarning, stacklevel=3)
+        composition = dataclasses.replace(composition, name=f"{composition.name}(eps={claimed:g})",
+                                          params={**composition.params, "mechanism_eps": claimed})
+    return Plan(spec, instance, built, checked, horizon, seed, grid, notes, env_spec, composition)
 
 
 _WARMED: set = set()
