@@ -33,7 +33,9 @@ it, redefine the class too (re-run the whole notebook cell).
 Then give the policy a name with :func:`register_policy`, whose
 ``build(instance, horizon, **params)`` pairs a policy component with a
 mechanism component for one run (``instance`` is the built environment, an
-:class:`Instance` with ``.k``, ``.means``, ``.gaps``), a mechanism with
+:class:`Instance` with ``.k``, ``.means``, ``.gaps``; a policy without privacy, or one that
+privatises inside itself as central-DP policies do, pairs with ``Direct(sigmoid=False)``: the
+raw reward, as UCB1 sees it), a mechanism with
 :func:`register_mechanism` (``build(**params)`` returns a :class:`Mechanism`: the
 component and its privacy claim; simulated as ``mechanism=NAME`` of any policy that takes
 one, sampled by ``dpbench.sampler`` and audited by ``dpbench audit``, all through its one
@@ -88,12 +90,13 @@ from .engine.components import (
     update,
 )
 from .engine.mechanism import OUTPUT_KINDS, Mechanism
+from .mechanisms.ldp_curators import Direct
 from .plugins import load_plugins
 
 __all__ = ["register_policy", "register_mechanism", "register_environment", "implements", "init_state",
            "select", "update", "privatize", "respond", "draw", "draw_sum", "broadcast", "respond_broadcast",
-           "Built", "Instance", "Mechanism", "Param", "REQUIRED", "real", "integer", "vector", "choice", "flag",
-           "text",
+           "Built", "Direct", "Instance", "Mechanism", "Param", "REQUIRED", "real", "integer", "vector", "choice",
+           "flag", "text",
            "ComponentError", "load_plugins"]
 
 #: keywords of :func:`dpbench.simulate` itself, so not usable as parameter names

@@ -165,6 +165,18 @@ def test_unregistered_component_and_unknown_name_fail_with_one_line(registry):
     assert "\n" not in str(err.value) + str(unknown.value)
 
 
+def test_a_policy_without_privacy_is_told_its_mechanism_and_runs_with_it(registry):
+    """A new user's non-private policy gave Built(policy, None) and met 'not a typing.NamedTuple
+    component' with no word of what to give: the pass-through is dpbench.extend.Direct, named there."""
+    dpbench.register_policy("_nopriv", lambda instance, horizon: Built(Probe(0), None))
+    with pytest.raises(ComponentError, match=r"gave a mechanism of type NoneType, .*dpbench.extend.Direct"
+                                             r"\(sigmoid=False\): the user reports her raw reward"):
+        dpbench.simulate("_nopriv", "bernoulli", 100, 1, means=MEANS)
+    from dpbench.extend import Direct as Exported
+    dpbench.register_policy("_nopriv", lambda instance, horizon: Built(Probe(0), Exported(False)), replace=True)
+    assert dpbench.simulate("_nopriv", "bernoulli", 100, 1, means=MEANS).final_regrets.shape == (1,)
+
+
 # ----------------------------------------------------------------- check mode
 @pytest.mark.parametrize("params, message", [
     ({"mode": 1}, r"check: select of policy Probe \(tests.test_extend._probe_select.*arm 3; arms are integers 0..2"),

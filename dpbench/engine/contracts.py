@@ -57,8 +57,10 @@ def _missing_verbs(role: str, component) -> list[str]:
 def _check_component(owner: str, role: str, component) -> None:
     cls = type(component)
     if not comp.is_component_class(cls):
+        hint = ("; a policy without privacy (or one that privatises inside itself) gives "
+                "dpbench.extend.Direct(sigmoid=False): the user reports her raw reward" if role == "mechanism" else "")
         raise ComponentError(f"{owner} gave a {role} of type {cls.__name__}, which is not a "
-                             "typing.NamedTuple component")
+                             f"typing.NamedTuple component{hint}")
     missing = _missing_verbs(role, component)
     if missing:
         raise ComponentError(
