@@ -21,6 +21,9 @@ def test_simulate_json_fields(capsys):
                 "seconds", "compile_seconds"):
         assert key in out
     assert len(out["final_regrets"]) == 4 and out["params"] == {"eps": 1.0}
+    # the thin-interval warning the human output prints under the interval reaches a script too
+    assert out["warnings"] == ["⚠ intervals from fewer than 10 repetitions (4): too few to compare runs by; "
+                               "rerun with --reps 10 or more"]
 
 
 def test_simulate_set_passes_other_parameters(capsys):

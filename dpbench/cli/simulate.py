@@ -68,7 +68,7 @@ def _coerce(text):
 def _run(args) -> int:
     from ..engine.contracts import describe_check
     from ..engine.simulate import Interrupted, check_threads, simulate
-    from ..experiments.outputs import thin_warning
+    from ..engine.result import thin_warning
     params = parse_assignments(args.set)
     for key in ("means", "eps", "delta", "eps_min", "mechanism"):
         if getattr(args, key) is not None:
@@ -94,12 +94,14 @@ def _run(args) -> int:
     print(f"{result.label} on {result.environment}, T={result.horizon}, R={result.reps}, seed={result.seed}")
     print(f"  final pseudo-regret: {summary['mean_final_regret']:.6g} ± {summary['stderr_final_regret']:.3g} "
           f"(95% CI [{lo:.6g}, {hi:.6g}])")
-    if thin_warning([result.reps]):
-        print(f"  {thin_warning([result.reps])}")
+    thin = thin_warning([result.reps])
+    if thin:
+        print(f"  {thin}")
     print(f"  speed: {summary['pulls_per_second']:.3g} pulls/s over {result.threads} thread(s), "
           f"{summary['seconds']:.3g} s (+ {summary['compile_seconds']:.3g} s compile/cache load)")
     if "check" in result.metadata:
         print(f"  {describe_check(result.metadata['check'])}")
     for w in result.warnings:
-        print(f"  warning: {w}")
+        if w != thin:                   # printed under the interval it qualifies
+            print(f"  warning: {w}")
     return 0

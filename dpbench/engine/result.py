@@ -71,6 +71,23 @@ def log_checkpoints(horizon: int, per_decade: int = 20) -> np.ndarray:
     return np.union1d(grid, [horizon]).astype(np.int64)
 
 
+#: an interval (a standard error, a band, a bootstrap CI) from fewer repetitions than this is
+#: printed with a warning: too few to compare runs by (reports decide nothing from them either)
+THIN_REPS = 10
+THIN_MARK = "⚠"
+
+
+def thin_warning(reps) -> str:
+    """The warning printed under a table or figure whose intervals come from fewer than
+    THIN_REPS repetitions ('' when none does); ``reps``: the repetition counts shown."""
+    thin = sorted({int(r) for r in reps if int(r) < THIN_REPS})
+    if not thin:
+        return ""
+    counts = ", ".join(map(str, thin))
+    return (f"{THIN_MARK} intervals from fewer than {THIN_REPS} repetitions ({counts}): too few to compare "
+            f"runs by; rerun with --reps {THIN_REPS} or more")
+
+
 @dataclass
 class SimulationResult:
     """Regret of one (policy, environment, parameters) configuration over R repetitions.
@@ -171,8 +188,10 @@ class SimulationResult:
         return self.regret[:, idx]
 
     def summary(self) -> dict:
-        """Return the configuration and the final regret's mean, error and spread as a dict."""
+        """Return the configuration and the final regret's mean, error and spread as a dict; its
+        ``warnings`` add the thin-interval warning (fewer than THIN_REPS repetitions) to the run's own."""
         final = self.final_regrets
+        thin = thin_warning([self.reps])
         return {
             "policy": self.policy, "label": self.label, "environment": self.environment,
             "params": self.params, "env_params": self.env_params, "horizon": self.horizon,
@@ -184,7 +203,7 @@ class SimulationResult:
             "mean_pulls": self.pulls.mean(axis=0).tolist(),
             "pulls_per_second": self.pulls_per_second,
             "seconds": self.seconds, "compile_seconds": self.compile_seconds,
-            "threads": self.threads, "warnings": list(self.warnings), "info": self.info,
+            "threads": self.threads, "warnings": list(self.warnings) + ([thin] if thin else []), "info": self.info,
             "metadata": self.metadata,
         }
 

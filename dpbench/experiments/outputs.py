@@ -10,27 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.catalog import ALGORITHMS
-from ..engine.result import SimulationResult, now_iso, package_versions, to_json
+from ..engine.result import THIN_MARK, THIN_REPS, SimulationResult, now_iso, package_versions, thin_warning, to_json
 from ..validation import InputError
 
 BOOTSTRAP = 2000
-#: an interval (a standard error, a band, a bootstrap CI) from fewer repetitions than this is
-#: printed with a warning: too few to compare runs by (reports decide nothing from them either)
-THIN_REPS = 10
-THIN_MARK = "⚠"
-
-
-def thin_warning(reps) -> str:
-    """The warning printed under a table or figure whose intervals come from fewer than
-    THIN_REPS repetitions ('' when none does); ``reps``: the repetition counts shown."""
-    thin = sorted({int(r) for r in reps if int(r) < THIN_REPS})
-    if not thin:
-        return ""
-    counts = ", ".join(map(str, thin))
-    return (f"{THIN_MARK} intervals from fewer than {THIN_REPS} repetitions ({counts}): too few to compare "
-            f"runs by; rerun with --reps {THIN_REPS} or more")
-
-
 def _fmt_t(t: int) -> str:
     exp = math.log10(t)
     return f"1e{int(exp)}" if exp == int(exp) else f"{t:,}"
