@@ -67,8 +67,8 @@ def _coerce(text):
 
 def _run(args) -> int:
     from ..engine.contracts import describe_check
-    from ..engine.simulate import Interrupted, check_threads, simulate
     from ..engine.result import thin_warning
+    from ..engine.simulate import Interrupted, check_threads, simulate
     params = parse_assignments(args.set)
     for key in ("means", "eps", "delta", "eps_min", "mechanism"):
         if getattr(args, key) is not None:
