@@ -78,8 +78,11 @@ THIN_MARK = "⚠"
 
 
 def thin_warning(reps) -> str:
-    """The warning printed under a table or figure whose intervals come from fewer than
-    THIN_REPS repetitions ('' when none does); ``reps``: the repetition counts shown."""
+    """Return the warning for intervals from fewer than THIN_REPS repetitions ('' when none is).
+
+    Printed under a table or figure, and in a simulation's summary; ``reps``: the repetition
+    counts shown.
+    """
     thin = sorted({int(r) for r in reps if int(r) < THIN_REPS})
     if not thin:
         return ""
@@ -188,8 +191,11 @@ class SimulationResult:
         return self.regret[:, idx]
 
     def summary(self) -> dict:
-        """Return the configuration and the final regret's mean, error and spread as a dict; its
-        ``warnings`` add the thin-interval warning (fewer than THIN_REPS repetitions) to the run's own."""
+        """Return the configuration and the final regret's mean, error and spread as a dict.
+
+        Its ``warnings`` add the thin-interval warning (fewer than THIN_REPS repetitions) to the
+        run's own.
+        """
         final = self.final_regrets
         thin = thin_warning([self.reps])
         return {
