@@ -94,3 +94,17 @@ def test_help_and_usage_errors_in_a_real_process():
                           text=True, cwd=ROOT, timeout=120)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "--scale: must be a real number > 0 (got 'x')" in lines[0]
+
+
+def test_a_policy_without_a_baseline_is_told_the_command_that_makes_one(tmp_path):
+    """'no baseline (run dpbench baseline --regenerate mine)' led a new user straight to the refusal
+    '--regenerate needs --file PATH here': the hint names --file."""
+    from verify import regret_baseline
+    lines: list = []
+    empty = tmp_path / "mine.json"
+    assert regret_baseline.check(["ucb1"], path=empty, log=lines.append) == ["ucb1"]
+    assert lines == [f"ucb1: no baseline (run dpbench baseline --regenerate ucb1 --file {empty})"]
+    lines.clear()
+    regret_baseline.check(["no_such"], log=lines.append)          # the shipped file: the user's own file
+    assert lines == ["no_such: no baseline (run dpbench baseline --regenerate no_such --file PATH (a file of your "
+                     "project))"]

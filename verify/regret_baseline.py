@@ -143,8 +143,9 @@ def check(policies=None, path=BASELINE, log=print) -> list[str]:
     stored = load(path)["policies"]
     failing = []
     for policy in policies or sorted(dpbench.ALGORITHMS):
-        if policy not in stored:
-            log(f"{policy}: no baseline (run {REGENERATE} {policy})")
+        if policy not in stored:       # a policy of one's own: its baseline lives in one's project
+            where = "--file PATH (a file of your project)" if path == BASELINE else f"--file {path}"
+            log(f"{policy}: no baseline (run {REGENERATE} {policy} {where})")
             failing.append(policy)
             continue
         try:
@@ -153,7 +154,9 @@ def check(policies=None, path=BASELINE, log=print) -> list[str]:
             log(f"{policy}: {err}")
             failing.append(policy)
             continue
-        verdict = "ok" if p >= ALPHA else "CHANGED"
+        # not "ok": the test resolves about one standard deviation of the final regret, so a
+        # smaller change passes; the line says what it found, at what level
+        verdict = f"no change detected (p >= {ALPHA:g})" if p >= ALPHA else "CHANGED"
         log(f"{policy}: {verdict}: final regret {new.mean():.2f} against the baseline's {base.mean():.2f}, "
             f"p = {p:.3g}")
         if p < ALPHA:
