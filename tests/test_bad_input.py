@@ -252,6 +252,10 @@ def test_run_time_estimate_uses_the_measured_rates():
     (["simulat"], "; did you mean simulate? (see `dpbench --help`)"),
     (["simulate", "--polcy", "ucb1", "--horizon", "100"],     # argparse alone named only the missing --policy
      "unrecognized option --polcy (did you mean --policy?); the following arguments are required: --policy"),
+    # an option of another command (simulate's --means) is reported by the top-level parser: it pointed
+    # to `dpbench --help`, which does not list sweep's options
+    (["sweep", "--name", "x", "--policy", "ucb1", "--means", "0.9,0.5"],
+     "unrecognized arguments: --means (see `dpbench sweep --help`)"),
 ])
 def test_a_misspelt_command_or_option_is_named_with_the_closest(args, message, capsys):
     assert main(args) == 2                      # argparse's usage errors: returned like any bad input

@@ -60,7 +60,7 @@ def test_interrupted_run_resumes_to_identical_results(tmp_path, monkeypatch):
     with pytest.raises(Interrupted):
         run_experiment("seed000_fig1c", horizon=2000, reps=5, out=tmp_path / "x", progress=False,
                        log=said.append)
-    assert any(m.startswith("interrupted: 2 of ") and "cells finished and are stored in" in m
+    assert any(m.startswith("interrupted: 2 of the ") and "cells this command had to compute finished" in m
                and "2 finished repetitions are stored too" in m
                and m.endswith("rerun the same command to resume (it computes only what is missing)")
                for m in said), said

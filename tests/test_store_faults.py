@@ -153,7 +153,8 @@ def test_signals_at_random_moments_keep_every_finished_cell_and_resume(tmp_path)
             assert proc.returncode == 130 and stderr.strip().endswith("dpbench: interrupted"), (stdout, stderr)
             said = [line for line in stdout.splitlines() if line.startswith("interrupted: ")]
             if said:                                     # stopped while computing: what is kept
-                assert re.match(r"interrupted: \d+ of \d+ cells finished and are stored in .*; of the cell in "
+                assert re.match(r"interrupted: \d+ of the \d+ cells this command had to compute finished and are "
+                                r"stored in .*; of the cell in "
                                 r"progress \('.*', repetitions \d+-\d+\), ", said[0]), said
                 assert said[0].endswith("rerun the same command to resume (it computes only what is missing)")
         else:
@@ -206,7 +207,8 @@ def test_ctrl_c_inside_one_long_repetition_stops_it_and_says_what_is_kept(tmp_pa
     assert proc.returncode == 130, stderr
     assert stopped < 15, f"{stopped:.1f} s from Ctrl-C to exit"   # a hang guard (about 0.5 s measured)
     said = [line for line in stdout.splitlines() if line.startswith("interrupted:")]
-    assert said == [f"interrupted: 0 of 2 cells finished and are stored in {tmp_path}/long/results.sqlite; of the "
+    assert said == [f"interrupted: 0 of the 2 cells this command had to compute finished and are stored in "
+                    f"{tmp_path}/long/results.sqlite; of the "
                     "cell in progress ('UCB1', repetitions 0-0), no repetition had finished: nothing of it is kept, "
                     "1 stopped unfinished and discarded; rerun the same command to resume (it computes only what "
                     "is missing)"], stdout
@@ -434,7 +436,8 @@ def test_force_replaces_one_horizon_and_seed_and_keeps_the_others(tmp_path, caps
     assert_sound(store)
     assert main(base + both + short + ["--force", "--extend"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--force (reuse=False) and --extend (extend=True) exclude each other" in err[0], err
+    assert len(err) == 1, err
+    assert "--force and --extend (in Python reuse=False and extend=True) exclude each other" in err[0], err
     store.write_text("not a store")                       # a file no dpbench can add to is still replaced
     assert main(base + both + short + ["--force"]) == 0
     assert "removed (--force), as this dpbench cannot add to it" in capsys.readouterr().err

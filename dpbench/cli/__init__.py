@@ -34,13 +34,16 @@ PAPER_COMMANDS = "cli"
 
 class _Parser(argparse.ArgumentParser):
     _given: list = []
+    commands: dict = {}                 # the top-level parser's: command name -> its parser
 
     def parse_known_args(self, args=None, namespace=None):
         self._given = list(sys.argv[1:] if args is None else args)    # for error(): what was typed
         return super().parse_known_args(args, namespace)
 
     def error(self, message):           # argparse usage errors: status 2, one line, no traceback
-        text = f"{self._explain(message)} (see `{self.prog} --help`)"
+        # a command's unknown option is reported by the top-level parser: point to the command's help
+        command = next((t for t in self._given if t in self.commands), None)
+        text = f"{self._explain(message)} (see `{self.prog}{f' {command}' if command else ''} --help`)"
         if "--json" in self._given:     # and as JSON on stdout, as other refusals (main)
             print(refusal_json(text))
         self.exit(2, f"dpbench: error: {text}\n")
@@ -71,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     for module in sorted((m for m in import_folder(__name__) if hasattr(m, "register")), key=lambda m: m.ORDER):
         module.register(sub)
     paper_commands(sub)
+    parser.commands = dict(sub.choices)
     for command in sub.choices.values():
         command.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                              help="import a module (name or .py file) that registers policies or "

@@ -231,7 +231,7 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
         if shared:
             raise InputError("reuse=False would discard a shared result store; remove it first")
         if extend:
-            raise InputError("--force (reuse=False) and --extend (extend=True) exclude each other: --force "
+            raise InputError("--force and --extend (in Python reuse=False and extend=True) exclude each other: --force "
                              "replaces the stored runs at this horizon and seed, --extend keeps them and adds the "
                              "new ones")
         _replace_unreadable(store_path, exp.name, log)
@@ -450,7 +450,8 @@ def _run_here(store, todo, threads, bar, log):
                 in_progress += f", {unfinished} stopped unfinished and discarded"
             if 0 < finished + unfinished < cell.reps:
                 in_progress += f", {cell.reps - finished - unfinished} not started"
-            log(f"interrupted: {done} of {len(todo)} cells finished and are stored in {store.path}; of the "
+            log(f"interrupted: {done} of the {len(todo)} cells this command had to compute finished and are "
+                f"stored in {store.path}; of the "
                 f"cell in progress ({key!r}, repetitions {cell.first_rep}-{last}), {in_progress}; rerun the "
                 "same command to resume (it computes only what is missing)")
             raise
@@ -484,7 +485,8 @@ def _run_on_dask(store, todo, scheduler, workers, timeout, threads, bar, log):
         try:
             dask_backend.run_cells(client, tasks, write)
         except KeyboardInterrupt:
-            log(f"interrupted: {done} of {len(tasks)} cells finished and are stored in {store.path}; the "
+            log(f"interrupted: {done} of the {len(tasks)} cells this command had to compute finished and are "
+                f"stored in {store.path}; the "
                 "cells in progress on the workers are discarded (a cell is stored whole or not at all); "
                 "rerun the same command to resume (it computes only what is missing)")
             raise Interrupted(None) from None

@@ -567,7 +567,10 @@ def sizes_lines(runs) -> list[str]:
 
     def span(values, fmt=str):
         lo, hi = min(values), max(values)
-        return fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
+        a, b = fmt(lo), fmt(hi)
+        if ("e" in a) != ("e" in b):        # one format for both ends: not "1e4 to 20,000"
+            a, b = f"{lo:,}", f"{hi:,}"
+        return a if lo == hi else f"{a} to {b}"
     fewer = paper_r and min(reps) < min(paper_r)
     return [f"**Sizes:** horizons {span(horizons, fmt_t)}"
             + (f" (the paper's figures: {span(paper_h, fmt_t)})" if paper_h else " (the paper states none)")

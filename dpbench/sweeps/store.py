@@ -431,7 +431,7 @@ class ResultStore:
                 f"{new['seed']}) with a different configuration "
                 f"({'; '.join(diffs)}){more}. Results of different configurations are never mixed: "
                 "rerun with --force to discard the stored results, or write to another results folder "
-                "(dpbench report --results DIR; dpbench run/sweep --out DIR)")
+                "(--out DIR of dpbench run or sweep; --results DIR of dpbench report)")
 
     # ------------------------------------------------------------- cells
     def write_cell(self, config_id: str, first_rep: int, regret: np.ndarray, pulls: np.ndarray, *,
