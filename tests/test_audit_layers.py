@@ -165,6 +165,19 @@ def test_a_count_read_by_category_gets_the_counts_fix_and_labels_the_general_one
 
 
 # ------------------------------------------------------------------ readable witnesses
+def test_distinct_numbers_never_print_alike():
+    """Outputs near 1e15 read 'one of 8 values in [1e+15, 1e+15]': whole numbers print exactly (up to
+    2^53), a range whose ends print alike at 4 digits prints them in full; -0.0 reads 0."""
+    from verify.audit.features.base import number
+    from verify.audit.features.ranked import value_range
+    assert [number(v) for v in (1e15 + 3, 1e15 + 4, -0.0, 2.5, 1234567.0)] == \
+        ["1000000000000003", "1000000000000004", "0", "2.5", "1234567"]
+    assert number(2.0 ** 60) == "1.15292e+18"                 # beyond 2^53 a float is no exact whole number
+    assert value_range(np.array([1e15 + 1, 1e15 + 8])) == "[1000000000000001, 1000000000000008]"
+    assert value_range(np.array([0.1 + 1e-9, 0.1 + 2e-9])) == "[0.100000001, 0.100000002]"
+    assert value_range(np.array([-8.0, 2.0])) == "[-8, 2]"
+
+
 def test_labels_are_shown_as_labels():
     """Strings, booleans and tuples in the witness as the labels, never as hash numbers."""
     def binary(x, n, seed):                      # a diffprivlib-style Binary mechanism: two labels
