@@ -60,8 +60,8 @@ class Check:
     precision, its words).  ``looks``: the compared point was chosen among that many: it is decided
     at alpha / (m looks); ``degenerate``: why the statistic cannot decide; ``form_rejected``: the
     claimed functional form fails its lack-of-fit test (the estimate's interval then carries the
-    misfit, and an interval outside the band contradicts the claim: "the claimed form is
-    rejected")."""
+    misfit; the comparison is never decided, inside the band or outside: a fit that fails its own
+    lack-of-fit test is a degenerate statistic, and the row says which way it leans)."""
     estimate: object
     low: float = -math.inf
     high: float = math.inf

@@ -213,6 +213,11 @@ def _decide_check(c: Check, level: float, note: str) -> Decision:
         text = f"the claimed form is rejected ({c.form_rejected}): {text}"
     if c.low <= ci.low and ci.high <= c.high and not c.form_rejected:
         return Decision(c, Verdict.REPRODUCED, f"{text}: inside{note}")
+    if c.form_rejected and (ci.low > c.high or ci.high < c.low):
+        # a fit that fails its own lack-of-fit test decides nothing, even with its interval widened by
+        # the misfit: the claimed law does not describe these points, so it has no slope to compare
+        return Decision(c, Verdict.INCONCLUSIVE, f"{text}: outside, but the claimed law does not fit{note}",
+                        need=FORM_REJECTED_NEED, lean="against the claim")
     if c.can_contradict and (ci.low > c.high or ci.high < c.low):
         return Decision(c, Verdict.CONTRADICTED, f"{text}: outside{note}")
     if ci.low > c.high or ci.high < c.low:             # outside, where it cannot contradict
@@ -221,10 +226,15 @@ def _decide_check(c: Check, level: float, note: str) -> Decision:
                         lean="against the claim")
     if c.form_rejected:
         return Decision(c, Verdict.INCONCLUSIVE, f"{text}: the interval reaches the band{note}",
-                        need="a claimed form its lack-of-fit test does not reject", lean=_lean_of_value(est.value, c))
+                        need=FORM_REJECTED_NEED, lean=_lean_of_value(est.value, c))
     reps = _reps_to_decide(est, ci, c)
     return Decision(c, Verdict.INCONCLUSIVE, f"{text}: straddles{note}", reps, _reps_need(reps, est, c.unit),
                     lean=_lean_of_value(est.value, c))
+
+
+#: what a comparison whose claimed law fails its lack-of-fit test would need to decide
+FORM_REJECTED_NEED = ("the claimed law fails its lack-of-fit test on these points, so it has no slope to read; a "
+                      "range of the swept parameter where it fits would decide")
 
 
 def _lean_of_value(value: float, c: Check) -> str:
