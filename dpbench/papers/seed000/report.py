@@ -332,7 +332,7 @@ def ratios_at(claim, ev) -> Outcome:
 
 def joint_horizon(claim, ev) -> Outcome:
     """Is there one checkpoint in [1e5, T] at which every ratio lies inside the paper's value
-    (+- its rounding, widened by the paper's Monte Carlo error)?  The paper states no T; this asks
+    (+- its rounding, the ratio's interval widened by the paper's Monte Carlo error)?  The paper states no T; this asks
     whether any single T explains its numbers.  The checkpoint whose worst ratio is deepest inside
     its band (in standard errors) is compared, chosen among all of them (decided at alpha / (m x
     checkpoints)); if even it has a ratio outside its band, so does every checkpoint."""

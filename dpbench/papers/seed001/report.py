@@ -112,7 +112,7 @@ def _fig2(ev, horizon):
 def v_fit(claim, ev) -> Outcome:
     """Fig. 2: pooled OLS of the mean regret on V (16 points; ``args.V`` = "conditional" or
     "leading_term", the readings of V): R^2 (bootstrap standard error) against the paper's value
-    +- its rounding, widened by the paper's Monte Carlo error (its 50 trials at the spread seen
+    +- its rounding, its interval widened by the paper's Monte Carlo error (its 50 trials at the spread seen
     here).  ``args.horizon_range``: the paper's unstated horizon (R^2 read off at one checkpoint,
     :mod:`dpbench.reporting.claims.horizon_range`)."""
     from dpbench.reporting.claims.horizon_range import checkpoints_in, over_horizons, range_of

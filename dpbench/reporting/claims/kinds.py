@@ -260,7 +260,7 @@ def paper_error(est, paper_reps: int | None) -> tuple[float, str]:
     reps = paper_reps or int(est.reps)
     se = float(est.se) * math.sqrt(int(est.reps) / reps)
     said = f"its {reps} repetitions" if paper_reps else f"repetitions not stated, taken as this run's {reps}"
-    return se, f"widened by the paper's Monte Carlo error (s.e. {se:.2g} from {said})"
+    return se, f"the interval widened by the paper's Monte Carlo error (s.e. {se:.2g} from {said})"
 
 
 # ------------------------------------------------------------------ exponent
