@@ -557,3 +557,15 @@ def test_a_claims_family_is_its_figure_not_the_report():
     results = evaluate([target, *fillers], ev)
     assert results[0].family == 1 and results[0].family_name == "paper: Fig. 1"
     assert results[0].verdict is Verdict.REPRODUCED and results[1].family == 1000
+
+
+def test_a_run_past_its_learning_horizon_names_no_horizon_it_has_already_reached():
+    """seed 001's thm7.remark_i read 'needs T >= 4.1e+05' on a run to T = 1e6 whose window was not yet
+    logarithmic: a horizon the run passed cannot be what it needs."""
+    from dpbench.reporting.claims import not_yet
+    from dpbench.reporting.claims.rule import horizon_cause
+    ahead = not_yet("not logarithmic", 4.1e6, 10**6)
+    assert horizon_cause(ahead) == "needs T >= 4.1e+06" and "observable from T ~ 4.1e+06" in str(ahead)
+    passed = not_yet("not logarithmic", 4.1e5, 10**6)
+    assert passed.horizon is None and horizon_cause(passed).startswith("needs a run beyond T = 1e6: it already "
+                                                                       "passed the 4.1e+05")

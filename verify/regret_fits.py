@@ -292,7 +292,7 @@ def log_regret_fit(result, *, window=None, bounds=None, ctx: Mapping | None = No
     if rel > agreement:
         return _not_applicable(
             kind, f"window [{lo:g}, {hi:g}] is not logarithmic: local slopes {s1:.4g} on the lower half and "
-                  f"{s2:.4g} on the upper half differ by {rel:.0%} (> {agreement:.0%})",
+                  f"{s2:.4g} on the upper half differ by {rel:.1%} (> {agreement:.0%})",
             level, reps, n_points, **details)
     fit = Fit(kind, est, interval, level, reps, n_points, Verdict(WITHIN, "logarithmic window"),
               details=details)

@@ -131,14 +131,25 @@ def tolerance_of(text: str) -> float:
     return 0.5 * unit * (10.0 ** int(exp) if exp else 1.0)
 
 
+def shown_beside(value: float, text: str) -> str:
+    """``value`` with one digit more than the spec's ``text`` shows, so that a difference beyond its
+    rounding is seen (0.41670 beside 0.41667, where 6 significant digits read 0.4167)."""
+    mant, _, exp = text.strip().lower().partition("e")
+    if "." in mant and not exp:
+        return f"{value:.{len(mant.split('.')[1]) + 1}f}"
+    return f"{value:#.6g}"
+
+
 def compare_table(rows) -> Outcome:
     """rows: (label, computed, spec text); reproduced if every entry is within the spec's rounding."""
-    bad = [f"{label}: {value:.6g} vs {text}" for label, value, text in rows
+    bad = [(label, f"{label}: {shown_beside(value, text)} vs {text}") for label, value, text in rows
            if not abs(value - float(text)) <= tolerance_of(text) * (1 + 1e-9)]
     statistic = f"{len(rows)} entries recomputed; {len(bad)} outside the spec's rounding" + (
-        ": " + "; ".join(bad[:6]) if bad else "")
+        ": " + "; ".join(b for _, b in bad[:6]) if bad else "")
+    named = ", ".join(label for label, _ in bad[:3]) + (", ..." if len(bad) > 3 else "")
+    differ = f"1 entry differs ({named})" if len(bad) == 1 else f"{len(bad)} entries differ ({named})"
     return Outcome(statistic, comparisons=(Exact(not bad, "every entry within the spec's rounding" if not bad
-                                                 else f"{len(bad)} entries differ"),))
+                                                 else differ),))
 
 
 def table_a1(claim, ev) -> Outcome:

@@ -20,9 +20,9 @@ from dpbench.reporting.claims import (
     Exact,
     NotChecked,
     Outcome,
-    Unobservable,
     Verdict,
     learning_horizon,
+    not_yet,
     round_robin,
 )
 from dpbench.reporting.claims.kinds import order_check
@@ -242,9 +242,9 @@ def difference_shrinks(claim, ev) -> Outcome:
                                  round_robin([rb, rl], t, [f"B({eps:g})", f"L({eps:g})"], ev)))
         diffs.append(difference_estimate(xl, xb))
         late = [r for r in (rb, rl) if not late_log_fit(r, bounds=()).applicable]
-        regime.append(None if not late else Unobservable(
+        regime.append(None if not late else not_yet(
             f"not yet logarithmic at T = {fmt_t(t)} at eps = {eps:g} ({', '.join(r.label for r in late)})",
-            max((h for r in late if (h := learning_horizon(r)) is not None), default=None)))
+            max((h for r in late if (h := learning_horizon(r)) is not None), default=None), t))
     for i in range(len(diffs) - 1 if args.get("shrink", True) else 0):
         d1, d2 = diffs[i], diffs[i + 1]
         se = math.sqrt(d1.se ** 2 + d2.se ** 2)
@@ -273,8 +273,8 @@ def slope_ratio_above(claim, ev) -> Outcome:
     size = dict(horizon=int(num.horizon), reps=min(num.reps, den.reps), seed=int(num.seed))
     if not (a.applicable and b.applicable):
         bad = num if not a.applicable else den
-        return Outcome("", Verdict.UNOBSERVABLE, unobservable=Unobservable(
-            (a if not a.applicable else b).verdict.reason, learning_horizon(bad)), **size)
+        return Outcome("", Verdict.UNOBSERVABLE, unobservable=not_yet(
+            (a if not a.applicable else b).verdict.reason, learning_horizon(bad), int(bad.horizon)), **size)
     est = estimate((a.details["per_rep"], b.details["per_rep"]), mean_ratio)
     w = a.details["window"]
     return Outcome(f"C_run / C_base = {est} on [{w[0]:g}, {w[1]:g}]",

@@ -17,16 +17,7 @@ import numpy as np
 
 from dpbench.papers.seed000 import report as seed000
 from dpbench.reporting.bound_checks import bound_checks_section, late_log_fit
-from dpbench.reporting.claims import (
-    Check,
-    Evidence,
-    Exact,
-    NotChecked,
-    Outcome,
-    Unobservable,
-    Verdict,
-    learning_horizon,
-)
+from dpbench.reporting.claims import Check, Evidence, Exact, NotChecked, Outcome, Verdict, learning_horizon, not_yet
 from dpbench.reporting.claims.kinds import order_check
 from dpbench.reporting.context import ReportContext
 from dpbench.reporting.figures import new_figure
@@ -226,8 +217,8 @@ def _paired_slopes(claim, ev, experiment, labels):
     size = dict(horizon=int(runs[0].horizon), reps=min(r.reps for r in runs), seed=int(runs[0].seed))
     bad = [(r, f) for r, f in zip(runs, fits) if not f.applicable]
     if bad:
-        return runs, fits, size, Outcome("", Verdict.UNOBSERVABLE, unobservable=Unobservable(
-            bad[0][1].verdict.reason, learning_horizon(bad[0][0])), **size)
+        return runs, fits, size, Outcome("", Verdict.UNOBSERVABLE, unobservable=not_yet(
+            bad[0][1].verdict.reason, learning_horizon(bad[0][0]), int(bad[0][0].horizon)), **size)
     return runs, fits, size, None
 
 

@@ -113,6 +113,7 @@ from .evidence import (
     horizon_to_learn,
     learning_horizon,
     learning_p_value,
+    not_yet,
     paired,
     provenance_of,
     rate_horizon,
@@ -129,8 +130,8 @@ __all__ = ["AS_STATED", "CATEGORIES", "RULE", "Verdict", "Claim", "Choice", "Rea
            "Evidence", "NotChecked", "TESTS", "ClaimTest", "claim_test", "load_claims", "load_choices", "evaluate",
            "decide", "decide_comparison", "combine", "family_size", "family_of", "location", "families",
            "write_json", "counts", "count_line", "scope_text", "checkpoint", "common_checkpoint", "uniform_share",
-           "learning_horizon", "rate_horizon", "horizon_to_learn", "learning_p_value", "round_robin", "saturated",
-           "fixed_schedule",
+           "learning_horizon", "not_yet", "rate_horizon", "horizon_to_learn", "learning_p_value", "round_robin",
+           "saturated", "fixed_schedule",
            "paired", "provenance_of",
            "run_name", "fmt_horizon", "DEFAULT_ALPHA", "POWER", "LEARNING_LEVEL", "SATURATION_SHARE", "MAX_REPS",
            "NUMBER_KEYS", "TOLERANCE_KEYS"]

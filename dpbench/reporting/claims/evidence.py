@@ -141,6 +141,16 @@ def learning_p_value(result, t: int) -> float:
     return float(stats.t.sf((uniform - float(x.mean())) / se, x.size - 1))
 
 
+def not_yet(reason: str, horizon: float | None, t: int) -> Unobservable:
+    """Unobservable at the run's horizon ``t``, observable from ``horizon`` (a policy's learning
+    horizon) -- unless the run already reaches it: then no horizon can be named (a row read
+    "needs T >= 4.1e5" on a run to 1e6), and what it needs is a longer run than this one."""
+    if horizon is not None and horizon <= t:
+        return Unobservable(reason, None, need=f"needs a run beyond T = {fmt_t(t)}: it already passed the "
+                                               f"{fmt_horizon(horizon)} from which its bound forces learning")
+    return Unobservable(reason, horizon)
+
+
 def learning_horizon(result, share: float = 1.0) -> float | None:
     """The smallest T at which an explicit registered upper bound on the policy's regret falls
     below ``share`` of uniform play's regret T x mean gap: from then on theory forces the policy off
