@@ -195,8 +195,9 @@ def worst_family(peak: float | None, *, uniform=False, policy="ucb1"):
 def test_a_worst_case_at_the_edge_of_its_grid_decides_nothing():
     """The slope of the worst regret over a gap family in T: an interior worst case decides (the
     sqrt(T) law reproduced); one at the grid's largest c is inconclusive whatever its slope (the
-    maximum may lie beyond the grid); a family at uniform play is unobservable (its slope is the
-    gap schedule's, and what would decide it is a wider family)."""
+    maximum may lie beyond the grid); a family at uniform play is inconclusive too, not "unobservable
+    at this horizon" (its slope is the gap schedule's, and no horizon decides it: a wider family
+    does, which its cause names; a referee read the old label against its own 'not a longer horizon')."""
     args = dict(experiments=["w0", "w1", "w2"], panel="Alg", predicted="sqrt(T)", tolerance=0.05)
     rows = [Claim(name, "x", "x", "computed", {"measure": "worst", "args": args}) for name in ("w",)]
     interior = evaluate(rows, worst_family(2.0))[0]
@@ -204,12 +205,13 @@ def test_a_worst_case_at_the_edge_of_its_grid_decides_nothing():
     uniform = evaluate(rows, worst_family(None, uniform=True))[0]
     assert interior.verdict is Verdict.REPRODUCED, interior.detail
     assert edge.verdict is Verdict.INCONCLUSIVE and "edge of the grid" in edge.detail
-    assert uniform.verdict is Verdict.UNOBSERVABLE, uniform.detail
+    assert uniform.verdict is Verdict.INCONCLUSIVE, uniform.detail
+    assert uniform.cause.startswith("needs a gap family whose worst run learns by T"), uniform.cause
     # with no registered bound for its policy, what would decide it is a family with larger gaps,
     # not a horizon (at any T the unresolved gaps are uniform play): the cause says so, never
     # "no registered bound says which"
     unbound = evaluate(rows, worst_family(None, uniform=True, policy="users_own_policy"))[0]
-    assert unbound.verdict is Verdict.UNOBSERVABLE, unbound.detail
+    assert unbound.verdict is Verdict.INCONCLUSIVE, unbound.detail
     assert "gap family" in unbound.cause and "c=8" in unbound.cause, unbound.cause
     assert "no registered bound" not in unbound.cause
 

@@ -621,19 +621,17 @@ def measure_worst_case(claim, ev: Evidence, predictions: dict[str, Callable]) ->
     side = a.get("side")
     low = -math.inf if side == "upper" else pred - tol
     high = math.inf if side == "lower" else pred + tol
-    unobservable = None
+    degenerate = "; ".join(edges)
     if stuck:
-        horizons = [u.horizon for u in stuck]
         # the largest regret of a gap family is uniform play's when its smallest gaps are not resolved by
         # T (the nature of a worst case: a longer horizon only moves it to smaller gaps); what decides
-        # is a family whose worst case the algorithm learns, i.e. one with larger gaps at the top
-        unobservable = Unobservable("the worst case is (near) uniform play: " + "; ".join(u.reason for u in stuck),
-                                    None if any(h is None for h in horizons) else max(horizons),
-                                    need="needs a gap family whose worst run learns by T (larger gaps than the "
-                                         f"grid's {_grid_order(family)[-1].split(' / ', 1)[1]}), not a longer "
-                                         "horizon: at any T the unresolved gaps are uniform play")
-    check = Check(est, low, high, "slope of the worst regret in ln T", unobservable=unobservable,
-                  degenerate="; ".join(edges))
+        # is a family whose worst case the algorithm learns, i.e. one with larger gaps at the top. Not
+        # "unobservable at this horizon": no horizon makes it observable, the grid does (inconclusive)
+        degenerate = ("needs a gap family whose worst run learns by T (gaps larger than the grid's "
+                      f"{_grid_order(family)[-1].split(' / ', 1)[1]}; a longer horizon only moves the worst case to "
+                      "smaller gaps): the worst case is (near) uniform play: "
+                      + "; ".join(u.reason for u in stuck) + (f"; {degenerate}" if degenerate else ""))
+    check = Check(est, low, high, "slope of the worst regret in ln T", degenerate=degenerate)
     return Outcome(f"largest regret over the family: {'; '.join(shown)}; slope {est}; {name}: local slope {pred:.3f}",
                    comparisons=(check,), horizon=int(max(xs)), reps=min(s.size for s in samples))
 
