@@ -341,7 +341,10 @@ def exponent(claim: Claim, ev: Evidence) -> Outcome:
         raise NotChecked(f"{text}; an exponent needs 3 values{in_range}")
     factor = _factor(claim)
     if factor is None:
-        pred, source, what = float(claim.params["predicted"]), "paper", "slope"
+        # whose prediction: an erratum's corrected exponent is not the paper's (seed 003's u^(1/v))
+        pred, what = float(claim.params["predicted"]), "slope"
+        source = {"paper": "paper", "erratum": "the erratum", "spec": "the spec", "ambiguity": "the reading",
+                  "control": "the control"}.get(claim.category, claim.category)
     else:
         # proportional to a factor F that is no power law: ln(y / F) has slope 0, and the fit's
         # lack-of-fit test asks whether y / F is constant within the noise
