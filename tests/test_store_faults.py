@@ -142,12 +142,13 @@ def test_signals_at_random_moments_keep_every_finished_cell_and_resume(tmp_path)
                 os.killpg(proc.pid, signal.SIGKILL)
         if proc.returncode == 0:                         # it finished before the signal
             break
-        if "Traceback" in stderr or proc.returncode == -signal.SIGINT:   # Ctrl-C while Python started up
+        if ("Traceback" in stderr or proc.returncode == -signal.SIGINT     # Ctrl-C while Python started up
+                or stderr.startswith("Fatal Python error: init_sys_streams")):   # (even before its io)
             assert cells(store) == before, stderr                          # (before its handler): nothing ran
             # Python's own report: a KeyboardInterrupt, last, or first when it landed in a C extension's
             # import that reports its failure after it ("numba._devicearray failed to import")
             assert (proc.returncode == -signal.SIGINT or stderr.strip().endswith("KeyboardInterrupt")
-                    or stderr.startswith("KeyboardInterrupt")), stderr
+                    or stderr.startswith(("KeyboardInterrupt", "Fatal Python error: init_sys_streams"))), stderr
             continue
         if sig == signal.SIGINT:
             assert proc.returncode == 130 and stderr.strip().endswith("dpbench: interrupted"), (stdout, stderr)
