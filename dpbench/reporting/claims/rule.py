@@ -213,22 +213,21 @@ def _decide_check(c: Check, level: float, note: str) -> Decision:
     text = f"{name}{ci.estimate:.4g} [{ci.low:.4g}, {ci.high:.4g}] vs {c.band()}{source}"
     if c.form_rejected:
         text = f"the claimed form is rejected ({c.form_rejected}): {text}"
-    if c.low <= ci.low and ci.high <= c.high and not c.form_rejected:
-        return Decision(c, Verdict.REPRODUCED, f"{text}: inside{note}")
-    if c.form_rejected and (ci.low > c.high or ci.high < c.low):
+    if c.form_rejected:
         # a fit that fails its own lack-of-fit test decides nothing, even with its interval widened by
         # the misfit: the claimed law does not describe these points, so it has no slope to compare
-        return Decision(c, Verdict.INCONCLUSIVE, f"{text}: outside, but the claimed law does not fit{note}",
-                        need=FORM_REJECTED_NEED, lean="against the claim")
+        outside = ci.low > c.high or ci.high < c.low
+        return Decision(c, Verdict.INCONCLUSIVE, f"{text}: " + ("outside, but the claimed law does not fit" if outside
+                                                                 else "the interval reaches the band") + note,
+                        need=FORM_REJECTED_NEED, lean="against the claim" if outside else _lean_of_value(est.value, c))
+    if c.low <= ci.low and ci.high <= c.high:
+        return Decision(c, Verdict.REPRODUCED, f"{text}: inside{note}")
     if c.can_contradict and (ci.low > c.high or ci.high < c.low):
         return Decision(c, Verdict.CONTRADICTED, f"{text}: outside{note}")
     if ci.low > c.high or ci.high < c.low:             # outside, where it cannot contradict
         return Decision(c, Verdict.INCONCLUSIVE, f"{text}: outside, but it cannot contradict the claim{note}",
                         need=f"{c.label or 'the estimate'}: outside its band where it cannot decide against the claim",
                         lean="against the claim")
-    if c.form_rejected:
-        return Decision(c, Verdict.INCONCLUSIVE, f"{text}: the interval reaches the band{note}",
-                        need=FORM_REJECTED_NEED, lean=_lean_of_value(est.value, c))
     reps = _reps_to_decide(est, ci, c)
     return Decision(c, Verdict.INCONCLUSIVE, f"{text}: straddles{note}", reps, _reps_need(reps, est, c.unit),
                     lean=_lean_of_value(est.value, c))
