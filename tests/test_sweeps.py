@@ -151,6 +151,21 @@ def test_unreachable_scheduler_is_a_clear_error_not_a_hang(tmp_path, capsys):
     assert status == 2 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 1 s" in err
     assert "Traceback" not in err
     assert waited < 60                              # a hang guard, not a speed assertion
+    assert not (tmp_path / "sweep_small").exists(), "a first command that stored nothing leaves no store behind"
+
+
+def test_a_failed_command_keeps_a_store_that_existed_before(tmp_path, capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    path = small_experiment(tmp_path)
+    assert main(["run", str(path), "--out", str(tmp_path), "--no-progress"]) == 0
+    store = tmp_path / "sweep_small" / "results.sqlite"
+    before = ResultStore.open(store).cell_count()
+    status = main(["run", str(path), "--horizon", "4000", "--scheduler", f"127.0.0.1:{port}",
+                   "--connect-timeout", "1", "--out", str(tmp_path), "--no-progress"])
+    assert status == 2 and "cannot reach the Dask scheduler" in capsys.readouterr().err
+    assert before > 0 and ResultStore.open(store).cell_count() == before
 
 
 # ------------------------------------------------------------------ store

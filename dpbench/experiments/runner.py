@@ -16,6 +16,7 @@ writes the figure, the table and ``experiment.json``.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import itertools
@@ -254,13 +255,15 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
             log(f"{exp.name}: --extend: {len(order)} stored runs and {new} new ones")
             exp = _with_runs(exp, [r for r, _ in plans])
     _guard_pending(store_path, store_name, entries, reps, fresh, threads, scheduler, workers, allow_long)
+    new_store, new_dir = not store_path.exists(), not out_dir.exists()
     if outputs or not shared:
         make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "paper_reps": exp.paper_reps,
               "notes": exp.notes, "file": exp.raw}
-    with ResultStore(store_path, store_name) as store:
+    with _removed_if_left_empty(store_path if new_store else None, out_dir if new_dir else None), \
+            ResultStore(store_path, store_name) as store:
         if not reuse:                       # --force: this horizon and seed anew; the others stay
             dropped = store.discard_definitions(key_of.experiment, horizon, seed)
             if dropped:
@@ -299,6 +302,33 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
     table = ratio_table(exp, results, runs, horizon)
     figure = write_outputs(exp, config, results, runs, table, out_dir)
     return ExperimentRun(exp, config, out_dir, results, runs, table, figure, store_path, counts)
+
+
+@contextlib.contextmanager
+def _removed_if_left_empty(store_path: Path | None, out_dir: Path | None):
+    """On a failure (an unreachable scheduler, an interrupt) before any cell is stored, delete the
+    store this command created, and its folder if the command created that too and it is empty:
+    a failed first command leaves nothing that reads as a result.  ``None``: it existed before."""
+    from ..sweeps.store import ResultStore
+    try:
+        yield
+    except BaseException:
+        if store_path is not None and store_path.exists() and not _holds_cells(store_path):
+            ResultStore.remove(store_path)
+            if out_dir is not None and out_dir.is_dir() and not any(out_dir.iterdir()):
+                out_dir.rmdir()
+        raise
+
+
+def _holds_cells(store_path: Path) -> bool:
+    """Whether the store at ``store_path`` holds a cell (an unreadable store counts as holding one:
+    it is never deleted here)."""
+    from ..sweeps.store import ResultStore
+    try:
+        with ResultStore.open(store_path) as store:
+            return store.cell_count() > 0
+    except Exception:
+        return True
 
 
 @dataclass
