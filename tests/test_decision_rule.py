@@ -504,6 +504,40 @@ def test_replace_readings_of_two_choices_compose(tmp_path):
         load_claims(table)
 
 
+def test_a_reading_can_say_why_its_check_cannot_fail(tmp_path):
+    """A check that is an identity under one reading only (a reproduction's clamp that makes two
+    algorithms one) is consistent under that reading and decided under the others."""
+    (tmp_path / "paper.toml").write_text(
+        '[[choice]]\nid = "constants"\nquestion = "q"\nsource = "s"\n'
+        '[[choice.reading]]\nid = "corrected"\nwhy = "w"\n[[choice.reading]]\nid = "literal"\nwhy = "w"\n')
+    table = tmp_path / "claims.toml"
+    table.write_text('[[claim]]\nid = "r"\nwhere = "w"\nstatement = "s"\ntest = "ratio"\nrun = "a"\n'
+                     'baseline = "b"\nexpected = 1.0\n[claim.readings.constants]\n'
+                     'corrected = { cannot_fail = "the clamp makes a and b one algorithm" }\n'
+                     'literal = { replace = { "a" = "a (literal)" } }\n')
+    (c,) = load_claims(table)
+    got = {v.reading_key: v for v in c.under(__import__("dpbench").reporting.claims.load_choices(
+        tmp_path / "paper.toml"))}
+    assert got["constants=corrected"].cannot_fail == "the clamp makes a and b one algorithm"
+    assert got["constants=literal"].cannot_fail == "" and got["constants=literal"].params["run"] == "a (literal)"
+    identity = Outcome("", comparisons=(Check(Estimate.exact_value(1.0), 0.9, 1.1, "rho"),))
+    decided = decide(got["constants=corrected"], identity, 0.01)
+    assert decided.verdict is Verdict.CONSISTENT and "the clamp" in decided.cause
+    assert decide(got["constants=literal"], identity, 0.01).verdict is Verdict.REPRODUCED
+
+
+def test_two_paired_runs_equal_in_every_repetition_have_the_exact_ratio_one():
+    """Not a zero-spread estimate (which decides nothing): the same computation twice."""
+    from dpbench.reporting.claims.kinds import ratio_estimate
+    x = np.random.default_rng(3).uniform(10, 20, 50)
+    same = ratio_estimate(x, x.copy(), paired=True)
+    assert same.exact and same.value == 1.0 and not same.degenerate
+    assert not ratio_estimate(x, x.copy(), paired=False).exact      # unpaired runs: draws of their own
+    other = x.copy()
+    other[7] += 1e-9
+    assert not ratio_estimate(x, other, paired=True).exact
+
+
 # ------------------------------------------------------------------ checks that cannot fail
 def test_a_check_that_cannot_fail_is_consistent_never_reproduced():
     lower = one(Outcome("", comparisons=(Check(Estimate(300.0, 10.0, 49, 50), low=2.0, can_contradict=False),)))

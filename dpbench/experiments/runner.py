@@ -306,13 +306,14 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
 
 @contextlib.contextmanager
 def _removed_if_left_empty(store_path: Path | None, out_dir: Path | None):
-    """On a failure (an unreachable scheduler, an interrupt) before any cell is stored, delete the
-    store this command created, and its folder if the command created that too and it is empty:
-    a failed first command leaves nothing that reads as a result.  ``None``: it existed before."""
+    """On an error (an unreachable scheduler, a worker's crash) before any cell is stored, delete
+    the store this command created, and its folder if the command created that too and it is
+    empty: a failed first command leaves nothing that reads as a result.  An interrupt keeps it
+    (its message names the store the same command resumes).  ``None``: it existed before."""
     from ..sweeps.store import ResultStore
     try:
         yield
-    except BaseException:
+    except Exception:
         if store_path is not None and store_path.exists() and not _holds_cells(store_path):
             ResultStore.remove(store_path)
             if out_dir is not None and out_dir.is_dir() and not any(out_dir.iterdir()):

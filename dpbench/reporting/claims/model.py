@@ -135,23 +135,27 @@ class Claim:
         """This claim once per combination of the plausible readings of the choices it depends
         on (itself, as stated, when it depends on none), each with that reading's keys applied:
         top-level keys replaced, ``args`` merged key by key, ``horizon`` the claim's horizon,
-        ``replace`` substituted in every string of the claim (:func:`substitute`)."""
+        ``cannot_fail`` why the check cannot fail under that reading (an identity of the
+        reproduction's choice, say), ``replace`` substituted in every string of the claim
+        (:func:`substitute`)."""
         if not self.readings:
             return [self]
         out = []
         for combo in itertools.product(*(choices[c].plausible for c in self.readings)):
-            params, horizon = dict(self.params), self.horizon
+            params, horizon, cannot_fail = dict(self.params), self.horizon, self.cannot_fail
             for r in combo:
                 for key, value in dict(self.readings[r.choice][r.id]).items():
                     if key == "horizon":
                         horizon = None if value is None else float(value)
+                    elif key == "cannot_fail":
+                        cannot_fail = str(value)
                     elif key == REPLACE:
                         params = substitute(params, value)
                     elif key == "args" and isinstance(params.get("args"), Mapping):
                         params["args"] = {**params["args"], **value}
                     else:
                         params[key] = value
-            out.append(replace(self, params=params, horizon=horizon, reading=tuple(combo)))
+            out.append(replace(self, params=params, horizon=horizon, reading=tuple(combo), cannot_fail=cannot_fail))
         return out
 
 

@@ -158,7 +158,7 @@ def _readings(name: str, cid: str, test: ClaimTest, raw, choices: Mapping[str, C
     if not isinstance(raw, Mapping):
         raise InputError(f"{name} claim {cid!r}: 'readings' must be a table ([claim.readings.CHOICE] entries)")
     out = {}
-    allowed = set(test.keys) | set(test.optional) | {"horizon", REPLACE}
+    allowed = set(test.keys) | set(test.optional) | {"horizon", "cannot_fail", REPLACE}
     for choice_id, entries in raw.items():
         choice = choices.get(choice_id)
         if choice is None:
