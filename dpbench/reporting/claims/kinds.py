@@ -83,13 +83,14 @@ def ratio_estimate(num, den, fixed: bool = False, paired: bool = False):
     """mean(num) / mean(den) with its bootstrap standard error; ``fixed`` (both runs in a
     data-independent schedule) and neither varying over its repetitions: an exact ratio of two
     computed numbers; ``paired`` (:func:`~dpbench.reporting.claims.paired`): repetitions resampled
-    jointly, and two paired runs equal in every repetition (one computation on the same draws: the
-    code runs the same algorithm twice) have the exact ratio 1, not a zero-spread estimate."""
+    jointly.  Two runs equal in every repetition, in order (one computation on the same draws: the
+    code runs the same algorithm twice; independent draws never agree to the last bit), have the
+    exact ratio 1, not a zero-spread estimate."""
     from verify.inference import Estimate, bootstrap_estimate, mean_ratio
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     if fixed and np.ptp(num) == 0 and np.ptp(den) == 0:
         return Estimate.exact_value(float(num.mean() / den.mean()), "ratio of two fixed schedules")
-    if paired and num.shape == den.shape and num.size and np.array_equal(num, den) and den.mean() != 0:
+    if num.shape == den.shape and num.size and np.array_equal(num, den) and den.mean() != 0:
         return Estimate.exact_value(1.0, "the two runs are equal in every repetition")
     return bootstrap_estimate((num, den), mean_ratio, paired=paired)
 
