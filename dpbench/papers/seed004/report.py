@@ -29,6 +29,7 @@ from dpbench.reporting.markdown import Report, fmt_t
 
 PLAN = [("seed004_fig2", "seed004_fig2", None, None), ("seed004_fig2_fixed", "seed004_fig2_fixed", None, None),
         ("seed004_fig3a", "seed004_fig3a", None, None), ("seed004_fig3b", "seed004_fig3b", None, None),
+        ("seed004_fig3b_fixed", "seed004_fig3b_fixed", None, None),
         ("seed004_fig4", "seed004_fig4", None, None), ("coreset_k", "seed004_check_coreset_k", None, None),
         ("shuffle_delta", "seed004_check_shuffle_delta", None, None),
         ("instances", "seed004_check_instances", None, None)]
