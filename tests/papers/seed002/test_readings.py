@@ -26,7 +26,8 @@ def test_every_reading_names_runs_that_exist(paper):
     assert set(by_id["fig4d.int_worst"].readings) >= {"small_delta", "arm_order", "int_constants", "start_phase_runs"}
     assert set(by_id["fig6a.new_below_gauss"].readings) >= {"horizon"}
     assert set(by_id["fig7b.new_below_gauss"].readings) >= {"horizon"}
-    assert len(by_id["fig4d.int_worst"].under(paper.choices)) == 8
+    assert set(by_id["fig4a.new_best"].readings) >= {"gauss_variance_fig4"}     # v = 1 is DP at Fig. 4's settings
+    assert len(by_id["fig4d.int_worst"].under(paper.choices)) == 16
     assert not any(c.id.endswith((".T1e5", ".T1e6")) for c in claims)      # one row per claim, horizons as readings
 
 
@@ -35,6 +36,7 @@ def test_every_choice_prunes_with_a_reason(paper):
         assert choice.plausible and all(r.why for r in choice.readings)
     assert [r.id for r in paper.choices["horizon"].plausible] == ["T1e5", "T1e6"]
     assert paper.choices["gauss_variance"].reading("v1").plausible is False
+    assert paper.choices["gauss_variance_fig4"].reading("v1").plausible
 
 
 @pytest.mark.parametrize("measure", [R.new_matches_lower_bound, R.gauss_excess, R.int_excess,
