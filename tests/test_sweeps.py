@@ -145,13 +145,13 @@ def test_unreachable_scheduler_is_a_clear_error_not_a_hang(tmp_path, capsys):
         port = s.getsockname()[1]
     t0 = time.monotonic()
     status = main(["run", str(small_experiment(tmp_path)), "--scheduler", f"127.0.0.1:{port}",
-                   "--connect-timeout", "1", "--out", str(tmp_path), "--no-progress"])
+                   "--connect-timeout", "1", "--out", str(tmp_path / "new" / "out"), "--no-progress"])
     waited = time.monotonic() - t0
     err = capsys.readouterr().err
     assert status == 2 and f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 1 s" in err
     assert "Traceback" not in err
     assert waited < 60                              # a hang guard, not a speed assertion
-    assert not (tmp_path / "sweep_small").exists(), "a first command that stored nothing leaves no store behind"
+    assert not (tmp_path / "new").exists(), "a first command that stored nothing leaves no store or folder behind"
 
 
 def test_a_failed_command_keeps_a_store_that_existed_before(tmp_path, capsys):

@@ -255,14 +255,14 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
             log(f"{exp.name}: --extend: {len(order)} stored runs and {new} new ones")
             exp = _with_runs(exp, [r for r, _ in plans])
     _guard_pending(store_path, store_name, entries, reps, fresh, threads, scheduler, workers, allow_long)
-    new_store, new_dir = not store_path.exists(), not out_dir.exists()
+    new_store, new_dirs = not store_path.exists(), [d for d in (out_dir, *out_dir.parents) if not d.exists()]
     if outputs or not shared:
         make_output_dir("out", out_dir)
     config = {"experiment": exp.name, "title": exp.title, "source": exp.source, "horizon": horizon,
               "reps": reps, "seed": seed, "cell_reps": cell_reps, "paper_horizon": exp.paper_horizon,
               "paper_reps": exp.paper_reps,
               "notes": exp.notes, "file": exp.raw}
-    with _removed_if_left_empty(store_path if new_store else None, out_dir if new_dir else None), \
+    with _removed_if_left_empty(store_path if new_store else None, new_dirs), \
             ResultStore(store_path, store_name) as store:
         if not reuse:                       # --force: this horizon and seed anew; the others stay
             dropped = store.discard_definitions(key_of.experiment, horizon, seed)
@@ -305,19 +305,22 @@ def run_experiment(name, *, horizon=None, reps=None, seed=None, out="dpbench-res
 
 
 @contextlib.contextmanager
-def _removed_if_left_empty(store_path: Path | None, out_dir: Path | None):
+def _removed_if_left_empty(store_path: Path | None, new_dirs: list[Path]):
     """On an error (an unreachable scheduler, a worker's crash) before any cell is stored, delete
-    the store this command created, and its folder if the command created that too and it is
-    empty: a failed first command leaves nothing that reads as a result.  An interrupt keeps it
-    (its message names the store the same command resumes).  ``None``: it existed before."""
+    the store this command created, and the folders it created (``new_dirs``, innermost first)
+    that are left empty: a failed first command leaves nothing that reads as a result.  An
+    interrupt keeps them (its message names the store the same command resumes).
+    ``store_path`` None: the store existed before."""
     from ..sweeps.store import ResultStore
     try:
         yield
     except Exception:
         if store_path is not None and store_path.exists() and not _holds_cells(store_path):
             ResultStore.remove(store_path)
-            if out_dir is not None and out_dir.is_dir() and not any(out_dir.iterdir()):
-                out_dir.rmdir()
+            for folder in new_dirs:
+                if not folder.is_dir() or any(folder.iterdir()):
+                    break
+                folder.rmdir()
         raise
 
 
